@@ -1,0 +1,41 @@
+// swift-tools-version:6.0
+// Medley: a batch processor for media libraries. One folder per module under Sources/.
+import PackageDescription
+
+let package = Package(
+    name: "Medley",
+    platforms: [.macOS(.v13)],
+    products: [
+        .executable(name: "medley", targets: ["medley"]),
+    ],
+    targets: [
+        // C libraries from Debian, found with pkg-config. Only the adapter modules import them.
+        .systemLibrary(name: "CVips", pkgConfig: "vips", providers: [.apt(["libvips-dev"])]),
+        .systemLibrary(name: "CYAML", pkgConfig: "yaml-0.1", providers: [.apt(["libyaml-dev"])]),
+        // Non-variadic C entry points over libvips' `vips_*(…, NULL)` calls and region callbacks.
+        .target(name: "CVipsShim", dependencies: ["CVips"]),
+
+        // Pure-Swift SIMD kernels over raw buffers: no C imports, no knowledge of graphs.
+        .target(name: "MedleyKernels"),
+        // The CIFilter-style registry: attribute declarations, filter recipes, the fusing optimiser.
+        .target(name: "MedleyFilters", dependencies: ["MedleyKernels"]),
+        // libyaml adapter: YAML text → a node tree that remembers line and column.
+        .target(name: "MedleyYAML", dependencies: ["CYAML"]),
+        // Adapters over media C libraries (libvips today): load, probe, render rows, save.
+        .target(name: "MedleyMedia", dependencies: ["CVipsShim", "MedleyKernels"]),
+        // Pipeline model and validation, ingest, templates, scheduler, stages, events.
+        .target(name: "MedleyCore", dependencies: ["MedleyYAML", "MedleyFilters", "MedleyMedia", "MedleyKernels"]),
+        .executableTarget(name: "medley", dependencies: ["MedleyCore"]),
+
+        // Kernel micro-benchmark (MP/s against memcpy of the same buffer).
+        .executableTarget(name: "medley-kernel-bench", dependencies: ["MedleyKernels"], path: "benchmarks/KernelBench"),
+
+        .testTarget(name: "MedleyKernelsTests", dependencies: ["MedleyKernels"]),
+        .testTarget(name: "MedleyFiltersTests", dependencies: ["MedleyFilters"]),
+        .testTarget(name: "MedleyCoreTests", dependencies: ["MedleyCore"]),
+        .testTarget(name: "MedleyEndToEndTests", dependencies: ["MedleyCore"]),
+    ],
+    // Swift 5 mode: the scheduler shares immutable kernels and C handles across Dispatch
+    // threads, which Swift 6's checker cannot see is safe without wrappers everywhere.
+    swiftLanguageModes: [.v5]
+)

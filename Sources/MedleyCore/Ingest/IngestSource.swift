@@ -1,0 +1,47 @@
+import Foundation
+
+/// Where files come from and which are kept.
+public struct IngestSource: Sendable {
+    /// Absolute paths: folders, files, or globs like "/abs/photos/**/*.jpg". A relative path is taken against the
+    /// working directory. A path that exists as written is never treated as a glob, so a folder literally named
+    /// "[2023] Trip" still works.
+    public var roots: [String]
+    /// Descend into sub-folders of folder roots (default true). Glob roots ignore this: their pattern says how
+    /// deep to go ("**" descends, anything else does not).
+    public var recursive: Bool
+    /// Keep only files matching at least one of these; empty = everything.
+    public var include: [Glob]
+    /// Drop files matching any of these, even when an include matched.
+    public var exclude: [Glob]
+
+    /// Creates a source; see the properties for what each argument means.
+    public init(roots: [String], recursive: Bool = true, include: [Glob] = [], exclude: [Glob] = []) {
+        self.roots = roots
+        self.recursive = recursive
+        self.include = include
+        self.exclude = exclude
+    }
+}
+
+/// One file found by ingest.
+public struct IngestedFile: Sendable, Equatable {
+    /// Absolute path as reached under the root (not symlink-resolved), so outputs mirror what the user sees.
+    public let path: String
+    /// The folder it was found under (for a file given directly: its folder).
+    public let root: String
+    /// Path below `root`, "/"-separated, e.g. "nested/deeper/tiny.tif".
+    public let relativePath: String
+    /// Size in bytes (of the target, for a followed symlink).
+    public let size: Int64
+    /// Last modification time (of the target, for a followed symlink).
+    public let modified: Date
+
+    /// Creates a file record; `FileEnumerator` is the usual source of these.
+    public init(path: String, root: String, relativePath: String, size: Int64, modified: Date) {
+        self.path = path
+        self.root = root
+        self.relativePath = relativePath
+        self.size = size
+        self.modified = modified
+    }
+}

@@ -1,0 +1,73 @@
+import Foundation
+import MedleyMedia
+
+/// The properties of an item (SPEC §4), by their MPMediaItem names. Today Medley reads the
+/// file facts and image properties; the tag properties arrive with the media library.
+public enum ItemProperties {
+    /// Every property name of SPEC §4 (usable in `where`, templates and `tag` as they arrive).
+    public static let names: [String] = [
+        "persistentID", "mediaType", "title", "artist", "albumArtist", "albumTitle", "genre", "composer",
+        "comments", "lyrics", "userGrouping", "albumTrackNumber", "albumTrackCount", "discNumber", "discCount",
+        "beatsPerMinute", "isCompilation", "releaseDate", "playbackDuration", "artwork", "podcastTitle",
+        "format", "codec", "sampleRate", "channels", "bitRate", "width", "height", "frameRate", "orientation",
+        "colorSpace", "path", "relpath", "stem", "ext", "size", "modified",
+    ]
+
+    /// Names an export template may use: the properties plus `job`.
+    public static let templateNames: Set<String> = Set(names + ["job"])
+
+    /// `stem` and `ext` of a file name: "a.b.jpg" → ("a.b", "jpg"); "README" → ("README", "").
+    public static func split(fileName: String) -> (stem: String, ext: String) {
+        guard let dot = fileName.lastIndex(of: "."), dot != fileName.startIndex else { return (fileName, "") }
+        return (String(fileName[..<dot]), String(fileName[fileName.index(after: dot)...]))
+    }
+}
+
+/// What Medley knows about one image: file facts, technical properties and EXIF fields.
+public struct ImageProperties: Sendable {
+    public var values: [(name: String, value: TemplateValue)] = []
+
+    public subscript(name: String) -> TemplateValue? {
+        values.first { $0.name == name }?.value
+    }
+
+    /// Reads the header (no pixels) of an image already opened by libvips.
+    public init(file: IngestedFile, image: VipsImage, format: String) {
+        let fileName = (file.relativePath as NSString).lastPathComponent
+        let (stem, ext) = ItemProperties.split(fileName: fileName)
+        let folder = (file.relativePath as NSString).deletingLastPathComponent
+        values = [
+            ("mediaType", .text("image")),
+            ("path", .text(file.path)),
+            ("relpath", .path(folder)),
+            ("stem", .text(stem)),
+            ("ext", .text(ext)),
+            ("size", .integer(Int(file.size))),
+            ("modified", .text(ISO8601DateFormatter().string(from: file.modified))),
+            ("format", .text(format)),
+            ("width", .integer(image.width)),
+            ("height", .integer(image.height)),
+            ("channels", .integer(image.bands)),
+            ("bitDepth", .integer(image.bitDepth)),
+            ("orientation", .integer(image.orientation)),
+            ("colorSpace", .text(image.interpretation + (image.iccProfileLength > 0 ? " (ICC profile, \(image.iccProfileLength) bytes)" : ""))),
+        ]
+        for field in image.fields {
+            guard let name = Self.exifName(field.name) else { continue }
+            values.append((name, .text(Self.exifValue(field.value))))
+        }
+    }
+
+    /// libvips' "exif-ifd0-Make" → "exif.Make"; other fields are not EXIF.
+    static func exifName(_ field: String) -> String? {
+        let parts = field.split(separator: "-", maxSplits: 2)
+        guard parts.count == 3, parts[0] == "exif", parts[1].hasPrefix("ifd") else { return nil }
+        return "exif." + parts[2]
+    }
+
+    /// libvips writes "Medley (Medley, ASCII, 7 components, 7 bytes)": keep the value only.
+    static func exifValue(_ text: String) -> String {
+        guard text.hasSuffix(")"), let open = text.range(of: " (", options: .backwards) else { return text }
+        return String(text[..<open.lowerBound])
+    }
+}

@@ -1,0 +1,99 @@
+import Foundation
+import MedleyFilters
+
+/// What happened to a job or an item, as the `--events` JSON lines and the progress display
+/// see it (the batch form of NSNotificationCenter's playback notifications).
+public enum RunEvent: Sendable {
+    case jobStarted(job: String)
+    case itemStarted(job: String, input: String)
+    case itemFinished(job: String, input: String, output: String, bytes: Int64, milliseconds: Double)
+    case itemSkipped(job: String, input: String, output: String, reason: String)
+    case itemFailed(job: String, input: String, error: String)
+    case jobFinished(job: String, counts: JobCounts, seconds: Double)
+
+    /// One line of JSON.
+    public var json: JSONValue {
+        var fields: [(String, JSONValue)]
+        switch self {
+        case .jobStarted(let job):
+            fields = [("event", .string("jobStarted")), ("job", .string(job))]
+        case .itemStarted(let job, let input):
+            fields = [("event", .string("itemStarted")), ("job", .string(job)), ("input", .string(input))]
+        case .itemFinished(let job, let input, let output, let bytes, let ms):
+            fields = [("event", .string("itemFinished")), ("job", .string(job)), ("input", .string(input)),
+                      ("output", .string(output)), ("bytes", .number(Double(bytes))),
+                      ("ms", .number((ms * 10).rounded() / 10))]
+        case .itemSkipped(let job, let input, let output, let reason):
+            fields = [("event", .string("itemSkipped")), ("job", .string(job)), ("input", .string(input)),
+                      ("output", .string(output)), ("reason", .string(reason))]
+        case .itemFailed(let job, let input, let error):
+            fields = [("event", .string("itemFailed")), ("job", .string(job)), ("input", .string(input)),
+                      ("error", .string(error))]
+        case .jobFinished(let job, let counts, let seconds):
+            fields = [("event", .string("jobFinished")), ("job", .string(job)),
+                      ("succeeded", .number(Double(counts.succeeded))), ("failed", .number(Double(counts.failed))),
+                      ("skipped", .number(Double(counts.skipped))), ("ignored", .number(Double(counts.ignored))),
+                      ("seconds", .number((seconds * 1000).rounded() / 1000))]
+        }
+        fields.append(("time", .string(Self.timestamp())))
+        return .object(fields)
+    }
+
+    static func timestamp() -> String {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return formatter.string(from: Date())
+    }
+}
+
+/// Per-job tallies.
+public struct JobCounts: Sendable, Equatable {
+    public var succeeded = 0
+    public var failed = 0
+    /// Outputs already present and kept (`overwrite: skip`).
+    public var skipped = 0
+    /// Files that were not selected: not media, or not of the job's media types.
+    public var ignored = 0
+    public var bytesWritten: Int64 = 0
+    public var done: Int { succeeded + failed + skipped }
+    public init() {}
+}
+
+/// Appends events to a JSON-lines file, one complete line per write.
+final class EventLog: @unchecked Sendable {
+    // @unchecked: writes are serialised by `lock`.
+    private let handle: FileHandle
+    private let lock = NSLock()
+
+    init(path: String) throws {
+        guard FileManager.default.createFile(atPath: path, contents: nil) else {
+            throw RunError.cannotWrite(path: path, reason: String(cString: strerror(errno)))
+        }
+        guard let handle = FileHandle(forWritingAtPath: path) else {
+            throw RunError.cannotWrite(path: path, reason: "cannot open for writing")
+        }
+        self.handle = handle
+    }
+
+    func write(_ event: RunEvent) {
+        let line = event.json.rendered() + "\n"
+        lock.lock()
+        handle.write(Data(line.utf8))
+        lock.unlock()
+    }
+
+    deinit { try? handle.close() }
+}
+
+/// Problems with the run as a whole (not with one item).
+public enum RunError: Error, CustomStringConvertible {
+    case cannotWrite(path: String, reason: String)
+    case internalError(String)
+
+    public var description: String {
+        switch self {
+        case .cannotWrite(let path, let reason): return "cannot write \(path): \(reason)"
+        case .internalError(let message): return "internal error: \(message)"
+        }
+    }
+}

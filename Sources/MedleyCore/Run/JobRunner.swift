@@ -1,0 +1,288 @@
+import Foundation
+import MedleyMedia
+
+/// How a run was asked for on the command line.
+public struct RunOptions: Sendable {
+    /// Items in flight at once.
+    public var concurrency = ProcessInfo.processInfo.activeProcessorCount
+    public var onlyJob: String?
+    /// List what would be written; write nothing.
+    public var dryRun = false
+    /// Redo outputs that exist even under `overwrite: skip`.
+    public var force = false
+    /// This process's share: (k, n) with k counted from 1.
+    public var shard: (index: Int, count: Int)?
+    public var eventsPath: String?
+    public var quiet = false
+    public init() {}
+}
+
+/// Outcome of a whole run.
+public struct RunSummary: Sendable {
+    public var jobs: [(name: String, counts: JobCounts)] = []
+    public var interrupted = false
+    public var failed: Int { jobs.reduce(0) { $0 + $1.counts.failed } }
+}
+
+/// Runs the jobs of a pipeline. `process(_:)` is the one place where an item's journey —
+/// ingest → filters → export — reads top to bottom.
+public final class PipelineRunner: @unchecked Sendable {
+    // @unchecked: per-run mutable state (counts, claimed outputs) is guarded by `lock`.
+    let pipeline: Pipeline
+    let options: RunOptions
+    let console: Console
+    let events: EventLog?
+    let scheduler: Scheduler
+    private let lock = NSLock()
+
+    public init(pipeline: Pipeline, options: RunOptions) throws {
+        self.pipeline = pipeline
+        self.options = options
+        console = Console(quiet: options.quiet)
+        events = try options.eventsPath.map { try EventLog(path: $0) }
+        scheduler = Scheduler(concurrency: options.concurrency)
+        // Items already run in parallel: give each image fewer libvips threads so the cores
+        // are not oversubscribed (libvips still overlaps decode, kernels and encode).
+        let perImage = max(1, ProcessInfo.processInfo.activeProcessorCount / max(1, options.concurrency))
+        try Vips.setThreadsPerImage(perImage)
+    }
+
+    /// Stops taking new items (SIGINT/SIGTERM); in-flight items finish.
+    public func stop() { scheduler.requestStop() }
+
+    public func run() throws -> RunSummary {
+        var summary = RunSummary()
+        for job in pipeline.jobs where options.onlyJob == nil || options.onlyJob == job.name {
+            let counts = try run(job)
+            summary.jobs.append((job.name, counts))
+            if scheduler.isStopping {
+                summary.interrupted = true
+                break
+            }
+        }
+        return summary
+    }
+
+    // MARK: one job
+
+    /// State of one job while it runs.
+    private final class JobState {
+        let job: Job
+        let stage: ImageStage?
+        let output: AtomicOutput?
+        var counts = JobCounts()
+        var failures: [(String, String)] = []
+        var claimed: [String: String] = [:]  // output path → input path
+        let started = Date()
+        var expected: Int?
+        init(job: Job, stage: ImageStage?, output: AtomicOutput?) {
+            self.job = job
+            self.stage = stage
+            self.output = output
+        }
+    }
+
+    private func run(_ job: Job) throws -> JobCounts {
+        let stage = try job.export.map { try ImageStage(job: job, export: $0) }
+        let output = job.export.map { AtomicOutput(exportRoot: $0.to) }
+        if !options.dryRun { try output?.prepare() }
+        let state = JobState(job: job, stage: stage, output: output)
+        emit(.jobStarted(job: job.name))
+        if console.interactive && !options.quiet { countInBackground(job, state) }
+
+        let files = FileEnumerator(job.ingest.source).lazy.filter { [options, job] result in
+            guard case .success(let file) = result else { return true }
+            if let root = job.export?.to, file.path.hasPrefix(root + "/") { return false }  // our own outputs
+            guard let (k, n) = options.shard else { return true }
+            return Int(Self.stableHash(file.relativePath) % UInt64(n)) == k - 1
+        }
+        scheduler.run(files) { [self] result in
+            switch result {
+            case .success(let file): self.process(file, state)
+            case .failure(let error): self.record(state, failed: "", reason: error.description)
+            }
+        }
+        if !options.dryRun { output?.finish() }
+        console.endProgress()
+        let seconds = Date().timeIntervalSince(state.started)
+        emit(.jobFinished(job: job.name, counts: state.counts, seconds: seconds))
+        printSummary(state, seconds: seconds)
+        return state.counts
+    }
+
+    /// One item's journey.
+    private func process(_ file: IngestedFile, _ state: JobState) {
+        let job = state.job
+        let started = Date()
+        do {
+            // ingest: what is it, and does this job want it?
+            guard let sniffed = try Self.identify(file) else { return record(state, ignored: file) }
+            guard job.ingest.media.contains(where: { $0.selects(sniffed.kind) }) else { return record(state, ignored: file) }
+            emit(.itemStarted(job: job.name, input: file.path))
+            guard sniffed.kind == .image else {
+                throw ItemFailure("\(sniffed.format) \(sniffed.kind.rawValue) items cannot be processed by this version of Medley yet")
+            }
+            guard let stage = state.stage, let export = job.export, let output = state.output else {
+                throw ItemFailure("the job has no export stage")
+            }
+
+            // properties, from the header only
+            let header = try stage.openHeader(file.path)
+            let properties = ImageProperties(file: file, image: header, format: sniffed.format)
+
+            // export: where does it go?
+            let format = stage.outputFormat(for: header)
+            let relative = try export.name.render { name in
+                switch name {
+                case "ext": return .text(format.fileExtension)
+                case "job": return .text(job.name)
+                default: return properties[name]
+                }
+            }
+            let destination = export.to + "/" + relative
+            try claim(destination, for: file.path, state)
+            if FileManager.default.fileExists(atPath: destination) {
+                switch export.overwrite {
+                case .skip where !options.force:
+                    return record(state, skipped: file.path, output: destination, reason: "output exists (overwrite: skip)")
+                case .fail:
+                    throw ItemFailure("output exists: \(destination) (overwrite: fail)")
+                default: break
+                }
+            }
+            if options.dryRun {
+                return record(state, skipped: file.path, output: destination, reason: "dry run")
+            }
+
+            // filters and encoding, written atomically
+            let bytes = try output.write(to: destination, fileExtension: format.fileExtension) { temporary in
+                try stage.render(file.path, header: header, format: format, to: temporary)
+            }
+            record(state, finished: file.path, output: destination, bytes: bytes,
+                   milliseconds: Date().timeIntervalSince(started) * 1000)
+        } catch {
+            record(state, failed: file.path, reason: "\(error)")
+        }
+    }
+
+    /// Content type from the bytes; libvips' own sniffing for images the table does not know.
+    /// Files that are not media are ignored, unless their name says they should be (a `.jpg`
+    /// that is text is a broken photo, not a stray file).
+    static func identify(_ file: IngestedFile) throws -> SniffedFormat? {
+        let ext = ItemProperties.split(fileName: (file.relativePath as NSString).lastPathComponent).ext.lowercased()
+        let claimsMedia = mediaExtensions.contains(ext)
+        do {
+            if let sniffed = try ContentSniffer.sniff(fileAt: file.path) { return sniffed }
+        } catch IngestError.empty {
+            if claimsMedia { throw ItemFailure("empty file (0 bytes)") }
+            return nil
+        } catch {
+            throw ItemFailure("\(error)")
+        }
+        if let loader = Vips.loader(forFileAt: file.path), !loader.hasPrefix("csv"), !loader.hasPrefix("matrix") {
+            return SniffedFormat(kind: .image, format: loader.replacingOccurrences(of: "load", with: ""))
+        }
+        if claimsMedia {
+            throw ItemFailure("not a recognised image, audio or movie file (its content does not match the .\(ext) name)")
+        }
+        return nil
+    }
+
+    static let mediaExtensions: Set<String> = [
+        "jpg", "jpeg", "jpe", "png", "gif", "webp", "tif", "tiff", "heic", "heif", "avif", "jxl", "bmp",
+        "wav", "aif", "aiff", "aifc", "caf", "flac", "ogg", "oga", "opus", "mp3", "m4a", "m4b", "aac",
+        "mp4", "m4v", "mov", "3gp", "mkv", "webm", "avi",
+    ]
+
+    /// FNV-1a over the relative path: the same share on every machine and every run.
+    static func stableHash(_ text: String) -> UInt64 {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in text.utf8 {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x100_0000_01b3
+        }
+        return hash
+    }
+
+    private func claim(_ destination: String, for input: String, _ state: JobState) throws {
+        lock.lock()
+        defer { lock.unlock() }
+        if let other = state.claimed[destination] {
+            throw ItemFailure("its output \(destination) is also the output of \(other); make export.name unique, e.g. with {relpath} or {ext}")
+        }
+        state.claimed[destination] = input
+    }
+
+    // MARK: outcomes
+
+    private func record(_ state: JobState, ignored file: IngestedFile) {
+        lock.lock()
+        state.counts.ignored += 1
+        lock.unlock()
+    }
+
+    private func record(_ state: JobState, finished input: String, output: String, bytes: Int64, milliseconds: Double) {
+        update(state) { $0.succeeded += 1; $0.bytesWritten += bytes }
+        emit(.itemFinished(job: state.job.name, input: input, output: output, bytes: bytes, milliseconds: milliseconds))
+        console.itemLine(String(format: "ok    %@ → %@ (%.0f ms)", input, output, milliseconds), failure: false)
+    }
+
+    private func record(_ state: JobState, skipped input: String, output: String, reason: String) {
+        update(state) { $0.skipped += 1 }
+        emit(.itemSkipped(job: state.job.name, input: input, output: output, reason: reason))
+        console.itemLine("skip  \(input) → \(output) (\(reason))", failure: false)
+    }
+
+    private func record(_ state: JobState, failed input: String, reason: String) {
+        update(state) { $0.failed += 1 }
+        lock.lock()
+        state.failures.append((input, reason))
+        lock.unlock()
+        emit(.itemFailed(job: state.job.name, input: input, error: reason))
+        console.itemLine("FAIL  \(input.isEmpty ? "" : input + ": ")\(reason)", failure: true)
+    }
+
+    private func update(_ state: JobState, _ change: (inout JobCounts) -> Void) {
+        lock.lock()
+        change(&state.counts)
+        let counts = state.counts
+        let expected = state.expected
+        lock.unlock()
+        console.progress(job: state.job.name, counts: counts, started: state.started, expected: expected)
+    }
+
+    private func emit(_ event: RunEvent) { events?.write(event) }
+
+    /// On a terminal, counts the job's files on a background thread so progress can show an ETA
+    /// (the real enumeration streams and only knows the total at the very end).
+    private func countInBackground(_ job: Job, _ state: JobState) {
+        Thread.detachNewThread { [lock] in
+            var total = 0
+            for result in FileEnumerator(job.ingest.source) {
+                if case .success = result { total += 1 }
+            }
+            lock.lock()
+            state.expected = total
+            lock.unlock()
+        }
+    }
+
+    private func printSummary(_ state: JobState, seconds: Double) {
+        let c = state.counts
+        let rate = seconds > 0 ? Double(c.done) / seconds : 0
+        var line = "\(state.job.name): \(c.succeeded) succeeded, \(c.failed) failed, \(c.skipped) skipped"
+        if c.ignored > 0 { line += " (\(c.ignored) files ignored: not selected media)" }
+        line += String(format: " in %.2f s, %.1f items/s", seconds, rate)
+        if c.bytesWritten > 0, let to = state.job.export?.to { line += ", \(Console.bytes(c.bytesWritten)) written to \(to)" }
+        if options.dryRun { line += " (dry run: nothing written)" }
+        if c.failed == 0 {
+            if !options.quiet { console.say(line) }
+            return
+        }
+        console.say(line)
+        console.say(console.paint("\(state.job.name): \(c.failed) failed:", code: "31"))
+        for (input, reason) in state.failures.sorted(by: { $0.0 < $1.0 }) {
+            console.say("  ✗ \(input.isEmpty ? "(ingest)" : input): \(reason)")
+        }
+    }
+}

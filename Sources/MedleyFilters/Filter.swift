@@ -1,0 +1,131 @@
+/// A filter kind: its declaration and how it builds its output recipe. One file per filter in
+/// `Catalog/`, the declaration next to the maths.
+protocol FilterDefinition {
+    static var attributes: FilterAttributes { get }
+    /// The output recipe for the given inputs; nil when a required image is missing.
+    static func outputImage(_ inputs: FilterInputs) -> FilterImage?
+}
+
+/// Read access to a filter's current values, for `FilterDefinition.outputImage`.
+struct FilterInputs {
+    let values: [String: FilterValue]
+
+    func image(_ key: String) -> FilterImage? {
+        if case .image(let image)? = values[key] { return image }
+        return nil
+    }
+    func number(_ key: String) -> Double? {
+        if case .number(let n)? = values[key] { return n }
+        return nil
+    }
+}
+
+/// Why a value cannot be set on a filter.
+public enum FilterError: Error, Equatable, CustomStringConvertible {
+    case unknownFilter(String, suggestion: String?)
+    case unknownKey(filter: String, key: String, suggestion: String?)
+    case wrongType(filter: String, key: String, expected: AttributeType, got: String)
+    case outOfRange(filter: String, key: String, value: Double, minimum: Double?, maximum: Double?)
+
+    public var description: String {
+        switch self {
+        case .unknownFilter(let name, let suggestion):
+            return "unknown filter '\(name)'" + (suggestion.map { "; did you mean '\($0)'?" } ?? "")
+        case .unknownKey(let filter, let key, let suggestion):
+            return "\(filter) has no parameter '\(key)'" + (suggestion.map { "; did you mean '\($0)'?" } ?? "")
+        case .wrongType(let filter, let key, let expected, let got):
+            return "\(filter).\(key) takes \(Self.article(expected)), not \(got)"
+        case .outOfRange(let filter, let key, let value, let minimum, let maximum):
+            let range = [minimum.map { "≥ \(FilterValue.format($0))" }, maximum.map { "≤ \(FilterValue.format($0))" }]
+                .compactMap { $0 }.joined(separator: " and ")
+            return "\(filter).\(key) = \(FilterValue.format(value)) is out of range: it must be \(range)"
+        }
+    }
+
+    public static func article(_ type: AttributeType) -> String {
+        switch type {
+        case .scalar, .angle, .distance: return "a number"
+        case .count, .integer: return "a whole number"
+        case .boolean: return "true or false"
+        case .position, .offset: return "a vector [x, y]"
+        case .rectangle: return "a rectangle [x, y, width, height]"
+        case .color, .opaqueColor: return "a colour [r, g, b] or [r, g, b, a] with components 0…1"
+        case .image: return "an image"
+        }
+    }
+}
+
+/// A filter instance, as `CIFilter` is: create by name, `setDefaults()`, `setValue(_:forKey:)`,
+/// then read `outputImage`.
+public final class Filter {
+    public let attributes: FilterAttributes
+    private let definition: FilterDefinition.Type
+    private var values: [String: FilterValue] = [:]
+
+    /// `CIFilter(name:)`: nil when no filter has that name.
+    public init?(name: String) {
+        guard let definition = FilterRegistry.definition(named: name) else { return nil }
+        self.definition = definition
+        self.attributes = definition.attributes
+    }
+
+    public var name: String { attributes.name }
+
+    /// Sets every parameter that has a default to its default; images are left unset.
+    public func setDefaults() {
+        for parameter in attributes.parameters {
+            if let value = parameter.defaultValue { values[parameter.name] = value }
+        }
+    }
+
+    /// Sets one input after checking its key, type and hard bounds against the declaration.
+    public func setValue(_ value: FilterValue, forKey key: String) throws {
+        values[key] = try Self.checked(value, forKey: key, of: attributes)
+    }
+
+    public func value(forKey key: String) -> FilterValue? { values[key] }
+
+    /// The recipe for the result, or nil while a required image input is unset.
+    public var outputImage: FilterImage? { definition.outputImage(FilterInputs(values: values)) }
+
+    /// Validates a value against a declaration without creating a filter (pipeline validation
+    /// uses this). Returns the value normalised to the parameter's type (e.g. a 3-component
+    /// colour gains alpha 1).
+    public static func checked(_ value: FilterValue, forKey key: String,
+                               of attributes: FilterAttributes) throws -> FilterValue {
+        guard let parameter = attributes.parameter(key) else {
+            throw FilterError.unknownKey(filter: attributes.name, key: key,
+                                         suggestion: nearest(key, in: attributes.parameters.map(\.name)))
+        }
+        let type = parameter.type
+        switch (type, value) {
+        case (.boolean, .boolean), (.image, .image):
+            return value
+        case (.boolean, .number(let n)) where n == 0 || n == 1:
+            return .boolean(n == 1)
+        case (_, .number(let n)) where type.isNumeric:
+            if type == .count || type == .integer, n != n.rounded() {
+                throw FilterError.wrongType(filter: attributes.name, key: key, expected: type, got: value.description)
+            }
+            if let low = parameter.minimum, n < low {
+                throw FilterError.outOfRange(filter: attributes.name, key: key, value: n,
+                                             minimum: parameter.minimum, maximum: parameter.maximum)
+            }
+            if let high = parameter.maximum, n > high {
+                throw FilterError.outOfRange(filter: attributes.name, key: key, value: n,
+                                             minimum: parameter.minimum, maximum: parameter.maximum)
+            }
+            return value
+        case (.position, .vector(let v)) where v.count == 2, (.offset, .vector(let v)) where v.count == 2,
+             (.rectangle, .vector(let v)) where v.count == 4:
+            return value
+        case (.color, .vector(let v)) where v.count == 3 || v.count == 4,
+             (.opaqueColor, .vector(let v)) where v.count == 3:
+            return .color(red: v[0], green: v[1], blue: v[2], alpha: v.count == 4 ? v[3] : 1)
+        case (.color, .color), (.opaqueColor, .color):
+            return value
+        default:
+            throw FilterError.wrongType(filter: attributes.name, key: key, expected: type, got: value.description)
+        }
+    }
+}

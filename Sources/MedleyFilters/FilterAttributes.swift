@@ -1,0 +1,101 @@
+/// Core Image's parameter types (`CIAttributeType…`), which say how a value is meant.
+public enum AttributeType: String, Sendable, CaseIterable {
+    case scalar = "CIAttributeTypeScalar"
+    case angle = "CIAttributeTypeAngle"
+    case distance = "CIAttributeTypeDistance"
+    case position = "CIAttributeTypePosition"
+    case offset = "CIAttributeTypeOffset"
+    case color = "CIAttributeTypeColor"
+    case opaqueColor = "CIAttributeTypeOpaqueColor"
+    case rectangle = "CIAttributeTypeRectangle"
+    case count = "CIAttributeTypeCount"
+    case integer = "CIAttributeTypeInteger"
+    case boolean = "CIAttributeTypeBoolean"
+    case image = "CIAttributeTypeImage"
+
+    /// The class Core Image reports for values of this type (`CIAttributeClass`).
+    public var attributeClass: String {
+        switch self {
+        case .scalar, .angle, .distance, .count, .integer, .boolean: return "NSNumber"
+        case .position, .offset, .rectangle: return "CIVector"
+        case .color, .opaqueColor: return "CIColor"
+        case .image: return "CIImage"
+        }
+    }
+
+    /// Whether values are single numbers that min/max bounds apply to.
+    public var isNumeric: Bool { attributeClass == "NSNumber" && self != .boolean }
+}
+
+/// One input of a filter, declared once: validation, `setDefaults()`, `filters describe` and
+/// the docs all read this, and nothing restates it. Fields Core Image leaves out stay nil.
+public struct ParameterAttributes: Sendable {
+    public let name: String
+    public let type: AttributeType
+    public let displayName: String
+    public let description: String
+    public let defaultValue: FilterValue?
+    public let identity: FilterValue?
+    /// Hard bounds: a value outside them is a validation error.
+    public let minimum: Double?
+    public let maximum: Double?
+    /// The range a UI slider offers; values outside it are allowed.
+    public let sliderMinimum: Double?
+    public let sliderMaximum: Double?
+
+    public init(name: String, type: AttributeType, displayName: String, description: String,
+                defaultValue: FilterValue? = nil, identity: FilterValue? = nil,
+                minimum: Double? = nil, maximum: Double? = nil,
+                sliderMinimum: Double? = nil, sliderMaximum: Double? = nil) {
+        self.name = name
+        self.type = type
+        self.displayName = displayName
+        self.description = description
+        self.defaultValue = defaultValue
+        self.identity = identity
+        self.minimum = minimum
+        self.maximum = maximum
+        self.sliderMinimum = sliderMinimum
+        self.sliderMaximum = sliderMaximum
+    }
+
+    /// The standard `inputImage` declaration.
+    public static let inputImage = ParameterAttributes(
+        name: "inputImage", type: .image, displayName: "Image",
+        description: "The image to use as an input for the effect.")
+
+    /// The standard `inputBackgroundImage` declaration of compositing filters.
+    public static let inputBackgroundImage = ParameterAttributes(
+        name: "inputBackgroundImage", type: .image, displayName: "Background Image",
+        description: "The image to use as a background image.")
+}
+
+/// What `CIFilter.attributes` says of a whole filter.
+public struct FilterAttributes: Sendable {
+    public let name: String
+    public let displayName: String
+    /// `CICategory…` names, the first being the main one.
+    public let categories: [String]
+    /// One sentence on what the filter does.
+    public let summary: String
+    /// Where the maths comes from: Apple's published formula, or the open formulation used.
+    public let reference: String
+    public let parameters: [ParameterAttributes]
+
+    public init(name: String, displayName: String, categories: [String], summary: String,
+                reference: String, parameters: [ParameterAttributes]) {
+        self.name = name
+        self.displayName = displayName
+        self.categories = categories
+        self.summary = summary
+        self.reference = reference
+        self.parameters = parameters
+    }
+
+    public func parameter(_ key: String) -> ParameterAttributes? {
+        parameters.first { $0.name == key }
+    }
+
+    /// Keys that take images (`inputImage`, `inputBackgroundImage`, …).
+    public var imageKeys: [String] { parameters.filter { $0.type == .image }.map(\.name) }
+}

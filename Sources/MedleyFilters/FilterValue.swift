@@ -1,0 +1,102 @@
+import MedleyKernels
+
+/// A value a filter parameter holds: what `CIFilter.setValue(_:forKey:)` accepts.
+public enum FilterValue: Sendable, Equatable, CustomStringConvertible {
+    /// NSNumber: scalars, distances, angles, counts.
+    case number(Double)
+    /// Booleans (NSNumber in Core Image, kept apart here so validation can name the type).
+    case boolean(Bool)
+    /// CIVector: positions, offsets, rectangles, tone-curve points.
+    case vector([Double])
+    /// CIColor: red, green, blue, alpha in 0…1.
+    case color(red: Double, green: Double, blue: Double, alpha: Double)
+    /// CIImage: a recipe for pixels.
+    case image(FilterImage)
+
+    public var description: String {
+        switch self {
+        case .number(let n): return Self.format(n)
+        case .boolean(let b): return b ? "true" : "false"
+        case .vector(let v): return "[" + v.map(Self.format).joined(separator: " ") + "]"
+        case .color(let r, let g, let b, let a):
+            return "(" + [r, g, b, a].map(Self.format).joined(separator: " ") + ")"
+        case .image: return "<image>"
+        }
+    }
+
+    /// Numbers as a person writes them: 1, 0.5, 3.14159.
+    public static func format(_ n: Double) -> String {
+        if n == n.rounded(), abs(n) < 1e15 { return String(Int(n)) }
+        return String(n)
+    }
+
+    /// The JSON form `filters describe --json` prints.
+    public var jsonValue: JSONValue {
+        switch self {
+        case .number(let n): return .number(n)
+        case .boolean(let b): return .bool(b)
+        case .vector(let v): return .array(v.map { .number($0) })
+        case .color(let r, let g, let b, let a): return .array([r, g, b, a].map { .number($0) })
+        case .image: return .null
+        }
+    }
+}
+
+/// A minimal JSON value, enough for describing filters and writing events without Foundation's
+/// dictionary ordering (keys keep the order they were written in).
+public indirect enum JSONValue: Sendable, Equatable {
+    case null
+    case bool(Bool)
+    case number(Double)
+    case string(String)
+    case array([JSONValue])
+    case object([(String, JSONValue)])
+
+    public static func == (lhs: JSONValue, rhs: JSONValue) -> Bool { lhs.rendered() == rhs.rendered() }
+
+    /// Compact JSON text (one line), or indented by two spaces when `pretty`.
+    public func rendered(pretty: Bool = false, indent: Int = 0) -> String {
+        let pad = pretty ? String(repeating: "  ", count: indent + 1) : ""
+        let close = pretty ? String(repeating: "  ", count: indent) : ""
+        let newline = pretty ? "\n" : ""
+        switch self {
+        case .null: return "null"
+        case .bool(let b): return b ? "true" : "false"
+        case .number(let n):
+            guard n.isFinite else { return "null" }
+            return FilterValue.format(n)
+        case .string(let s): return Self.quote(s)
+        case .array(let items):
+            if items.isEmpty { return "[]" }
+            let inner = items.map { pad + $0.rendered(pretty: pretty, indent: indent + 1) }
+            return "[" + newline + inner.joined(separator: "," + newline) + newline + close + "]"
+        case .object(let pairs):
+            if pairs.isEmpty { return "{}" }
+            let separator = pretty ? ": " : ":"
+            let inner = pairs.map { pad + Self.quote($0.0) + separator + $0.1.rendered(pretty: pretty, indent: indent + 1) }
+            return "{" + newline + inner.joined(separator: "," + newline) + newline + close + "}"
+        }
+    }
+
+    /// A JSON string literal; control characters and invalid text are escaped, never dropped.
+    public static func quote(_ s: String) -> String {
+        var out = "\""
+        for scalar in s.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            default:
+                if scalar.value < 0x20 || scalar.value == 0x7F {
+                    out += "\\u" + String(repeating: "0", count: 4 - String(scalar.value, radix: 16).count)
+                        + String(scalar.value, radix: 16)
+                } else {
+                    out.unicodeScalars.append(scalar)
+                }
+            }
+        }
+        return out + "\""
+    }
+}

@@ -1,0 +1,127 @@
+import Foundation
+import MedleyCore
+
+enum RunCommand {
+    static let help = """
+        usage: medley run PIPELINE.yaml [options]
+
+        Validates the pipeline, then runs its jobs over their ingested items.
+          --jobs N            items processed at once (default: \(ProcessInfo.processInfo.activeProcessorCount), the number of cores)
+          --only JOB          run only the job of that name
+          --dry-run           list what would be written; write nothing
+          --force             redo outputs that exist even with 'overwrite: skip'
+          --shard K/N         process only share K of N (K from 1), split by a hash of each relative path;
+                              also taken from JOB_COMPLETION_INDEX (Kubernetes) or SLURM_ARRAY_TASK_ID with
+                              SLURM_ARRAY_TASK_COUNT (Slurm), whose indexes count from 0
+          --events FILE       write JSON lines: jobStarted, itemStarted, itemFinished, itemSkipped, itemFailed, jobFinished
+          --quiet             hide progress and the success summary (errors and failures still show)
+          --set JOB.KEY=VALUE change one value of a job, e.g. --set sepia-photos.export.quality=90
+        Exit codes: 0 all items succeeded, 1 some items failed, 2 invalid pipeline or options, 3 internal error.
+        """
+
+    static func main(_ arguments: [String]) throws -> Int32 {
+        let parsed: ParsedArguments
+        do {
+            parsed = try ParsedArguments(arguments, flags: ["--dry-run", "--force", "--quiet"],
+                                         valued: ["--jobs", "--only", "--shard", "--events", "--set"], help: help)
+        } catch let help as HelpRequested {
+            printError(help.text)
+            return 0
+        }
+        guard parsed.positional.count == 1 else { throw UsageError("expected one pipeline file\n\n" + help) }
+        var options = RunOptions()
+        options.dryRun = parsed.flags.contains("--dry-run")
+        options.force = parsed.flags.contains("--force")
+        options.quiet = parsed.flags.contains("--quiet")
+        options.eventsPath = parsed.value("--events")
+        options.onlyJob = parsed.value("--only")
+        if let jobs = parsed.value("--jobs") {
+            guard let n = Int(jobs), n >= 1 else { throw UsageError("--jobs takes a whole number ≥ 1, not '\(jobs)'") }
+            options.concurrency = n
+        }
+        options.shard = try shard(parsed.value("--shard"))
+
+        let pipeline: Pipeline
+        do {
+            pipeline = try PipelineReader.load(path: parsed.positional[0], overrides: parsed.values["--set"] ?? [])
+        } catch let failure as ValidationFailure {
+            printError(failure.description)
+            printError("medley: \(failure.diagnostics.count) problem\(failure.diagnostics.count == 1 ? "" : "s") in \(parsed.positional[0]); nothing was run")
+            return 2
+        }
+        if let only = options.onlyJob, !pipeline.jobs.contains(where: { $0.name == only }) {
+            throw UsageError("--only \(only): no such job (jobs: \(pipeline.jobs.map(\.name).joined(separator: ", ")))")
+        }
+
+        let runner = try PipelineRunner(pipeline: pipeline, options: options)
+        let signals = [SIGINT, SIGTERM].map { number -> DispatchSourceSignal in
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler {
+                printError("medley: stopping after the items in flight (signal \(number))")
+                runner.stop()
+            }
+            source.resume()
+            return source
+        }
+        let summary = try runner.run()
+        signals.forEach { $0.cancel() }
+        if summary.interrupted {
+            printError("medley: interrupted; items not reached were not processed")
+            return 1
+        }
+        return summary.failed > 0 ? 1 : 0
+    }
+
+    /// `--shard K/N`, or the index a cluster scheduler gives an array task.
+    static func shard(_ text: String?) throws -> (index: Int, count: Int)? {
+        let environment = ProcessInfo.processInfo.environment
+        if let text {
+            let parts = text.split(separator: "/").map { Int($0) }
+            guard parts.count == 2, let k = parts[0], let n = parts[1], n >= 1, (1...n).contains(k) else {
+                throw UsageError("--shard takes K/N with 1 ≤ K ≤ N, e.g. --shard 1/4, not '\(text)'")
+            }
+            return (k, n)
+        }
+        if let index = environment["SLURM_ARRAY_TASK_ID"].flatMap(Int.init),
+           let count = environment["SLURM_ARRAY_TASK_COUNT"].flatMap(Int.init), count >= 1, (0..<count).contains(index) {
+            return (index + 1, count)
+        }
+        if let index = environment["JOB_COMPLETION_INDEX"].flatMap(Int.init) {
+            guard let count = environment["MEDLEY_SHARD_COUNT"].flatMap(Int.init), (0..<count).contains(index) else {
+                throw UsageError("JOB_COMPLETION_INDEX is set: set MEDLEY_SHARD_COUNT to the Indexed Job's completions too")
+            }
+            return (index + 1, count)
+        }
+        return nil
+    }
+}
+
+enum ValidateCommand {
+    static let help = """
+        usage: medley validate PIPELINE.yaml [--set JOB.KEY=VALUE]
+
+        Parses and checks the whole pipeline — keys, filter names and parameters, paths, templates —
+        and prints every problem as FILE:LINE:COL. Runs nothing, writes nothing. Exit 0 if valid, 2 if not.
+        """
+
+    static func main(_ arguments: [String]) throws -> Int32 {
+        let parsed: ParsedArguments
+        do {
+            parsed = try ParsedArguments(arguments, flags: [], valued: ["--set"], help: help)
+        } catch let help as HelpRequested {
+            printError(help.text)
+            return 0
+        }
+        guard parsed.positional.count == 1 else { throw UsageError("expected one pipeline file\n\n" + help) }
+        do {
+            let pipeline = try PipelineReader.load(path: parsed.positional[0], overrides: parsed.values["--set"] ?? [])
+            printError("\(parsed.positional[0]): valid (\(pipeline.jobs.count) job\(pipeline.jobs.count == 1 ? "" : "s"): \(pipeline.jobs.map(\.name).joined(separator: ", ")))")
+            return 0
+        } catch let failure as ValidationFailure {
+            printError(failure.description)
+            printError("medley: \(failure.diagnostics.count) problem\(failure.diagnostics.count == 1 ? "" : "s") in \(parsed.positional[0])")
+            return 2
+        }
+    }
+}

@@ -1,0 +1,9 @@
+import Foundation
+import MedleyCore
+
+// Output a person reads goes to stderr; data (probe, filters --json) goes to stdout.
+// Exit codes: 0 all items succeeded, 1 some failed, 2 invalid pipeline or command line, 3 internal error.
+setvbuf(stdout, nil, _IOLBF, 0)
+let arguments = Array(CommandLine.arguments.dropFirst())
+let status = CommandLineInterface.main(arguments)
+exit(status)

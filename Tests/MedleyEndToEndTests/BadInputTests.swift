@@ -1,0 +1,102 @@
+import Foundation
+import XCTest
+
+/// Bad files fail alone with their path and reason; bad pipelines fail before anything runs.
+final class BadInputTests: EndToEndCase {
+    func testEachBrokenFileFailsAloneAndNothingPartialIsLeft() throws {
+        let path = try pipeline("""
+            version: 1
+            jobs:
+              - name: broken
+                ingest: { from: [\(Tool.fixtures)/broken] }
+                filters: [CISepiaTone]
+                export: { to: out, format: jpeg }
+            """)
+        let result = try Tool.medley(["run", path])
+        XCTAssertEqual(result.status, 1, "some items failed: exit 1\n\(result.stderr)")
+        let broken = Tool.fixtures + "/broken/"
+        let expectations = [
+            "empty.jpg": "empty file",
+            "truncated.jpg": "Premature end",
+            "text-named.jpg": "not a recognised image",
+            "huge-header.png": "100000 × 100000",
+        ]
+        for (name, reason) in expectations {
+            let line = result.stderr.split(separator: "\n").first { $0.contains("✗ " + broken + name + ":") }
+            XCTAssertNotNil(line, "the summary names \(name)\n\(result.stderr)")
+            XCTAssertTrue(line?.contains(reason) == true, "\(name): expected '\(reason)' in: \(line ?? "")")
+        }
+        // The two good files (one a PNG named .jpg) are exported; no temporary or partial file anywhere.
+        XCTAssertEqual(Tool.files(under: work + "/out"), ["actually-png.jpg", "good-among-bad.jpg"])
+        XCTAssertFalse(FileManager.default.fileExists(atPath: work + "/out/.medley/tmp"))
+    }
+
+    func testInvalidPipelineListsEveryProblemAndWritesNothing() throws {
+        let file = Tool.fixtures + "/pipelines/broken-mistakes.yaml"
+        for command in ["validate", "run"] {
+            let result = try Tool.medley([command, file])
+            XCTAssertEqual(result.status, 2, result.stderr)
+            // Places counted by hand in the file (see the comments beside each mistake).
+            let expected = [
+                ("8:7", "unknown key 'recurse' in ingest; did you mean 'recursive'?"),
+                ("9:15", "unknown media type 'imgae'; did you mean 'image'?"),
+                ("11:9", "unknown filter 'CISepiaTon'; did you mean 'CISepiaTone'?"),
+                ("12:24", "CISepiaTone has no parameter 'inputIntensty'; did you mean 'inputIntensity'?"),
+                ("13:40", "CISepiaTone.inputIntensity = 3 is out of range"),
+                ("16:15", "unknown export format 'jpg2'; did you mean 'jpg'?"),
+                ("17:16", "export.quality must be 1…100, not 150"),
+                ("18:15", "export.name: unknown property 'stm'"),
+            ]
+            for (place, message) in expected {
+                XCTAssertTrue(result.stderr.contains("\(file):\(place): error: \(message)"),
+                              "\(command): missing \(place) \(message) in\n\(result.stderr)")
+            }
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: Tool.fixtures + "/../out/never-written"))
+    }
+
+    func testGraphMistakesAreReported() throws {
+        let file = Tool.fixtures + "/pipelines/broken-graph.yaml"
+        let result = try Tool.medley(["validate", file])
+        XCTAssertEqual(result.status, 2)
+        XCTAssertTrue(result.stderr.contains("\(file):9:50: error: output.inputImage refers to 'toned', which is not a node of this graph"), result.stderr)
+    }
+
+    func testValidGraphRunsAsOneFusedPass() throws {
+        let result = try Tool.medley(["run", Tool.fixtures + "/pipelines/graph-ok.yaml", "--quiet",
+                                      "--set", "graph.export.to=\(work!)/out"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        let before = try Tool.pixels(Tool.fixtures + "/images/alpha.png", channels: "rgba")
+        let after = try Tool.pixels(work + "/out/alpha.png", channels: "rgba")
+        for p in stride(from: 0, to: before.samples.count, by: 4 * 31) {
+            // Two passes, by hand: sepia 0.9 then sepia 0.5 (computed in linear light between).
+            let first = Reference.sepia(Array(before.samples[p..<p + 3]), intensity: 0.9).map { Int($0.rounded()) }
+            let second = Reference.sepia(first, intensity: 0.5)
+            for c in 0..<3 { XCTAssertEqual(Double(after.samples[p + c]), second[c], accuracy: 1.5) }
+        }
+    }
+
+    func testCommandLineMistakesExitTwo() throws {
+        XCTAssertEqual(try Tool.medley(["run"]).status, 2)
+        XCTAssertEqual(try Tool.medley(["frobnicate"]).status, 2)
+        let result = try Tool.medley(["run", Tool.packageRoot + "/pipelines/sepia-photos.yaml", "--job", "4"])
+        XCTAssertEqual(result.status, 2)
+        XCTAssertTrue(result.stderr.contains("did you mean --jobs?"), result.stderr)
+        XCTAssertEqual(try Tool.medley(["run", Tool.packageRoot + "/pipelines/sepia-photos.yaml", "--shard", "5/4"]).status, 2)
+        XCTAssertEqual(try Tool.medley(["--version"]).status, 0)
+        for command in ["run", "validate", "filters", "probe"] {
+            let help = try Tool.medley([command, "--help"])
+            XCTAssertEqual(help.status, 0)
+            XCTAssertTrue(help.stderr.contains("usage: medley \(command)"), help.stderr)
+        }
+    }
+
+    func testDryRunWritesNothing() throws {
+        let out = work + "/dry"
+        let result = try Tool.medley(["run", Tool.packageRoot + "/pipelines/sepia-photos.yaml", "--dry-run",
+                                      "--set", "sepia-photos.export.to=\(out)"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: out))
+        XCTAssertTrue(result.stderr.contains("7 skipped"), result.stderr)
+    }
+}

@@ -1,0 +1,142 @@
+import Foundation
+import XCTest
+
+/// Runs programs and finds files for the end-to-end tests. Expected values in these tests come
+/// from ImageMagick (`convert`, `identify`), exiftool and the formulas written in the tests,
+/// never from Medley's own code.
+enum Tool {
+    static let packageRoot: String = {
+        var url = URL(fileURLWithPath: #filePath)
+        for _ in 0..<3 { url.deleteLastPathComponent() }
+        return url.path
+    }()
+
+    static let fixtures = packageRoot + "/fixtures"
+
+    /// The medley binary built next to this test bundle (`swift build --build-tests`).
+    static let medley: String = {
+        let here = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        for candidate in [here.path + "/medley", here.deletingLastPathComponent().path + "/medley",
+                          packageRoot + "/.build/debug/medley"]
+        where FileManager.default.isExecutableFile(atPath: candidate) {
+            return candidate
+        }
+        return packageRoot + "/.build/debug/medley"
+    }()
+
+    struct Result {
+        let status: Int32
+        let stdout: String
+        let stderr: String
+        let data: Data
+    }
+
+    /// Runs a program to completion and returns its exit status and output.
+    @discardableResult
+    static func run(_ executable: String, _ arguments: [String], in folder: String? = nil,
+                    environment: [String: String] = [:]) throws -> Result {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable.hasPrefix("/") ? executable : "/usr/bin/env")
+        process.arguments = executable.hasPrefix("/") ? arguments : [executable] + arguments
+        if let folder { process.currentDirectoryURL = URL(fileURLWithPath: folder) }
+        var env = ProcessInfo.processInfo.environment
+        env.merge(environment) { $1 }
+        process.environment = env
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        // Read both pipes while the process runs so a full pipe cannot block it.
+        final class Box: @unchecked Sendable { var data = Data() }
+        let errBox = Box()
+        let errDone = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async {
+            errBox.data = err.fileHandleForReading.readDataToEndOfFile()
+            errDone.signal()
+        }
+        let outData = out.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        errDone.wait()
+        return Result(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
+                      stderr: String(decoding: errBox.data, as: UTF8.self), data: outData)
+    }
+
+    static func medley(_ arguments: [String], environment: [String: String] = [:]) throws -> Result {
+        try run(medley, arguments, environment: environment)
+    }
+
+    /// Decoded pixels according to ImageMagick: `channels` is "rgb", "rgba" or "gray"; 8-bit
+    /// or 16-bit (little-endian) samples.
+    static func pixels(_ path: String, channels: String = "rgb", depth: Int = 8) throws -> (width: Int, height: Int, samples: [Int]) {
+        let size = try run("identify", ["-format", "%w %h", path])
+        let parts = size.stdout.split(separator: " ").compactMap { Int($0) }
+        guard parts.count == 2 else { throw NSError(domain: "identify", code: 1, userInfo: [NSLocalizedDescriptionKey: size.stderr]) }
+        let raw = try run("convert", [path, "-depth", "\(depth)", "-endian", "LSB", "\(channels):-"])
+        let bytes = [UInt8](raw.data)
+        let samples = depth == 8 ? bytes.map(Int.init)
+            : stride(from: 0, to: bytes.count - 1, by: 2).map { Int(bytes[$0]) | Int(bytes[$0 + 1]) << 8 }
+        return (parts[0], parts[1], samples)
+    }
+
+    /// One exiftool tag as text (`-n`: numbers, not descriptions); nil if absent.
+    static func exif(_ path: String, _ tag: String) throws -> String? {
+        let result = try run("exiftool", ["-s3", "-n", "-\(tag)", path])
+        let value = result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        return value.isEmpty ? nil : value
+    }
+
+    /// Every regular file under a folder, relative to it, sorted.
+    static func files(under folder: String) -> [String] {
+        guard let walker = FileManager.default.enumerator(atPath: folder) else { return [] }
+        var found: [String] = []
+        while let next = walker.nextObject() as? String {
+            var isDirectory: ObjCBool = false
+            if FileManager.default.fileExists(atPath: folder + "/" + next, isDirectory: &isDirectory), !isDirectory.boolValue {
+                found.append(next)
+            }
+        }
+        return found.sorted()
+    }
+}
+
+/// The SPEC's sepia in linear light, evaluated here in Double (IEC 61966-2-1 transfer functions).
+enum Reference {
+    static let sepia: [[Double]] = [[0.3588, 0.7044, 0.1368], [0.2990, 0.5870, 0.1140], [0.2392, 0.4696, 0.0912]]
+
+    static func toLinear(_ v: Double) -> Double { v <= 0.04045 ? v / 12.92 : pow((v + 0.055) / 1.055, 2.4) }
+    static func toSRGB(_ v: Double) -> Double {
+        let x = min(max(v, 0), 1)
+        return x <= 0.0031308 ? 12.92 * x : 1.055 * pow(x, 1 / 2.4) - 0.055
+    }
+
+    /// One RGB pixel (0…max) through mix(in, M·in, intensity) in linear light.
+    static func sepia(_ rgb: [Int], intensity: Double, max: Double = 255) -> [Double] {
+        let linear = rgb.map { toLinear(Double($0) / max) }
+        return (0..<3).map { c in
+            let toned = sepia[c][0] * linear[0] + sepia[c][1] * linear[1] + sepia[c][2] * linear[2]
+            return toSRGB((1 - intensity) * linear[c] + intensity * toned) * max
+        }
+    }
+}
+
+/// A scratch folder per test, removed afterwards.
+class EndToEndCase: XCTestCase {
+    var work: String!
+
+    override func setUpWithError() throws {
+        work = NSTemporaryDirectory() + "medley-e2e-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
+        XCTAssertTrue(FileManager.default.isExecutableFile(atPath: Tool.medley), "build medley first: \(Tool.medley)")
+    }
+
+    override func tearDownWithError() throws {
+        try? FileManager.default.removeItem(atPath: work)
+    }
+
+    /// Writes a pipeline file into the scratch folder and returns its path.
+    func pipeline(_ text: String, name: String = "pipeline.yaml") throws -> String {
+        let path = work + "/" + name
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+}

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Installs every Debian package Medley needs (idempotent), then builds the release binary.
+# Usage: scripts/setup.sh [--no-build]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+# Build and run-time libraries (the C libraries behind MedleyMedia) and the peer tools that
+# tests use as independent references (vips, exiftool) and benchmarks compare against
+# (vips, ImageMagick, GNU parallel).
+PACKAGES=(
+  pkg-config
+  libvips-dev libvips-tools
+  libyaml-dev
+  libsqlite3-dev
+  libimage-exiftool-perl
+  imagemagick
+  parallel
+  time
+)
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+  echo "setup: installing ${missing[*]}" >&2
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+export PATH="/opt/swift/usr/bin:$PATH"
+if [ "${1:-}" != "--no-build" ]; then
+  scripts/build.sh
+fi
