@@ -60,6 +60,8 @@ final class BadInputTests: EndToEndCase {
         let result = try Tool.medley(["validate", file])
         XCTAssertEqual(result.status, 2)
         XCTAssertTrue(result.stderr.contains("\(file):9:50: error: output.inputImage refers to 'toned', which is not a node of this graph"), result.stderr)
+        XCTAssertTrue(result.stderr.contains("error: the graph has a cycle: a → b → a"), result.stderr)
+        XCTAssertTrue(result.stderr.contains("medley: 2 problems"), "no follow-on errors:\n\(result.stderr)")
     }
 
     func testValidGraphRunsAsOneFusedPass() throws {
@@ -69,9 +71,10 @@ final class BadInputTests: EndToEndCase {
         let before = try Tool.pixels(Tool.fixtures + "/images/alpha.png", channels: "rgba")
         let after = try Tool.pixels(work + "/out/alpha.png", channels: "rgba")
         for p in stride(from: 0, to: before.samples.count, by: 4 * 31) {
-            // Two passes, by hand: sepia 0.9 then sepia 0.5 (computed in linear light between).
-            let first = Reference.sepia(Array(before.samples[p..<p + 3]), intensity: 0.9).map { Int($0.rounded()) }
-            let second = Reference.sepia(first, intensity: 0.5)
+            // Two passes, by hand: sepia 0.9 then sepia 0.5, in linear light and, as in Core Image's
+            // extended-range working space, without clamping between the two filters.
+            let first = Reference.sepiaLinear(Array(before.samples[p..<p + 3]).map { Reference.toLinear(Double($0) / 255) }, intensity: 0.9)
+            let second = Reference.sepiaLinear(first, intensity: 0.5).map { Reference.toSRGB($0) * 255 }
             for c in 0..<3 { XCTAssertEqual(Double(after.samples[p + c]), second[c], accuracy: 1.5) }
         }
     }

@@ -111,10 +111,14 @@ enum Reference {
 
     /// One RGB pixel (0…max) through mix(in, M·in, intensity) in linear light.
     static func sepia(_ rgb: [Int], intensity: Double, max: Double = 255) -> [Double] {
-        let linear = rgb.map { toLinear(Double($0) / max) }
-        return (0..<3).map { c in
+        sepiaLinear(rgb.map { toLinear(Double($0) / max) }, intensity: intensity).map { toSRGB($0) * max }
+    }
+
+    /// mix(in, M·in, intensity) on linear values, unclamped.
+    static func sepiaLinear(_ linear: [Double], intensity: Double) -> [Double] {
+        (0..<3).map { c in
             let toned = sepia[c][0] * linear[0] + sepia[c][1] * linear[1] + sepia[c][2] * linear[2]
-            return toSRGB((1 - intensity) * linear[c] + intensity * toned) * max
+            return (1 - intensity) * linear[c] + intensity * toned
         }
     }
 }

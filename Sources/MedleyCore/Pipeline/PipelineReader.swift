@@ -298,7 +298,7 @@ private struct Reader {
             else { ok = false; continue }
             nodes.append(built)
         }
-        guard ok else { return nil }
+        guard checkAcyclic(ImageGraph(nodes: nodes, output: "")), ok else { return nil }
         let output: String
         if names.contains("output") {
             output = "output"
@@ -312,7 +312,7 @@ private struct Reader {
             }
             output = sinks[0]
         }
-        return checkAcyclic(ImageGraph(nodes: nodes, output: output)) ? ImageGraph(nodes: nodes, output: output) : nil
+        return ImageGraph(nodes: nodes, output: output)
     }
 
     func checkAcyclic(_ graph: ImageGraph) -> Bool {
@@ -346,6 +346,7 @@ private struct Reader {
         }
         var values: [(String, FilterValue)] = []
         var images: [(String, String)] = []
+        var wired = Set<String>()  // image keys given, even when what they name is wrong
         var ok = true
         var pairs: [(key: YAMLNode, value: YAMLNode)] = []
         if let parameters, !parameters.isNull {
@@ -370,6 +371,7 @@ private struct Reader {
                 continue
             }
             if parameter.type == .image {
+                wired.insert(key)
                 guard let source = string(valueNode, what: key) else { ok = false; continue }
                 guard let graphNames else {
                     sink.error(valueNode, "in a 'filters' chain each filter's \(key) is the previous result",
@@ -393,13 +395,16 @@ private struct Reader {
             do {
                 values.append((key, try Filter.checked(value, forKey: key, of: attributes)))
             } catch {
-                sink.error(valueNode, "\(error)",
-                           suggestion: parameter.sliderMinimum.flatMap { low in parameter.sliderMaximum.map { high in
-                               "useful values are \(FilterValue.format(low))…\(FilterValue.format(high))" } })
+                var hint: String?
+                if let low = parameter.sliderMinimum, let high = parameter.sliderMaximum,
+                   low != parameter.minimum || high != parameter.maximum {
+                    hint = "useful values are \(FilterValue.format(low))…\(FilterValue.format(high))"
+                }
+                sink.error(valueNode, "\(error)", suggestion: hint)
                 ok = false
             }
         }
-        for key in attributes.imageKeys where !images.contains(where: { $0.0 == key }) {
+        for key in attributes.imageKeys where !wired.contains(key) {
             if key == "inputImage", let defaultInput {
                 images.append((key, defaultInput))
             } else {

@@ -114,11 +114,13 @@ public final class PipelineRunner: @unchecked Sendable {
     private func process(_ file: IngestedFile, _ state: JobState) {
         let job = state.job
         let started = Date()
+        var announced = false
         do {
             // ingest: what is it, and does this job want it?
             guard let sniffed = try Self.identify(file) else { return record(state, ignored: file) }
             guard job.ingest.media.contains(where: { $0.selects(sniffed.kind) }) else { return record(state, ignored: file) }
             emit(.itemStarted(job: job.name, input: file.path))
+            announced = true
             guard sniffed.kind == .image else {
                 throw ItemFailure("\(sniffed.format) \(sniffed.kind.rawValue) items cannot be processed by this version of Medley yet")
             }
@@ -161,6 +163,9 @@ public final class PipelineRunner: @unchecked Sendable {
             record(state, finished: file.path, output: destination, bytes: bytes,
                    milliseconds: Date().timeIntervalSince(started) * 1000)
         } catch {
+            // A file that failed before it was identified still gets its itemStarted, so every
+            // itemFailed in the event stream has one.
+            if !announced { emit(.itemStarted(job: job.name, input: file.path)) }
             record(state, failed: file.path, reason: "\(error)")
         }
     }
