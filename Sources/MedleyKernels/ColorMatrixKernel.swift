@@ -62,24 +62,34 @@ public final class ColorMatrixKernel: RowKernel {
                         width: Int, bands: Int) {
         channelTables.withUnsafeBufferPointer { tables in
             encodeTable.withUnsafeBufferPointer { encode in
-                let t = tables.baseAddress!
-                let e = encode.baseAddress!
-                let low = SIMD4<Int32>(repeating: 0)
-                let high = SIMD4<Int32>(repeating: Int32(Self.unit))
-                var s = src
-                var d = dst
-                for _ in 0..<width {
-                    var sum = t[Int(s[0])] &+ t[256 &+ Int(s[1])]
-                    sum &+= t[512 &+ Int(s[2])]
-                    sum = sum.clamped(lowerBound: low, upperBound: high)
-                    d[0] = e[Int(sum.x)]
-                    d[1] = e[Int(sum.y)]
-                    d[2] = e[Int(sum.z)]
-                    if bands == 4 { d[3] = s[3] }
-                    s += bands
-                    d += bands
+                // Separate loops for RGB and RGBA keep the per-pixel path free of branches.
+                if bands == 3 {
+                    Self.loop8(src, dst, width, stride: 3, tables.baseAddress!, encode.baseAddress!, alpha: false)
+                } else {
+                    Self.loop8(src, dst, width, stride: 4, tables.baseAddress!, encode.baseAddress!, alpha: true)
                 }
             }
+        }
+    }
+
+    @inline(__always)
+    private static func loop8(_ src: UnsafePointer<UInt8>, _ dst: UnsafeMutablePointer<UInt8>, _ width: Int,
+                              stride: Int, _ t: UnsafePointer<SIMD4<Int32>>, _ e: UnsafePointer<UInt8>,
+                              alpha: Bool) {
+        let low = SIMD4<Int32>(repeating: 0)
+        let high = SIMD4<Int32>(repeating: Int32(unit))
+        var s = src
+        var d = dst
+        for _ in 0..<width {
+            var sum = t[Int(s[0])] &+ t[256 &+ Int(s[1])]
+            sum &+= t[512 &+ Int(s[2])]
+            sum = sum.clamped(lowerBound: low, upperBound: high)
+            d[0] = e[Int(sum.x)]
+            d[1] = e[Int(sum.y)]
+            d[2] = e[Int(sum.z)]
+            if alpha { d[3] = s[3] }
+            s += stride
+            d += stride
         }
     }
 

@@ -49,8 +49,8 @@ let copy = source.withUnsafeBytes { src in
 }
 let mp = Double(pixels) / 1e6
 print(String(format: "image: %d x %d (%.1f MP) 8-bit RGB, best of %d, one thread", width, height, mp, repeats))
-print(String(format: "%-34@ %10.1f MP/s", "memcpy" as NSString, mp / copy))
+print("memcpy".padding(toLength: 30, withPad: " ", startingAt: 0) + String(format: "%8.1f MP/s", mp / copy))
 for (name, transfer) in [("sepia, linear light (sRGB)", Transfer.sRGB), ("sepia, colorSpace: none", .none)] {
     let t = rows(ColorMatrixKernel(matrix: sepia, transfer: transfer))
-    print(String(format: "%-34@ %10.1f MP/s   %.2fx memcpy time", name as NSString, mp / t, t / copy))
+    print(name.padding(toLength: 30, withPad: " ", startingAt: 0) + String(format: "%8.1f MP/s   %.2fx memcpy time", mp / t, t / copy))
 }

@@ -204,54 +204,43 @@ public struct Glob: Sendable, Equatable {
 
     // MARK: - Matching algorithm
 
-    /// Wildcard matching with a single backtrack point: on a mismatch, let the most recent "*" swallow one more
-    /// character. Linear in practice and never exponential, unlike naive recursion on "*a*a*a*b".
+    /// Characters of one component against its tokens: "*" is the star.
     static func match(_ tokens: [Token], _ text: [Character]) -> Bool {
-        var tokenIndex = 0, textIndex = 0
-        var starToken = -1, starText = 0
+        wildcardMatch(tokens[...], text[...], isStar: { $0 == .anyRun }, accepts: { $0.accepts($1) })
+    }
+
+    /// The same algorithm one level up: "**" plays the part of "*", components the part of characters.
+    static func match(_ segments: ArraySlice<Segment>, _ components: ArraySlice<[Character]>) -> Bool {
+        wildcardMatch(segments, components, isStar: { $0 == .globstar }, accepts: { segment, component in
+            if case .component(let tokens) = segment { return match(tokens, component) }
+            return false
+        })
+    }
+
+    /// Wildcard matching with a single backtrack point: on a mismatch, let the most recent star swallow one more
+    /// element. Linear in practice and never exponential, unlike naive recursion on "*a*a*a*b".
+    static func wildcardMatch<P, T>(_ pattern: ArraySlice<P>, _ text: ArraySlice<T>, isStar: (P) -> Bool,
+                                    accepts: (P, T) -> Bool) -> Bool {
+        let pattern = Array(pattern), text = Array(text)
+        var patternIndex = 0, textIndex = 0
+        var starPattern = -1, starText = 0
         while textIndex < text.count {
-            if tokenIndex < tokens.count, tokens[tokenIndex] == .anyRun {
-                starToken = tokenIndex
+            if patternIndex < pattern.count, isStar(pattern[patternIndex]) {
+                starPattern = patternIndex
                 starText = textIndex
-                tokenIndex += 1
-            } else if tokenIndex < tokens.count, tokens[tokenIndex].accepts(text[textIndex]) {
-                tokenIndex += 1
+                patternIndex += 1
+            } else if patternIndex < pattern.count, accepts(pattern[patternIndex], text[textIndex]) {
+                patternIndex += 1
                 textIndex += 1
-            } else if starToken >= 0 {
-                tokenIndex = starToken + 1
+            } else if starPattern >= 0 {
+                patternIndex = starPattern + 1
                 starText += 1
                 textIndex = starText
             } else {
                 return false
             }
         }
-        while tokenIndex < tokens.count, tokens[tokenIndex] == .anyRun { tokenIndex += 1 }
-        return tokenIndex == tokens.count
-    }
-
-    /// The same algorithm one level up: "**" plays the part of "*", components the part of characters.
-    static func match(_ segments: ArraySlice<Segment>, _ components: ArraySlice<[Character]>) -> Bool {
-        let segments = Array(segments), components = Array(components)
-        var segmentIndex = 0, componentIndex = 0
-        var starSegment = -1, starComponent = 0
-        while componentIndex < components.count {
-            if segmentIndex < segments.count, segments[segmentIndex] == .globstar {
-                starSegment = segmentIndex
-                starComponent = componentIndex
-                segmentIndex += 1
-            } else if segmentIndex < segments.count, case .component(let tokens) = segments[segmentIndex],
-                      match(tokens, components[componentIndex]) {
-                segmentIndex += 1
-                componentIndex += 1
-            } else if starSegment >= 0 {
-                segmentIndex = starSegment + 1
-                starComponent += 1
-                componentIndex = starComponent
-            } else {
-                return false
-            }
-        }
-        while segmentIndex < segments.count, segments[segmentIndex] == .globstar { segmentIndex += 1 }
-        return segmentIndex == segments.count
+        while patternIndex < pattern.count, isStar(pattern[patternIndex]) { patternIndex += 1 }
+        return patternIndex == pattern.count
     }
 }

@@ -1,0 +1,79 @@
+import Foundation
+import XCTest
+
+/// Sharding, overwrite policies and output collisions, observed from outside the binary.
+final class RunOptionsTests: EndToEndCase {
+    func copyPipeline(_ out: String, extra: String = "", name: String = "{relpath}/{stem}.{ext}") throws -> String {
+        try pipeline("""
+            version: 1
+            jobs:
+              - name: copy
+                ingest: { from: [\(Tool.fixtures)/images], exclude: ["**/thumbs/**"] }
+                export: { to: \(out), format: png, name: "\(name)"\(extra) }
+            """)
+    }
+
+    func testShardsAreDisjointAndCoverEverything() throws {
+        var seen: [String] = []
+        for k in 1...3 {
+            let out = work + "/shard\(k)"
+            let result = try Tool.medley(["run", try copyPipeline(out), "--shard", "\(k)/3", "--quiet"])
+            XCTAssertEqual(result.status, 0, result.stderr)
+            seen += Tool.files(under: out)
+        }
+        let all = try Tool.medley(["run", try copyPipeline(work + "/all"), "--quiet"])
+        XCTAssertEqual(all.status, 0, all.stderr)
+        XCTAssertEqual(seen.sorted(), Tool.files(under: work + "/all"))
+        XCTAssertEqual(Set(seen).count, seen.count, "no item in two shards")
+        XCTAssertEqual(seen.count, 7)
+        // The Slurm array form names the same share as --shard K/N with K = index + 1.
+        let slurm = try Tool.medley(["run", try copyPipeline(work + "/slurm"), "--quiet"],
+                                    environment: ["SLURM_ARRAY_TASK_ID": "0", "SLURM_ARRAY_TASK_COUNT": "3"])
+        XCTAssertEqual(slurm.status, 0, slurm.stderr)
+        XCTAssertEqual(Tool.files(under: work + "/slurm"), Tool.files(under: work + "/shard1"))
+    }
+
+    func testOverwritePolicies() throws {
+        let out = work + "/out"
+        XCTAssertEqual(try Tool.medley(["run", try copyPipeline(out), "--quiet"]).status, 0)
+        let skip = try Tool.medley(["run", try copyPipeline(out, extra: ", overwrite: skip")])
+        XCTAssertEqual(skip.status, 0)
+        XCTAssertTrue(skip.stderr.contains("0 succeeded, 0 failed, 7 skipped"), skip.stderr)
+        let forced = try Tool.medley(["run", try copyPipeline(out, extra: ", overwrite: skip"), "--force"])
+        XCTAssertTrue(forced.stderr.contains("7 succeeded, 0 failed, 0 skipped"), forced.stderr)
+        let fail = try Tool.medley(["run", try copyPipeline(out, extra: ", overwrite: fail")])
+        XCTAssertEqual(fail.status, 1)
+        XCTAssertTrue(fail.stderr.contains("0 succeeded, 7 failed"), fail.stderr)
+        XCTAssertTrue(fail.stderr.contains("output exists"), fail.stderr)
+    }
+
+    func testTwoItemsWritingTheSameFileIsAnErrorForTheSecond() throws {
+        let out = work + "/flat"
+        let path = try pipeline("""
+            version: 1
+            jobs:
+              - name: collide
+                ingest: { from: [\(Tool.fixtures)/images/landscape.jpg, \(Tool.fixtures)/broken/good-among-bad.jpg] }
+                export: { to: \(out), format: png, name: "same.{ext}" }
+            """)
+        let result = try Tool.medley(["run", path])
+        XCTAssertEqual(result.status, 1, result.stderr)
+        XCTAssertTrue(result.stderr.contains("is also the output of"), result.stderr)
+        XCTAssertEqual(Tool.files(under: out), ["same.png"])
+    }
+
+    func testATemplateThatClimbsOutOfTheExportRootIsRefused() throws {
+        let path = try pipeline("""
+            version: 1
+            jobs:
+              - name: hostile
+                ingest: { from: [\(Tool.fixtures)/images] }
+                export: { to: out, format: jpeg, name: "{stem}/../../{stem}.{ext}" }
+            """)
+        let result = try Tool.medley(["validate", path])
+        XCTAssertEqual(result.status, 2, result.stderr)
+        // Column 52 is the first ".." inside the quoted template, counted by hand.
+        XCTAssertTrue(result.stderr.contains("pipeline.yaml:5:52: error: export.name: '..' would leave the export folder"), result.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: work + "/out"))
+    }
+}
