@@ -156,3 +156,16 @@ final class TemplateParsingTests: XCTestCase {
         assertParseError("{not a name}", offset: 1, messageContains: "not a valid property name", knownProperties: [])
     }
 }
+
+/// Namespaced properties (EXIF fields) in templates.
+final class TemplateNamespaceTests: XCTestCase {
+    func testANamespaceEntryAdmitsItsFields() throws {
+        let template = try NameTemplate("{exif.Model|Unknown}/{stem}.jpg", knownProperties: ["stem", "exif.*"])
+        XCTAssertEqual(template.properties, ["exif.Model", "stem"])
+        XCTAssertEqual(try template.render { ["exif.Model": .text("Fixture Cam"), "stem": .text("a")][$0] },
+                       "Fixture Cam/a.jpg")
+        XCTAssertEqual(try template.render { ["stem": .text("a")][$0] }, "Unknown/a.jpg")
+        XCTAssertThrowsError(try NameTemplate("{iptc.Model}", knownProperties: ["stem", "exif.*"]))
+        XCTAssertThrowsError(try NameTemplate("{exif.}", knownProperties: ["stem", "exif.*"]))
+    }
+}

@@ -13,8 +13,8 @@ public enum ItemProperties {
         "colorSpace", "path", "relpath", "stem", "ext", "size", "modified",
     ]
 
-    /// Names an export template may use: the properties plus `job`.
-    public static let templateNames: Set<String> = Set(names + ["job"])
+    /// Names an export template may use: the properties, `job`, and any EXIF field (`exif.*`).
+    public static let templateNames: Set<String> = Set(names + ["job", "exif.*"])
 
     /// `stem` and `ext` of a file name: "a.b.jpg" → ("a.b", "jpg"); "README" → ("README", "").
     public static func split(fileName: String) -> (stem: String, ext: String) {

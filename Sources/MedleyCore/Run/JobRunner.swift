@@ -276,7 +276,7 @@ public final class PipelineRunner: @unchecked Sendable {
         let c = state.counts
         let rate = seconds > 0 ? Double(c.done) / seconds : 0
         var line = "\(state.job.name): \(c.succeeded) succeeded, \(c.failed) failed, \(c.skipped) skipped"
-        if c.ignored > 0 { line += " (\(c.ignored) files ignored: not selected media)" }
+        if c.ignored > 0 { line += " (\(c.ignored) file\(c.ignored == 1 ? "" : "s") ignored: not media of the job's types)" }
         line += String(format: " in %.2f s, %.1f items/s", seconds, rate)
         if c.bytesWritten > 0, let to = state.job.export?.to { line += ", \(Console.bytes(c.bytesWritten)) written to \(to)" }
         if options.dryRun { line += " (dry run: nothing written)" }

@@ -22,7 +22,8 @@ public struct NameTemplate: Sendable, Equatable {
     let segments: [TemplateSegment]
 
     /// Parses the template. `knownProperties` says which names are properties: it tells property names from a
-    /// trailing literal fallback and lets unknown names be rejected with a did-you-mean suggestion.
+    /// trailing literal fallback and lets unknown names be rejected with a did-you-mean suggestion. An entry ending
+    /// in ".*" names a namespace: "exif.*" admits "exif.Make", "exif.DateTimeOriginal" and so on.
     /// Rejects: unbalanced braces (use "{{" and "}}" for literal braces), empty placeholders, unknown property names
     /// (when knownProperties is non-empty) with the nearest one as suggestion (see ``nearest(_:in:)``: a
     /// case-insensitive match, or Levenshtein ≤ max(2, length / 3)), bad format specs, and literal text that would

@@ -244,7 +244,7 @@ struct TemplateParser {
             // Without a property list every plausible name is trusted as a property; literals must be quoted.
             if knownProperties.isEmpty {
                 if Self.looksLikePropertyName(name) { return .property(name) }
-            } else if knownProperties.contains(name) {
+            } else if isKnownProperty(name) {
                 return .property(name)
             }
 
@@ -264,8 +264,16 @@ struct TemplateParser {
             if knownProperties.isEmpty {
                 throw error("'\(name)' is not a valid property name; quote literal text, like {artist|\"\(name)\"}", at: offset)
             }
-            throw error("unknown property '\(name)'", at: offset, suggestion: nearest(name, in: knownProperties))
+            throw error("unknown property '\(name)'", at: offset,
+                        suggestion: nearest(name, in: knownProperties.filter { !$0.hasSuffix(".*") }))
         }
+    }
+
+    /// A listed name, or a name inside a listed namespace: "exif.*" admits "exif.Make".
+    private func isKnownProperty(_ name: String) -> Bool {
+        if knownProperties.contains(name) { return true }
+        guard let dot = name.firstIndex(of: "."), name.index(after: dot) < name.endIndex else { return false }
+        return knownProperties.contains(String(name[...dot]) + "*")
     }
 
     /// A fallback literal may contain "/" (it is template text) but none of its own components may be "..".
