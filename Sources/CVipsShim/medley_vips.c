@@ -178,7 +178,7 @@ static int row_map_generate(VipsRegion *out_region, void *seq, void *a, void *b,
         map->kernel(map->ctx,
                     VIPS_REGION_ADDR(in_region, rect->left, rect->top + y),
                     VIPS_REGION_ADDR(out_region, rect->left, rect->top + y),
-                    rect->width, bands, sample_bytes);
+                    rect->width, bands, sample_bytes, rect->left, rect->top + y);
     }
     (void)a;
     (void)stop;

@@ -8,6 +8,7 @@ protocol FilterDefinition {
 
 /// Read access to a filter's current values, for `FilterDefinition.outputImage`.
 struct FilterInputs {
+    // Values were checked against the declaration when set, so accessors only unwrap.
     let values: [String: FilterValue]
 
     func image(_ key: String) -> FilterImage? {
@@ -16,6 +17,23 @@ struct FilterInputs {
     }
     func number(_ key: String) -> Double? {
         if case .number(let n)? = values[key] { return n }
+        return nil
+    }
+    /// A number as Float, or `fallback` when unset.
+    func float(_ key: String, _ fallback: Float) -> Float {
+        number(key).map(Float.init) ?? fallback
+    }
+    func vector(_ key: String) -> [Double]? {
+        if case .vector(let v)? = values[key] { return v }
+        return nil
+    }
+    /// A colour's red, green, blue, alpha.
+    func color(_ key: String) -> SIMD4<Float>? {
+        if case .color(let r, let g, let b, let a)? = values[key] { return SIMD4(Float(r), Float(g), Float(b), Float(a)) }
+        return nil
+    }
+    func boolean(_ key: String) -> Bool? {
+        if case .boolean(let b)? = values[key] { return b }
         return nil
     }
 }

@@ -1,9 +1,8 @@
 /// Every filter Medley knows, by name.
 public enum FilterRegistry {
-    /// The catalog. Adding a filter = one file in `Catalog/` and one line here.
-    static let definitions: [FilterDefinition.Type] = [
-        SepiaTone.self,
-    ]
+    /// The catalog. Adding a filter = one file in `Catalog/<group>/` and one line in its group.
+    static let definitions: [FilterDefinition.Type] =
+        ColorAdjustmentGroup.filters + ColorEffectGroup.filters + PhotoEffectGroup.filters + StylizeGroup.filters
 
     private static let byName: [String: FilterDefinition.Type] =
         Dictionary(uniqueKeysWithValues: definitions.map { ($0.attributes.name, $0) })

@@ -13,6 +13,17 @@ public enum FilterValue: Sendable, Equatable, CustomStringConvertible {
     /// CIImage: a recipe for pixels.
     case image(FilterImage)
 
+    /// Values compare by content; images are recipes and never compare equal.
+    public static func == (lhs: FilterValue, rhs: FilterValue) -> Bool {
+        switch (lhs, rhs) {
+        case let (.number(a), .number(b)): return a == b
+        case let (.boolean(a), .boolean(b)): return a == b
+        case let (.vector(a), .vector(b)): return a == b
+        case let (.color(r1, g1, b1, a1), .color(r2, g2, b2, a2)): return [r1, g1, b1, a1] == [r2, g2, b2, a2]
+        default: return false
+        }
+    }
+
     public var description: String {
         switch self {
         case .number(let n): return Self.format(n)

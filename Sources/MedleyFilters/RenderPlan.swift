@@ -1,26 +1,39 @@
 import MedleyKernels
 
 /// One pass over the pixels.
-public enum PixelStep: Sendable, Equatable {
+public enum PixelStep: Sendable {
+    /// Only colour matrices: the table-driven 8-bit fast path.
     case colorMatrix(ColorMatrix)
+    /// Point-wise operations fused into one loop over planar float blocks.
+    case pointChain([PointOperation])
 
-    /// The kernel that performs this step on rows stored with `transfer`.
-    public func kernel(transfer: Transfer) -> RowKernel {
+    /// The kernel that performs this step on rows stored with `transfer`, for an image of the
+    /// given size (position-dependent operations need it).
+    public func kernel(transfer: Transfer, imageWidth: Int, imageHeight: Int) -> RowKernel {
         switch self {
-        case .colorMatrix(let matrix): return ColorMatrixKernel(matrix: matrix, transfer: transfer)
+        case .colorMatrix(let matrix):
+            return ColorMatrixKernel(matrix: matrix, transfer: transfer)
+        case .pointChain(let operations):
+            return PointChainKernel(operations: operations, transfer: transfer,
+                                    imageWidth: imageWidth, imageHeight: imageHeight)
         }
     }
 
-    /// Whether the step needs three colour channels (grey input is widened to RGB first).
-    public var needsColor: Bool { true }
+    /// How many operations the step runs per pixel (1 for a fused matrix).
+    public var operationCount: Int {
+        switch self {
+        case .colorMatrix: return 1
+        case .pointChain(let operations): return operations.count
+        }
+    }
 }
 
 /// An optimised recipe: the source it reads and the passes to run, in order.
 ///
 /// The optimiser is the only place that knows how steps combine; kernels never see the graph.
-/// Today it fuses consecutive colour matrices into one (so `sepia → sepia → sepia` is one
-/// pass) and drops steps that change nothing.
-public struct RenderPlan: Sendable, Equatable {
+/// Consecutive colour matrices collapse into one (so `sepia → exposure → sepia` is one matrix),
+/// identities disappear, and a run of point-wise operations becomes a single pass.
+public struct RenderPlan: Sendable {
     public let source: String
     public let steps: [PixelStep]
 
@@ -31,36 +44,50 @@ public struct RenderPlan: Sendable, Equatable {
 
     /// Optimises a recipe into a plan.
     public init(_ image: FilterImage) {
-        var steps: [PixelStep] = []
+        var reversed: [Link] = []
         var node = image
-        var reversed: [PixelStep] = []
         while true {
             switch node {
             case .source(let name):
-                steps = Self.fuse(reversed.reversed())
-                self.init(source: name, steps: steps)
+                self.init(source: name, steps: Self.fuse(reversed.reversed()))
                 return
             case .colorMatrix(let matrix, let input):
-                reversed.append(.colorMatrix(matrix))
+                reversed.append(.matrix(matrix))
+                node = input
+            case .point(let operation, let input):
+                reversed.append(.operation(operation))
                 node = input
             }
         }
     }
 
-    /// Collapses runs of colour matrices into one and removes identities.
-    static func fuse(_ steps: [PixelStep]) -> [PixelStep] {
-        var fused: [PixelStep] = []
-        for step in steps {
-            switch (fused.last, step) {
-            case (.colorMatrix(let first)?, .colorMatrix(let second)):
-                fused[fused.count - 1] = .colorMatrix(second.after(first))
-            default:
-                fused.append(step)
+    private enum Link {
+        case matrix(ColorMatrix)
+        case operation(PointOperation)
+    }
+
+    /// Collapses runs of colour matrices, drops identities, and joins everything point-wise
+    /// into one pass.
+    private static func fuse(_ links: [Link]) -> [PixelStep] {
+        var collapsed: [Link] = []
+        for link in links {
+            if case .matrix(let second) = link, case .matrix(let first)? = collapsed.last {
+                collapsed[collapsed.count - 1] = .matrix(second.after(first))
+            } else {
+                collapsed.append(link)
             }
         }
-        return fused.filter { step in
-            if case .colorMatrix(let matrix) = step { return !matrix.isIdentity }
-            return true
+        collapsed.removeAll { link in
+            if case .matrix(let matrix) = link { return matrix.isIdentity }
+            return false
         }
+        if collapsed.isEmpty { return [] }
+        if collapsed.count == 1, case .matrix(let matrix) = collapsed[0] { return [.colorMatrix(matrix)] }
+        return [.pointChain(collapsed.map { link in
+            switch link {
+            case .matrix(let matrix): return ColorMatrixOperation(matrix)
+            case .operation(let operation): return operation
+            }
+        })]
     }
 }

@@ -17,10 +17,8 @@ public final class ColorMatrixKernel: RowKernel {
     /// `channelTables[k * 256 + v]` = (M[0][k], M[1][k], M[2][k]) · decode(v/255) · unit,
     /// with the bias folded into channel 0's table. The fourth lane is unused.
     private let channelTables: [SIMD4<Int32>]
-    /// `encodeTable[i]` = round(255 · encode(i / unit)), i in 0…unit.
-    private let encodeTable: [UInt8]
-    /// `decodeTable16[v]` = decode(v / 65535), built only for 16-bit rows on first use.
-    private let decodeTable16: [Float]
+    /// The transfer function's shared tables (8-bit encode, 16-bit decode).
+    private let tables: TransferTables
 
     public init(matrix: ColorMatrix, transfer: Transfer) {
         self.matrix = matrix
@@ -40,14 +38,11 @@ public final class ColorMatrixKernel: RowKernel {
             }
         }
         channelTables = tables
-        encodeTable = (0...Self.unit).map { i in
-            UInt8((transfer.encode(Float(i) / unit) * 255).rounded())
-        }
-        decodeTable16 = (0..<65536).map { transfer.decode(Float($0) / 65535) }
+        self.tables = TransferTables.of(transfer)
     }
 
     public func apply(row input: UnsafeRawPointer, to output: UnsafeMutableRawPointer,
-                      width: Int, bands: Int, sampleBytes: Int) {
+                      width: Int, bands: Int, sampleBytes: Int, x: Int, y: Int) {
         precondition(bands == 3 || bands == 4, "colour matrix rows are RGB or RGBA")
         if sampleBytes == 1 {
             apply8(input.assumingMemoryBound(to: UInt8.self),
@@ -61,7 +56,7 @@ public final class ColorMatrixKernel: RowKernel {
     private func apply8(_ src: UnsafePointer<UInt8>, _ dst: UnsafeMutablePointer<UInt8>,
                         width: Int, bands: Int) {
         channelTables.withUnsafeBufferPointer { tables in
-            encodeTable.withUnsafeBufferPointer { encode in
+            self.tables.encode8.withUnsafeBufferPointer { encode in
                 // Separate loops for RGB and RGBA keep the per-pixel path free of branches.
                 if bands == 3 {
                     Self.loop8(src, dst, width, stride: 3, tables.baseAddress!, encode.baseAddress!, alpha: false)
@@ -95,7 +90,7 @@ public final class ColorMatrixKernel: RowKernel {
 
     private func apply16(_ src: UnsafePointer<UInt16>, _ dst: UnsafeMutablePointer<UInt16>,
                          width: Int, bands: Int) {
-        decodeTable16.withUnsafeBufferPointer { decode in
+        self.tables.decode16.withUnsafeBufferPointer { decode in
             let r0 = matrix.rows[0], r1 = matrix.rows[1], r2 = matrix.rows[2]
             let bias = matrix.bias
             for x in 0..<width {

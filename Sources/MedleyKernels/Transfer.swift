@@ -28,3 +28,30 @@ public enum Transfer: Sendable, Equatable {
         }
     }
 }
+
+/// Lookup tables of a transfer function, built once per process and shared by every kernel.
+public final class TransferTables: Sendable {
+    /// decode8[v] = decode(v / 255).
+    public let decode8: [Float]
+    /// decode16[v] = decode(v / 65535).
+    public let decode16: [Float]
+    /// encode8[i] = round(255 · encode(i / 65536)) for i in 0…65536: fine enough that the steep
+    /// start of the sRGB curve stays within half a step of 8-bit output.
+    public let encode8: [UInt8]
+
+    private init(_ transfer: Transfer) {
+        decode8 = (0..<256).map { transfer.decode(Float($0) / 255) }
+        decode16 = (0..<65536).map { transfer.decode(Float($0) / 65535) }
+        encode8 = (0...65536).map { UInt8((transfer.encode(Float($0) / 65536) * 255).rounded()) }
+    }
+
+    public static let sRGB = TransferTables(.sRGB)
+    public static let none = TransferTables(.none)
+
+    public static func of(_ transfer: Transfer) -> TransferTables {
+        switch transfer {
+        case .sRGB: return sRGB
+        case .none: return none
+        }
+    }
+}

@@ -84,10 +84,11 @@ public final class VipsImage: @unchecked Sendable {
     /// The kernel runs later, on libvips' worker threads, strip by strip as the image is saved.
     public func mapRows(_ kernel: RowKernel) throws -> VipsImage {
         let box = Unmanaged.passRetained(KernelBox(kernel)).toOpaque()
-        let mapped = medley_image_map_rows(handle, { context, input, output, width, bands, sampleBytes in
+        let mapped = medley_image_map_rows(handle, { context, input, output, width, bands, sampleBytes, x, y in
             guard let context, let input, let output else { return }
             Unmanaged<KernelBox>.fromOpaque(context).takeUnretainedValue().kernel
-                .apply(row: input, to: output, width: Int(width), bands: Int(bands), sampleBytes: Int(sampleBytes))
+                .apply(row: input, to: output, width: Int(width), bands: Int(bands), sampleBytes: Int(sampleBytes),
+                       x: Int(x), y: Int(y))
         }, box, { context in
             guard let context else { return }
             Unmanaged<KernelBox>.fromOpaque(context).release()

@@ -64,9 +64,10 @@ MedleyImage *medley_image_to_rgb(MedleyImage *image, int deep);
 
 /* A per-row kernel: reads `width` pixels of `bands` interleaved samples (8-bit when
  * sample_bytes == 1, 16-bit native-endian when 2) from `in` and writes the same layout to
- * `out`. Called concurrently from libvips worker threads, so it must be reentrant. */
+ * `out`; (x, y) is the position of the row's first pixel in the image. Called concurrently
+ * from libvips worker threads, so it must be reentrant. */
 typedef void (*medley_row_kernel)(void *ctx, const void *in, void *out, int width, int bands,
-                                  int sample_bytes);
+                                  int sample_bytes, int x, int y);
 /* A lazy image whose rows are `kernel` applied to `image`'s rows. `release(ctx)` is called
  * once when the new image is freed. Returns a new handle, or NULL (release already called). */
 MedleyImage *medley_image_map_rows(MedleyImage *image, medley_row_kernel kernel, void *ctx,

@@ -7,17 +7,18 @@ import MedleyMedia
 /// by strip as the encoder asks for them, the fused kernels run on each strip on libvips'
 /// worker threads, and memory stays at a few strips unless the image must be rotated.
 struct ImageStage {
-    /// The optimised filter passes, one kernel each (built once per job, shared by all
-    /// items); empty when the job only converts or copies images.
-    let kernels: [RowKernel]
+    /// The optimised filter passes (planned once per job, shared by all items); empty when
+    /// the job only converts or copies images.
+    let steps: [PixelStep]
+    let workingSpace: Transfer
     let export: ExportStage
 
     /// Decompression-bomb guard: a header may claim any size; refuse before allocating.
     static let maxPixels = 1_000_000_000
 
     init(job: Job, export: ExportStage) throws {
-        let plan = try job.imageGraph.map { RenderPlan(try $0.recipe()) }
-        kernels = (plan?.steps ?? []).map { $0.kernel(transfer: job.workingSpace) }
+        steps = try job.imageGraph.map { RenderPlan(try $0.recipe()).steps } ?? []
+        workingSpace = job.workingSpace
         self.export = export
     }
 
@@ -53,10 +54,11 @@ struct ImageStage {
             let rotate = export.autoOrient && header.orientation != 1
             // Rotation reads rows out of order, so it needs random access; everything else streams.
             var image = rotate ? try VipsImage.open(path, access: .random).autoOriented() : header
-            if !kernels.isEmpty {
+            if !steps.isEmpty {
                 image = try image.rgb(deep: image.sampleBytes > 1)
-                for kernel in kernels {
-                    image = try image.mapRows(kernel)
+                for step in steps {
+                    image = try image.mapRows(step.kernel(transfer: workingSpace, imageWidth: image.width,
+                                                          imageHeight: image.height))
                 }
             }
             try image.save(to: temporaryPath, format: format,

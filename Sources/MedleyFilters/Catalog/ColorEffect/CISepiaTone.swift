@@ -14,9 +14,7 @@ enum SepiaTone: FilterDefinition {
     static let attributes = FilterAttributes(
         name: "CISepiaTone",
         displayName: "Sepia Tone",
-        categories: ["CICategoryColorEffect", "CICategoryVideo", "CICategoryInterlaced",
-                     "CICategoryNonSquarePixels", "CICategoryStillImage", "CICategoryBuiltIn",
-                     "CICategoryXMPSerializable"],
+        categories: [Category.colorEffect] + Category.common + [Category.xmpSerializable],
         summary: "Maps the colors of an image to various shades of brown.",
         reference: "out = mix(in, M·in, inputIntensity), M = [[.3588 .7044 .1368] [.2990 .5870 .1140] "
             + "[.2392 .4696 .0912]] (GPUImage / Harbeth sepia matrix), in linear light",

@@ -1,0 +1,104 @@
+/// Runs a chain of `PointOperation`s over rows in one pass: stored samples are decoded into
+/// planar working-space floats a block at a time, every operation runs on the block while it
+/// is in cache, and the result is encoded back. This is the fused loop the optimiser emits for
+/// point-wise chains that are not a single colour matrix.
+public final class PointChainKernel: RowKernel {
+    public let operations: [PointOperation]
+    public let transfer: Transfer
+    public let imageWidth: Int
+    public let imageHeight: Int
+
+    /// Pixels per block: four planes of 256 floats stay inside L1.
+    static let blockSize = 256
+
+    private let tables: TransferTables
+
+    public init(operations: [PointOperation], transfer: Transfer, imageWidth: Int, imageHeight: Int) {
+        self.operations = operations
+        self.transfer = transfer
+        self.imageWidth = imageWidth
+        self.imageHeight = imageHeight
+        tables = TransferTables.of(transfer)
+    }
+
+    public func apply(row input: UnsafeRawPointer, to output: UnsafeMutableRawPointer,
+                      width: Int, bands: Int, sampleBytes: Int, x: Int, y: Int) {
+        precondition(bands == 3 || bands == 4, "point chains run on RGB or RGBA rows")
+        let planes = UnsafeMutablePointer<Float>.allocate(capacity: 4 * Self.blockSize)
+        defer { planes.deallocate() }
+        let r = planes, g = planes + Self.blockSize, b = planes + 2 * Self.blockSize, a = planes + 3 * Self.blockSize
+        var start = 0
+        while start < width {
+            let count = min(Self.blockSize, width - start)
+            let block = PixelBlock(red: r, green: g, blue: b, alpha: a, count: count, x: x + start, y: y,
+                                   imageWidth: imageWidth, imageHeight: imageHeight)
+            if sampleBytes == 1 {
+                unpack8(input.assumingMemoryBound(to: UInt8.self) + start * bands, block, bands: bands)
+            } else {
+                unpack16(input.assumingMemoryBound(to: UInt16.self) + start * bands, block, bands: bands)
+            }
+            for operation in operations { operation.apply(block) }
+            if sampleBytes == 1 {
+                pack8(block, output.assumingMemoryBound(to: UInt8.self) + start * bands, bands: bands)
+            } else {
+                pack16(block, output.assumingMemoryBound(to: UInt16.self) + start * bands, bands: bands)
+            }
+            start += count
+        }
+    }
+
+    private func unpack8(_ src: UnsafePointer<UInt8>, _ block: PixelBlock, bands: Int) {
+        tables.decode8.withUnsafeBufferPointer { table in
+            for i in 0..<block.paddedCount {
+                guard i < block.count else {
+                    block.red[i] = 0; block.green[i] = 0; block.blue[i] = 0; block.alpha[i] = 1
+                    continue
+                }
+                let p = src + i * bands
+                block.red[i] = table[Int(p[0])]
+                block.green[i] = table[Int(p[1])]
+                block.blue[i] = table[Int(p[2])]
+                block.alpha[i] = bands == 4 ? Float(p[3]) / 255 : 1
+            }
+        }
+    }
+
+    private func unpack16(_ src: UnsafePointer<UInt16>, _ block: PixelBlock, bands: Int) {
+        tables.decode16.withUnsafeBufferPointer { table in
+            for i in 0..<block.paddedCount {
+                guard i < block.count else {
+                    block.red[i] = 0; block.green[i] = 0; block.blue[i] = 0; block.alpha[i] = 1
+                    continue
+                }
+                let p = src + i * bands
+                block.red[i] = table[Int(p[0])]
+                block.green[i] = table[Int(p[1])]
+                block.blue[i] = table[Int(p[2])]
+                block.alpha[i] = bands == 4 ? Float(p[3]) / 65535 : 1
+            }
+        }
+    }
+
+    private func pack8(_ block: PixelBlock, _ dst: UnsafeMutablePointer<UInt8>, bands: Int) {
+        tables.encode8.withUnsafeBufferPointer { table in
+            @inline(__always) func index(_ v: Float) -> Int { Int(min(max(v, 0), 1) * 65536) }
+            for i in 0..<block.count {
+                let p = dst + i * bands
+                p[0] = table[index(block.red[i])]
+                p[1] = table[index(block.green[i])]
+                p[2] = table[index(block.blue[i])]
+                if bands == 4 { p[3] = UInt8((min(max(block.alpha[i], 0), 1) * 255).rounded()) }
+            }
+        }
+    }
+
+    private func pack16(_ block: PixelBlock, _ dst: UnsafeMutablePointer<UInt16>, bands: Int) {
+        for i in 0..<block.count {
+            let p = dst + i * bands
+            p[0] = UInt16((transfer.encode(block.red[i]) * 65535).rounded())
+            p[1] = UInt16((transfer.encode(block.green[i]) * 65535).rounded())
+            p[2] = UInt16((transfer.encode(block.blue[i]) * 65535).rounded())
+            if bands == 4 { p[3] = UInt16((min(max(block.alpha[i], 0), 1) * 65535).rounded()) }
+        }
+    }
+}
