@@ -152,59 +152,266 @@ MedleyImage *medley_image_to_rgb(MedleyImage *image, int deep) {
     return HANDLE(out);
 }
 
-/* ---- per-row kernels run inside libvips' region pipeline ---- */
+/* ---- Swift kernels run inside libvips' region pipeline ---- */
 
+/* One Swift kernel and its context; freed with the image it produces. */
 typedef struct {
-    medley_row_kernel kernel;
+    medley_row_kernel rows;
+    medley_row_kernel2 rows2;
+    medley_region_kernel regions;
+    int margin;
     void *ctx;
     void (*release)(void *ctx);
-} RowMap;
+} KernelClosure;
 
-static void row_map_free(VipsImage *image, void *data) {
-    RowMap *map = (RowMap *)data;
-    if (map->release) map->release(map->ctx);
-    g_free(map);
+static void closure_free(VipsImage *image, void *data) {
+    KernelClosure *closure = (KernelClosure *)data;
+    if (closure->release) closure->release(closure->ctx);
+    g_free(closure);
     (void)image;
 }
 
-static int row_map_generate(VipsRegion *out_region, void *seq, void *a, void *b, gboolean *stop) {
+static int rows_generate(VipsRegion *out_region, void *seq, void *a, void *b, gboolean *stop) {
     VipsRegion *in_region = (VipsRegion *)seq;
-    RowMap *map = (RowMap *)b;
+    KernelClosure *closure = (KernelClosure *)b;
     VipsRect *rect = &out_region->valid;
     if (vips_region_prepare(in_region, rect)) return -1;
     int bands = in_region->im->Bands;
-    int sample_bytes = (int)VIPS_IMAGE_SIZEOF_ELEMENT(in_region->im);
+    int in_bytes = (int)VIPS_IMAGE_SIZEOF_ELEMENT(in_region->im);
+    int out_bytes = (int)VIPS_IMAGE_SIZEOF_ELEMENT(out_region->im);
     for (int y = 0; y < rect->height; y++) {
-        map->kernel(map->ctx,
-                    VIPS_REGION_ADDR(in_region, rect->left, rect->top + y),
-                    VIPS_REGION_ADDR(out_region, rect->left, rect->top + y),
-                    rect->width, bands, sample_bytes, rect->left, rect->top + y);
+        closure->rows(closure->ctx,
+                      VIPS_REGION_ADDR(in_region, rect->left, rect->top + y),
+                      VIPS_REGION_ADDR(out_region, rect->left, rect->top + y),
+                      rect->width, bands, in_bytes, out_bytes, rect->left, rect->top + y);
     }
     (void)a;
     (void)stop;
     return 0;
 }
 
-MedleyImage *medley_image_map_rows(MedleyImage *image, medley_row_kernel kernel, void *ctx,
+static int rows2_generate(VipsRegion *out_region, void *seq, void *a, void *b, gboolean *stop) {
+    VipsRegion **in_regions = (VipsRegion **)seq;
+    KernelClosure *closure = (KernelClosure *)b;
+    VipsRect *rect = &out_region->valid;
+    if (vips_region_prepare(in_regions[0], rect) || vips_region_prepare(in_regions[1], rect)) return -1;
+    int bands = in_regions[0]->im->Bands;
+    for (int y = 0; y < rect->height; y++) {
+        closure->rows2(closure->ctx,
+                       VIPS_REGION_ADDR(in_regions[0], rect->left, rect->top + y),
+                       VIPS_REGION_ADDR(in_regions[1], rect->left, rect->top + y),
+                       VIPS_REGION_ADDR(out_region, rect->left, rect->top + y),
+                       rect->width, bands, rect->left, rect->top + y);
+    }
+    (void)a;
+    (void)stop;
+    return 0;
+}
+
+/* The input is the image embedded in a `margin`-wide border of copied edge pixels, so output
+ * pixel (x, y) reads input pixels (x .. x + 2·margin, y .. y + 2·margin). */
+static int regions_generate(VipsRegion *out_region, void *seq, void *a, void *b, gboolean *stop) {
+    VipsRegion *in_region = (VipsRegion *)seq;
+    KernelClosure *closure = (KernelClosure *)b;
+    VipsRect *rect = &out_region->valid;
+    VipsRect need = { rect->left, rect->top, rect->width + 2 * closure->margin, rect->height + 2 * closure->margin };
+    if (vips_region_prepare(in_region, &need)) return -1;
+    closure->regions(closure->ctx,
+                     VIPS_REGION_ADDR(in_region, need.left, need.top), VIPS_REGION_LSKIP(in_region),
+                     VIPS_REGION_ADDR(out_region, rect->left, rect->top), VIPS_REGION_LSKIP(out_region),
+                     rect->width, rect->height, in_region->im->Bands, rect->left, rect->top);
+    (void)a;
+    (void)stop;
+    return 0;
+}
+
+/* A new image that owns `closure` and keeps its inputs alive. */
+static VipsImage *closure_image(KernelClosure *closure, VipsImage **inputs, int count) {
+    VipsImage *out = vips_image_new();
+    g_signal_connect(out, "close", G_CALLBACK(closure_free), closure);
+    for (int i = 0; i < count; i++) {
+        g_object_ref(inputs[i]);
+        vips_object_local(out, inputs[i]);
+    }
+    return out;
+}
+
+static KernelClosure *new_closure(void *ctx, void (*release)(void *ctx)) {
+    KernelClosure *closure = g_new0(KernelClosure, 1);
+    closure->ctx = ctx;
+    closure->release = release;
+    return closure;
+}
+
+MedleyImage *medley_image_map_rows(MedleyImage *image, int out_format, medley_row_kernel kernel, void *ctx,
                                    void (*release)(void *ctx)) {
     VipsImage *in = IMG(image);
-    RowMap *map = g_new0(RowMap, 1);
-    map->kernel = kernel;
-    map->ctx = ctx;
-    map->release = release;
-
-    VipsImage *out = vips_image_new();
-    /* Free the closure, and drop our reference to the input, when the output goes. */
-    g_signal_connect(out, "close", G_CALLBACK(row_map_free), map);
-    g_object_ref(in);
-    vips_object_local(out, in);
-
-    if (vips_image_pipelinev(out, VIPS_DEMAND_STYLE_THINSTRIP, in, NULL) ||
-        vips_image_generate(out, vips_start_one, row_map_generate, vips_stop_one, in, map)) {
+    KernelClosure *closure = new_closure(ctx, release);
+    closure->rows = kernel;
+    VipsImage *inputs[] = { in };
+    VipsImage *out = closure_image(closure, inputs, 1);
+    if (vips_image_pipelinev(out, VIPS_DEMAND_STYLE_THINSTRIP, in, NULL)) {
+        g_object_unref(out);
+        return NULL;
+    }
+    if (out_format >= 0 && out_format != (int)in->BandFmt) {
+        out->BandFmt = (VipsBandFormat)out_format;
+        if (out_format == VIPS_FORMAT_FLOAT) out->Type = VIPS_INTERPRETATION_scRGB;
+        else if (out_format == VIPS_FORMAT_USHORT) out->Type = VIPS_INTERPRETATION_RGB16;
+        else out->Type = VIPS_INTERPRETATION_sRGB;
+    }
+    if (vips_image_generate(out, vips_start_one, rows_generate, vips_stop_one, in, closure)) {
         g_object_unref(out);
         return NULL;
     }
     return HANDLE(out);
+}
+
+MedleyImage *medley_image_map_rows2(MedleyImage *first, MedleyImage *second, medley_row_kernel2 kernel,
+                                    void *ctx, void (*release)(void *ctx)) {
+    VipsImage *a = IMG(first), *b = IMG(second);
+    KernelClosure *closure = new_closure(ctx, release);
+    closure->rows2 = kernel;
+    VipsImage *inputs[] = { a, b };
+    VipsImage *out = closure_image(closure, inputs, 2);
+    if (a->Xsize != b->Xsize || a->Ysize != b->Ysize || a->Bands != b->Bands || a->BandFmt != VIPS_FORMAT_FLOAT ||
+        b->BandFmt != VIPS_FORMAT_FLOAT) {
+        vips_error("medley", "two-input kernels need float images of one size and band count");
+        g_object_unref(out);
+        return NULL;
+    }
+    VipsImage **array = vips_allocate_input_array(out, a, b, NULL);
+    if (!array || vips_image_pipeline_array(out, VIPS_DEMAND_STYLE_THINSTRIP, array) ||
+        vips_image_generate(out, vips_start_many, rows2_generate, vips_stop_many, array, closure)) {
+        g_object_unref(out);
+        return NULL;
+    }
+    return HANDLE(out);
+}
+
+MedleyImage *medley_image_map_regions(MedleyImage *image, int margin, medley_region_kernel kernel, void *ctx,
+                                      void (*release)(void *ctx)) {
+    VipsImage *in = IMG(image);
+    KernelClosure *closure = new_closure(ctx, release);
+    closure->regions = kernel;
+    closure->margin = margin;
+    VipsImage *padded = NULL;
+    if (vips_embed(in, &padded, margin, margin, in->Xsize + 2 * margin, in->Ysize + 2 * margin,
+                   "extend", VIPS_EXTEND_COPY, NULL)) {
+        closure_free(NULL, closure);
+        return NULL;
+    }
+    VipsImage *inputs[] = { padded };
+    VipsImage *out = closure_image(closure, inputs, 1);
+    g_object_unref(padded); /* out holds it now */
+    if (vips_image_pipelinev(out, VIPS_DEMAND_STYLE_SMALLTILE, padded, NULL)) {
+        g_object_unref(out);
+        return NULL;
+    }
+    out->Xsize = in->Xsize;
+    out->Ysize = in->Ysize;
+    if (vips_image_generate(out, vips_start_one, regions_generate, vips_stop_one, padded, closure)) {
+        g_object_unref(out);
+        return NULL;
+    }
+    return HANDLE(out);
+}
+
+/* ---- geometry and generators, by libvips ---- */
+
+MedleyImage *medley_image_crop(MedleyImage *image, int left, int top, int width, int height) {
+    VipsImage *out = NULL;
+    return vips_crop(IMG(image), &out, left, top, width, height, NULL) ? NULL : HANDLE(out);
+}
+
+MedleyImage *medley_image_flip(MedleyImage *image, int horizontal) {
+    VipsImage *out = NULL;
+    return vips_flip(IMG(image), &out, horizontal ? VIPS_DIRECTION_HORIZONTAL : VIPS_DIRECTION_VERTICAL, NULL)
+        ? NULL : HANDLE(out);
+}
+
+MedleyImage *medley_image_rotate(MedleyImage *image, int quarter_turns) {
+    static const VipsAngle angles[] = { VIPS_ANGLE_D0, VIPS_ANGLE_D90, VIPS_ANGLE_D180, VIPS_ANGLE_D270 };
+    VipsImage *out = NULL;
+    return vips_rot(IMG(image), &out, angles[((quarter_turns % 4) + 4) % 4], NULL) ? NULL : HANDLE(out);
+}
+
+MedleyImage *medley_image_affine(MedleyImage *image, double a, double b, double c, double d,
+                                 double odx, double ody, int out_width, int out_height) {
+    VipsImage *out = NULL;
+    VipsInterpolate *interpolate = vips_interpolate_new("bicubic");
+    VipsArrayInt *area = vips_array_int_newv(4, 0, 0, out_width, out_height);
+    int failed = vips_affine(IMG(image), &out, a, b, c, d, "interpolate", interpolate, "odx", odx, "ody", ody,
+                             "oarea", area, "extend", VIPS_EXTEND_BLACK, NULL);
+    g_object_unref(interpolate);
+    vips_area_unref(VIPS_AREA(area));
+    return failed ? NULL : HANDLE(out);
+}
+
+MedleyImage *medley_image_resize(MedleyImage *image, double horizontal, double vertical) {
+    VipsImage *out = NULL;
+    return vips_resize(IMG(image), &out, horizontal, "vscale", vertical, "kernel", VIPS_KERNEL_LANCZOS3, NULL)
+        ? NULL : HANDLE(out);
+}
+
+MedleyImage *medley_image_thumbnail(const char *path, int width, int height, int crop, int force, int fail_on_error) {
+    VipsImage *out = NULL;
+    char *options = fail_on_error ? "[fail-on=truncated]" : "";
+    char *name = g_strdup_printf("%s%s", path, options);
+    int failed = vips_thumbnail(name, &out, width, "height", height,
+                                "crop", crop ? VIPS_INTERESTING_CENTRE : VIPS_INTERESTING_NONE,
+                                "size", force ? VIPS_SIZE_FORCE : VIPS_SIZE_BOTH,
+                                "no_rotate", FALSE, NULL);
+    g_free(name);
+    return failed ? NULL : HANDLE(out);
+}
+
+MedleyImage *medley_image_constant(int width, int height, int bands, const double *values) {
+    VipsImage *black = NULL, *out = NULL;
+    double ones[4] = { 1, 1, 1, 1 };
+    if (vips_black(&black, width, height, "bands", bands, NULL)) return NULL;
+    int failed = vips_linear(black, &out, ones, (double *)values, bands, NULL);
+    g_object_unref(black);
+    if (failed) return NULL;
+    VipsImage *cast = NULL;
+    failed = vips_cast(out, &cast, VIPS_FORMAT_FLOAT, NULL);
+    g_object_unref(out);
+    return failed ? NULL : HANDLE(cast);
+}
+
+MedleyImage *medley_image_import_icc(MedleyImage *image) {
+    VipsImage *out = NULL;
+    /* Embedded profile → sRGB, so the working space is the same whatever the camera wrote.
+     * 16-bit stays 16-bit. */
+    int depth = vips_image_get_format(IMG(image)) == VIPS_FORMAT_USHORT ? 16 : 8;
+    return vips_icc_transform(IMG(image), &out, "srgb", "embedded", TRUE, "depth", depth,
+                              "intent", VIPS_INTENT_RELATIVE, NULL) ? NULL : HANDLE(out);
+}
+
+const void *medley_image_icc_data(const MedleyImage *image, size_t *length) {
+    const void *data = NULL;
+    *length = 0;
+    if (!vips_image_get_typeof(IMG(image), VIPS_META_ICC_NAME)) return NULL;
+    if (vips_image_get_blob(IMG(image), VIPS_META_ICC_NAME, &data, length)) {
+        vips_error_clear();
+        return NULL;
+    }
+    return data;
+}
+
+MedleyImage *medley_image_embed(MedleyImage *image, int x, int y, int width, int height) {
+    VipsImage *out = NULL;
+    return vips_embed(IMG(image), &out, x, y, width, height, "extend", VIPS_EXTEND_BLACK, NULL) ? NULL : HANDLE(out);
+}
+
+MedleyImage *medley_image_append_band(MedleyImage *image, double value) {
+    VipsImage *out = NULL;
+    return vips_bandjoin_const1(IMG(image), &out, value, NULL) ? NULL : HANDLE(out);
+}
+
+MedleyImage *medley_image_extract_bands(MedleyImage *image, int first, int count) {
+    VipsImage *out = NULL;
+    return vips_extract_band(IMG(image), &out, first, "n", count, NULL) ? NULL : HANDLE(out);
 }
 
 int medley_image_save(MedleyImage *image, const char *path, int format, int quality, int strip) {

@@ -32,6 +32,10 @@ struct FilterInputs {
         if case .color(let r, let g, let b, let a)? = values[key] { return SIMD4(Float(r), Float(g), Float(b), Float(a)) }
         return nil
     }
+    func text(_ key: String) -> String? {
+        if case .text(let word)? = values[key] { return word }
+        return nil
+    }
     func boolean(_ key: String) -> Bool? {
         if case .boolean(let b)? = values[key] { return b }
         return nil
@@ -44,6 +48,7 @@ public enum FilterError: Error, Equatable, CustomStringConvertible {
     case unknownKey(filter: String, key: String, suggestion: String?)
     case wrongType(filter: String, key: String, expected: AttributeType, got: String)
     case outOfRange(filter: String, key: String, value: Double, minimum: Double?, maximum: Double?)
+    case notAChoice(filter: String, key: String, value: String, choices: [String])
 
     public var description: String {
         switch self {
@@ -57,6 +62,9 @@ public enum FilterError: Error, Equatable, CustomStringConvertible {
             let range = [minimum.map { "≥ \(FilterValue.format($0))" }, maximum.map { "≤ \(FilterValue.format($0))" }]
                 .compactMap { $0 }.joined(separator: " and ")
             return "\(filter).\(key) = \(FilterValue.format(value)) is out of range: it must be \(range)"
+        case .notAChoice(let filter, let key, let value, let choices):
+            return "\(filter).\(key) is one of \(choices.joined(separator: ", ")), not '\(value)'"
+                + (nearest(value, in: choices).map { "; did you mean '\($0)'?" } ?? "")
         }
     }
 
@@ -67,8 +75,10 @@ public enum FilterError: Error, Equatable, CustomStringConvertible {
         case .boolean: return "true or false"
         case .position, .offset: return "a vector [x, y]"
         case .rectangle: return "a rectangle [x, y, width, height]"
+        case .transform: return "a transform [a, b, c, d, tx, ty]"
         case .color, .opaqueColor: return "a colour [r, g, b] or [r, g, b, a] with components 0…1"
         case .image: return "an image"
+        case .choice: return "one word of a list"
         }
     }
 }
@@ -135,12 +145,18 @@ public final class Filter {
             }
             return value
         case (.position, .vector(let v)) where v.count == 2, (.offset, .vector(let v)) where v.count == 2,
-             (.rectangle, .vector(let v)) where v.count == 4:
+             (.rectangle, .vector(let v)) where v.count == 4, (.transform, .vector(let v)) where v.count == 6:
             return value
         case (.color, .vector(let v)) where v.count == 3 || v.count == 4,
              (.opaqueColor, .vector(let v)) where v.count == 3:
             return .color(red: v[0], green: v[1], blue: v[2], alpha: v.count == 4 ? v[3] : 1)
         case (.color, .color), (.opaqueColor, .color):
+            return value
+        case (.choice, .text(let word)):
+            guard let choices = parameter.choices, choices.contains(word) else {
+                throw FilterError.notAChoice(filter: attributes.name, key: key, value: word,
+                                             choices: parameter.choices ?? [])
+            }
             return value
         default:
             throw FilterError.wrongType(filter: attributes.name, key: key, expected: type, got: value.description)

@@ -8,18 +8,23 @@ public enum AttributeType: String, Sendable, CaseIterable {
     case color = "CIAttributeTypeColor"
     case opaqueColor = "CIAttributeTypeOpaqueColor"
     case rectangle = "CIAttributeTypeRectangle"
+    case transform = "CIAttributeTypeTransform"
     case count = "CIAttributeTypeCount"
     case integer = "CIAttributeTypeInteger"
     case boolean = "CIAttributeTypeBoolean"
     case image = "CIAttributeTypeImage"
+    /// Medley's own filters: one word from a fixed list (`resize`'s `mode`). Core Image has none.
+    case choice = "MedleyAttributeTypeChoice"
 
     /// The class Core Image reports for values of this type (`CIAttributeClass`).
     public var attributeClass: String {
         switch self {
         case .scalar, .angle, .distance, .count, .integer, .boolean: return "NSNumber"
         case .position, .offset, .rectangle: return "CIVector"
+        case .transform: return "NSAffineTransform"
         case .color, .opaqueColor: return "CIColor"
         case .image: return "CIImage"
+        case .choice: return "NSString"
         }
     }
 
@@ -42,11 +47,13 @@ public struct ParameterAttributes: Sendable {
     /// The range a UI slider offers; values outside it are allowed.
     public let sliderMinimum: Double?
     public let sliderMaximum: Double?
+    /// The words a `.choice` parameter accepts.
+    public let choices: [String]?
 
     public init(name: String, type: AttributeType, displayName: String, description: String,
                 defaultValue: FilterValue? = nil, identity: FilterValue? = nil,
                 minimum: Double? = nil, maximum: Double? = nil,
-                sliderMinimum: Double? = nil, sliderMaximum: Double? = nil) {
+                sliderMinimum: Double? = nil, sliderMaximum: Double? = nil, choices: [String]? = nil) {
         self.name = name
         self.type = type
         self.displayName = displayName
@@ -57,6 +64,7 @@ public struct ParameterAttributes: Sendable {
         self.maximum = maximum
         self.sliderMinimum = sliderMinimum
         self.sliderMaximum = sliderMaximum
+        self.choices = choices
     }
 
     /// The standard `inputImage` declaration.

@@ -23,6 +23,7 @@ extension FilterAttributes {
             if let value = parameter.maximum { entry.append(("CIAttributeMax", .number(value))) }
             if let value = parameter.sliderMinimum { entry.append(("CIAttributeSliderMin", .number(value))) }
             if let value = parameter.sliderMaximum { entry.append(("CIAttributeSliderMax", .number(value))) }
+            if let choices = parameter.choices { entry.append(("MedleyAttributeChoices", .array(choices.map { .string($0) }))) }
             fields.append((parameter.name, .object(entry)))
         }
         fields.append(("inputKeys", .array(parameters.map { .string($0.name) })))
@@ -45,6 +46,7 @@ extension FilterAttributes {
             if let low = parameter.sliderMinimum, let high = parameter.sliderMaximum {
                 facts.append("slider \(FilterValue.format(low))…\(FilterValue.format(high))")
             }
+            if let choices = parameter.choices { facts.append("one of: " + choices.joined(separator: ", ")) }
             if !facts.isEmpty { lines.append("      " + facts.joined(separator: " · ")) }
             lines.append("      \(parameter.description)")
         }

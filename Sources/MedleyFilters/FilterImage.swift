@@ -9,12 +9,41 @@ public indirect enum FilterImage: Sendable {
     case colorMatrix(ColorMatrix, of: FilterImage)
     /// Any other per-pixel change (it may depend on the pixel's position, as a vignette does).
     case point(PointOperation, of: FilterImage)
+    /// A neighbourhood operation (blur, sharpen, pixellate), run strip by strip with a margin.
+    case region(RegionKernel, of: FilterImage)
+    /// Resampling, cropping, rotating: done by libvips.
+    case geometry(GeometryOperation, of: FilterImage)
+    /// Two images combined pixel by pixel: `foreground` over `background`, with the background's
+    /// extent (Core Image aligns both at the origin).
+    case composite(RowKernel2, foreground: FilterImage, background: FilterImage)
+    /// One colour everywhere (Core Image's generators are infinite; Medley gives them the extent
+    /// of the graph's input image).
+    case constant(SIMD4<Float>)
+}
 
-    /// The source a chain of steps starts from.
-    public var sourceName: String {
-        switch self {
-        case .source(let name): return name
-        case .colorMatrix(_, let input), .point(_, let input): return input.sourceName
-        }
-    }
+/// Geometry, in Core Image's coordinates: pixels, origin at the bottom-left, y up.
+public enum GeometryOperation: Sendable {
+    /// Keep the part inside a rectangle.
+    case crop(x: Double, y: Double, width: Double, height: Double)
+    /// A CGAffineTransform (a b c d tx ty): x' = a·x + c·y + tx, y' = b·x + d·y + ty. The result is
+    /// the transformed image's bounding box.
+    case affine(a: Double, b: Double, c: Double, d: Double, tx: Double, ty: Double)
+    /// Lanczos scaling: height × scale, width × scale × aspectRatio.
+    case scale(scale: Double, aspectRatio: Double)
+    /// Medley's `resize`: fit into width × height the way a movie player scales.
+    case resize(width: Int, height: Int, mode: ResizeMode)
+    /// Apply the EXIF orientation and reset it.
+    case orient
+}
+
+/// The movie player's scaling modes (`MPMovieScalingMode`), used by `resize`.
+public enum ResizeMode: String, Sendable, CaseIterable {
+    /// Fit inside the box, keeping the aspect ratio (`aspectFit`).
+    case aspectFit
+    /// Fill the box, keeping the aspect ratio, cropping the centre (`aspectFill`).
+    case aspectFill
+    /// Stretch to the box exactly (`fill`).
+    case fill
+    /// Leave the size alone (`none`).
+    case none
 }

@@ -12,6 +12,8 @@ public enum FilterValue: Sendable, Equatable, CustomStringConvertible {
     case color(red: Double, green: Double, blue: Double, alpha: Double)
     /// CIImage: a recipe for pixels.
     case image(FilterImage)
+    /// One word of a `.choice` parameter (Medley's own filters).
+    case text(String)
 
     /// Values compare by content; images are recipes and never compare equal.
     public static func == (lhs: FilterValue, rhs: FilterValue) -> Bool {
@@ -20,6 +22,7 @@ public enum FilterValue: Sendable, Equatable, CustomStringConvertible {
         case let (.boolean(a), .boolean(b)): return a == b
         case let (.vector(a), .vector(b)): return a == b
         case let (.color(r1, g1, b1, a1), .color(r2, g2, b2, a2)): return [r1, g1, b1, a1] == [r2, g2, b2, a2]
+        case let (.text(a), .text(b)): return a == b
         default: return false
         }
     }
@@ -32,6 +35,7 @@ public enum FilterValue: Sendable, Equatable, CustomStringConvertible {
         case .color(let r, let g, let b, let a):
             return "(" + [r, g, b, a].map(Self.format).joined(separator: " ") + ")"
         case .image: return "<image>"
+        case .text(let word): return word
         }
     }
 
@@ -49,6 +53,7 @@ public enum FilterValue: Sendable, Equatable, CustomStringConvertible {
         case .vector(let v): return .array(v.map { .number($0) })
         case .color(let r, let g, let b, let a): return .array([r, g, b, a].map { .number($0) })
         case .image: return .null
+        case .text(let word): return .string(word)
         }
     }
 }

@@ -1,14 +1,14 @@
 import MedleyKernels
 
-/// One pass over the pixels.
+/// One pass of point-wise work over the pixels.
 public enum PixelStep: Sendable {
     /// Only colour matrices: the table-driven 8-bit fast path.
     case colorMatrix(ColorMatrix)
     /// Point-wise operations fused into one loop over planar float blocks.
     case pointChain([PointOperation])
 
-    /// The kernel that performs this step on rows stored with `transfer`, for an image of the
-    /// given size (position-dependent operations need it).
+    /// The kernel that performs this step on rows stored with `transfer` (ignored for float
+    /// rows, which are already in the working space), for an image of the given size.
     public func kernel(transfer: Transfer, imageWidth: Int, imageHeight: Int) -> RowKernel {
         switch self {
         case .colorMatrix(let matrix):
@@ -19,46 +19,64 @@ public enum PixelStep: Sendable {
         }
     }
 
-    /// How many operations the step runs per pixel (1 for a fused matrix).
-    public var operationCount: Int {
+    /// The same step as operations for the float path (where the 8-bit tables do not apply).
+    public var operations: [PointOperation] {
         switch self {
-        case .colorMatrix: return 1
-        case .pointChain(let operations): return operations.count
+        case .colorMatrix(let matrix): return [ColorMatrixOperation(matrix)]
+        case .pointChain(let operations): return operations
         }
     }
 }
 
-/// An optimised recipe: the source it reads and the passes to run, in order.
-///
-/// The optimiser is the only place that knows how steps combine; kernels never see the graph.
-/// Consecutive colour matrices collapse into one (so `sepia → exposure → sepia` is one matrix),
-/// identities disappear, and a run of point-wise operations becomes a single pass.
-public struct RenderPlan: Sendable {
-    public let source: String
-    public let steps: [PixelStep]
+/// An optimised recipe, as a tree of passes. The optimiser is the only place that knows how
+/// steps combine; kernels never see the graph. Along every chain it collapses consecutive
+/// colour matrices into one, drops identities, and joins runs of point-wise operations into a
+/// single pass (`.points`).
+public indirect enum RenderNode: Sendable {
+    case source(String)
+    case points(PixelStep, of: RenderNode)
+    case region(RegionKernel, of: RenderNode)
+    case geometry(GeometryOperation, of: RenderNode)
+    case composite(RowKernel2, foreground: RenderNode, background: RenderNode)
+    case constant(SIMD4<Float>)
 
-    public init(source: String, steps: [PixelStep]) {
-        self.source = source
-        self.steps = steps
+    /// Whether the whole tree is point-wise passes over one source (the fast stored-sample path).
+    public var isPointOnly: Bool {
+        switch self {
+        case .source: return true
+        case .points(_, let input): return input.isPointOnly
+        default: return false
+        }
     }
 
-    /// Optimises a recipe into a plan.
-    public init(_ image: FilterImage) {
-        var reversed: [Link] = []
-        var node = image
-        while true {
-            switch node {
-            case .source(let name):
-                self.init(source: name, steps: Self.fuse(reversed.reversed()))
-                return
-            case .colorMatrix(let matrix, let input):
-                reversed.append(.matrix(matrix))
-                node = input
-            case .point(let operation, let input):
-                reversed.append(.operation(operation))
-                node = input
-            }
+    /// The geometry step applied directly to the source, if the chain starts with one (a
+    /// `resize` there can shrink while decoding).
+    public var firstGeometry: GeometryOperation? {
+        switch self {
+        case .geometry(let operation, .source): return operation
+        case .points(_, let input), .region(_, let input), .geometry(_, let input): return input.firstGeometry
+        default: return nil
         }
+    }
+}
+
+/// The optimised plan of a recipe.
+public struct RenderPlan: Sendable {
+    public let root: RenderNode
+
+    public init(_ image: FilterImage) {
+        root = Self.optimise(image)
+    }
+
+    /// For point-only plans: the passes in order from the source (empty when nothing changes).
+    public var steps: [PixelStep] {
+        var steps: [PixelStep] = []
+        var node = root
+        while case .points(let step, let input) = node {
+            steps.insert(step, at: 0)
+            node = input
+        }
+        return steps
     }
 
     private enum Link {
@@ -66,9 +84,41 @@ public struct RenderPlan: Sendable {
         case operation(PointOperation)
     }
 
-    /// Collapses runs of colour matrices, drops identities, and joins everything point-wise
-    /// into one pass.
-    private static func fuse(_ links: [Link]) -> [PixelStep] {
+    private static func optimise(_ image: FilterImage) -> RenderNode {
+        // Gather the run of point-wise links above the next non-point node.
+        var links: [Link] = []
+        var node = image
+        while true {
+            switch node {
+            case .colorMatrix(let matrix, let input):
+                links.append(.matrix(matrix))
+                node = input
+                continue
+            case .point(let operation, let input):
+                links.append(.operation(operation))
+                node = input
+                continue
+            default:
+                break
+            }
+            break
+        }
+        let below: RenderNode
+        switch node {
+        case .source(let name): below = .source(name)
+        case .region(let kernel, let input): below = .region(kernel, of: optimise(input))
+        case .geometry(let operation, let input): below = .geometry(operation, of: optimise(input))
+        case .composite(let kernel, let foreground, let background):
+            below = .composite(kernel, foreground: optimise(foreground), background: optimise(background))
+        case .constant(let colour): below = .constant(colour)
+        case .colorMatrix, .point: fatalError("unreachable: point links were consumed above")
+        }
+        guard let step = fuse(links.reversed()) else { return below }
+        return .points(step, of: below)
+    }
+
+    /// One pass for a run of point-wise links (in application order), or nil if they cancel out.
+    private static func fuse(_ links: [Link]) -> PixelStep? {
         var collapsed: [Link] = []
         for link in links {
             if case .matrix(let second) = link, case .matrix(let first)? = collapsed.last {
@@ -81,13 +131,13 @@ public struct RenderPlan: Sendable {
             if case .matrix(let matrix) = link { return matrix.isIdentity }
             return false
         }
-        if collapsed.isEmpty { return [] }
-        if collapsed.count == 1, case .matrix(let matrix) = collapsed[0] { return [.colorMatrix(matrix)] }
-        return [.pointChain(collapsed.map { link in
+        if collapsed.isEmpty { return nil }
+        if collapsed.count == 1, case .matrix(let matrix) = collapsed[0] { return .colorMatrix(matrix) }
+        return .pointChain(collapsed.map { link in
             switch link {
             case .matrix(let matrix): return ColorMatrixOperation(matrix)
             case .operation(let operation): return operation
             }
-        })]
+        })
     }
 }

@@ -41,9 +41,10 @@ public final class ColorMatrixKernel: RowKernel {
         self.tables = TransferTables.of(transfer)
     }
 
-    public func apply(row input: UnsafeRawPointer, to output: UnsafeMutableRawPointer,
-                      width: Int, bands: Int, sampleBytes: Int, x: Int, y: Int) {
+    public func apply(row input: UnsafeRawPointer, to output: UnsafeMutableRawPointer, width: Int, bands: Int,
+                      inputBytes sampleBytes: Int, outputBytes: Int, x: Int, y: Int) {
         precondition(bands == 3 || bands == 4, "colour matrix rows are RGB or RGBA")
+        precondition(sampleBytes == outputBytes && sampleBytes <= 2, "colour matrix rows are 8- or 16-bit in and out")
         if sampleBytes == 1 {
             apply8(input.assumingMemoryBound(to: UInt8.self),
                    output.assumingMemoryBound(to: UInt8.self), width: width, bands: bands)

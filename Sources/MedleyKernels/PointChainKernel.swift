@@ -21,9 +21,10 @@ public final class PointChainKernel: RowKernel {
         tables = TransferTables.of(transfer)
     }
 
-    public func apply(row input: UnsafeRawPointer, to output: UnsafeMutableRawPointer,
-                      width: Int, bands: Int, sampleBytes: Int, x: Int, y: Int) {
+    public func apply(row input: UnsafeRawPointer, to output: UnsafeMutableRawPointer, width: Int, bands: Int,
+                      inputBytes sampleBytes: Int, outputBytes: Int, x: Int, y: Int) {
         precondition(bands == 3 || bands == 4, "point chains run on RGB or RGBA rows")
+        precondition(sampleBytes == outputBytes, "point chains keep the sample format")
         let planes = UnsafeMutablePointer<Float>.allocate(capacity: 4 * Self.blockSize)
         defer { planes.deallocate() }
         let r = planes, g = planes + Self.blockSize, b = planes + 2 * Self.blockSize, a = planes + 3 * Self.blockSize
@@ -32,16 +33,16 @@ public final class PointChainKernel: RowKernel {
             let count = min(Self.blockSize, width - start)
             let block = PixelBlock(red: r, green: g, blue: b, alpha: a, count: count, x: x + start, y: y,
                                    imageWidth: imageWidth, imageHeight: imageHeight)
-            if sampleBytes == 1 {
-                unpack8(input.assumingMemoryBound(to: UInt8.self) + start * bands, block, bands: bands)
-            } else {
-                unpack16(input.assumingMemoryBound(to: UInt16.self) + start * bands, block, bands: bands)
+            switch sampleBytes {
+            case 1: unpack8(input.assumingMemoryBound(to: UInt8.self) + start * bands, block, bands: bands)
+            case 2: unpack16(input.assumingMemoryBound(to: UInt16.self) + start * bands, block, bands: bands)
+            default: unpackFloat(input.assumingMemoryBound(to: Float.self) + start * bands, block, bands: bands)
             }
             for operation in operations { operation.apply(block) }
-            if sampleBytes == 1 {
-                pack8(block, output.assumingMemoryBound(to: UInt8.self) + start * bands, bands: bands)
-            } else {
-                pack16(block, output.assumingMemoryBound(to: UInt16.self) + start * bands, bands: bands)
+            switch sampleBytes {
+            case 1: pack8(block, output.assumingMemoryBound(to: UInt8.self) + start * bands, bands: bands)
+            case 2: pack16(block, output.assumingMemoryBound(to: UInt16.self) + start * bands, bands: bands)
+            default: packFloat(block, output.assumingMemoryBound(to: Float.self) + start * bands, bands: bands)
             }
             start += count
         }
@@ -76,6 +77,31 @@ public final class PointChainKernel: RowKernel {
                 block.blue[i] = table[Int(p[2])]
                 block.alpha[i] = bands == 4 ? Float(p[3]) / 65535 : 1
             }
+        }
+    }
+
+    /// Float rows are already in the working space: deinterleave only.
+    private func unpackFloat(_ src: UnsafePointer<Float>, _ block: PixelBlock, bands: Int) {
+        for i in 0..<block.paddedCount {
+            guard i < block.count else {
+                block.red[i] = 0; block.green[i] = 0; block.blue[i] = 0; block.alpha[i] = 1
+                continue
+            }
+            let p = src + i * bands
+            block.red[i] = p[0]
+            block.green[i] = p[1]
+            block.blue[i] = p[2]
+            block.alpha[i] = bands == 4 ? p[3] : 1
+        }
+    }
+
+    private func packFloat(_ block: PixelBlock, _ dst: UnsafeMutablePointer<Float>, bands: Int) {
+        for i in 0..<block.count {
+            let p = dst + i * bands
+            p[0] = block.red[i]
+            p[1] = block.green[i]
+            p[2] = block.blue[i]
+            if bands == 4 { p[3] = block.alpha[i] }
         }
     }
 

@@ -80,20 +80,122 @@ public final class VipsImage: @unchecked Sendable {
         try Self.wrap(medley_image_to_rgb(handle, deep ? 1 : 0), "cannot convert to RGB")
     }
 
-    /// A lazy image whose rows are `kernel` applied to this image's rows (RGB or RGBA, 8/16-bit).
-    /// The kernel runs later, on libvips' worker threads, strip by strip as the image is saved.
-    public func mapRows(_ kernel: RowKernel) throws -> VipsImage {
-        let box = Unmanaged.passRetained(KernelBox(kernel)).toOpaque()
-        let mapped = medley_image_map_rows(handle, { context, input, output, width, bands, sampleBytes, x, y in
+    /// Sample formats a kernel can produce.
+    public enum SampleFormat: Int32, Sendable {
+        case uchar = 0, ushort = 2, float = 6
+    }
+
+    /// A lazy image whose rows are `kernel` applied to this image's rows, in the same sample
+    /// format or converted to `format`. The kernel runs later, on libvips' worker threads, strip
+    /// by strip as the image is saved.
+    public func mapRows(_ kernel: RowKernel, to format: SampleFormat? = nil) throws -> VipsImage {
+        let box = Unmanaged.passRetained(Box(kernel)).toOpaque()
+        let mapped = medley_image_map_rows(handle, format?.rawValue ?? -1, { context, input, output, width, bands,
+                                                                              inputBytes, outputBytes, x, y in
             guard let context, let input, let output else { return }
-            Unmanaged<KernelBox>.fromOpaque(context).takeUnretainedValue().kernel
-                .apply(row: input, to: output, width: Int(width), bands: Int(bands), sampleBytes: Int(sampleBytes),
-                       x: Int(x), y: Int(y))
-        }, box, { context in
-            guard let context else { return }
-            Unmanaged<KernelBox>.fromOpaque(context).release()
-        })
+            (Unmanaged<Box>.fromOpaque(context).takeUnretainedValue().value as! RowKernel)
+                .apply(row: input, to: output, width: Int(width), bands: Int(bands), inputBytes: Int(inputBytes),
+                       outputBytes: Int(outputBytes), x: Int(x), y: Int(y))
+        }, box, Self.releaseBox)
         return try Self.wrap(mapped, "cannot run kernel")
+    }
+
+    /// Rows of this image and `other` (both float, same size and bands) combined by `kernel`.
+    public func mapRows(with other: VipsImage, _ kernel: RowKernel2) throws -> VipsImage {
+        let box = Unmanaged.passRetained(Box(kernel)).toOpaque()
+        let mapped = medley_image_map_rows2(handle, other.handle, { context, first, second, output, width, bands, x, y in
+            guard let context, let first, let second, let output else { return }
+            (Unmanaged<Box>.fromOpaque(context).takeUnretainedValue().value as! RowKernel2)
+                .apply(first: first.assumingMemoryBound(to: Float.self), second: second.assumingMemoryBound(to: Float.self),
+                       to: output.assumingMemoryBound(to: Float.self), width: Int(width), bands: Int(bands),
+                       x: Int(x), y: Int(y))
+        }, box, Self.releaseBox)
+        return try Self.wrap(mapped, "cannot composite")
+    }
+
+    /// A float image whose blocks are `kernel` applied to this (float) image's blocks plus margin.
+    public func mapRegions(_ kernel: RegionKernel) throws -> VipsImage {
+        let box = Unmanaged.passRetained(Box(SizedRegionKernel(kernel: kernel, width: width, height: height))).toOpaque()
+        let mapped = medley_image_map_regions(handle, Int32(kernel.margin), { context, input, inputStride, output,
+                                                                              outputStride, width, height, bands, x, y in
+            guard let context, let input, let output else { return }
+            let sized = Unmanaged<Box>.fromOpaque(context).takeUnretainedValue().value as! SizedRegionKernel
+            sized.kernel.apply(input: input.assumingMemoryBound(to: Float.self), inputStride: inputStride / 4,
+                               output: output.assumingMemoryBound(to: Float.self), outputStride: outputStride / 4,
+                               width: Int(width), height: Int(height), bands: Int(bands), x: Int(x), y: Int(y),
+                               imageWidth: sized.width, imageHeight: sized.height)
+        }, box, Self.releaseBox)
+        return try Self.wrap(mapped, "cannot run kernel")
+    }
+
+    private static let releaseBox: @convention(c) (UnsafeMutableRawPointer?) -> Void = { context in
+        guard let context else { return }
+        Unmanaged<Box>.fromOpaque(context).release()
+    }
+
+    public func cropped(left: Int, top: Int, width: Int, height: Int) throws -> VipsImage {
+        try Self.wrap(medley_image_crop(handle, Int32(left), Int32(top), Int32(width), Int32(height)), "cannot crop")
+    }
+
+    public func flipped(horizontally: Bool) throws -> VipsImage {
+        try Self.wrap(medley_image_flip(handle, horizontally ? 1 : 0), "cannot flip")
+    }
+
+    /// Rotated clockwise by a multiple of 90°.
+    public func rotated(quarterTurns: Int) throws -> VipsImage {
+        try Self.wrap(medley_image_rotate(handle, Int32(quarterTurns)), "cannot rotate")
+    }
+
+    /// Output (X, Y) = [a b; c d]·(x, y) + (dx, dy), sampled bicubically into width × height.
+    public func affine(a: Double, b: Double, c: Double, d: Double, dx: Double, dy: Double,
+                       width: Int, height: Int) throws -> VipsImage {
+        try Self.wrap(medley_image_affine(handle, a, b, c, d, dx, dy, Int32(width), Int32(height)), "cannot transform")
+    }
+
+    /// Lanczos-3 resampling by scale factors.
+    public func resized(horizontal: Double, vertical: Double) throws -> VipsImage {
+        try Self.wrap(medley_image_resize(handle, horizontal, vertical), "cannot resize")
+    }
+
+    /// A file decoded straight to at most width × height (shrink-on-load), EXIF orientation applied.
+    public static func thumbnail(_ path: String, width: Int, height: Int, crop: Bool, force: Bool) throws -> VipsImage {
+        try Vips.start()
+        return try wrap(medley_image_thumbnail(path, Int32(width), Int32(height), crop ? 1 : 0, force ? 1 : 0, 1),
+                        "cannot decode")
+    }
+
+    /// A float image filled with one colour (one value per band).
+    public static func constant(width: Int, height: Int, values: [Double]) throws -> VipsImage {
+        try Vips.start()
+        return try wrap(medley_image_constant(Int32(width), Int32(height), Int32(values.count), values),
+                        "cannot make a constant image")
+    }
+
+    /// The embedded ICC profile's bytes (empty when none).
+    public var iccProfile: [UInt8] {
+        var length = 0
+        guard let data = medley_image_icc_data(handle, &length), length > 0 else { return [] }
+        return Array(UnsafeRawBufferPointer(start: data, count: length))
+    }
+
+    /// Placed at (x, y) on a width × height canvas of zeros.
+    public func embedded(x: Int, y: Int, width: Int, height: Int) throws -> VipsImage {
+        try Self.wrap(medley_image_embed(handle, Int32(x), Int32(y), Int32(width), Int32(height)), "cannot embed")
+    }
+
+    /// With one more band of a constant value (an opaque alpha).
+    public func appendingBand(_ value: Double) throws -> VipsImage {
+        try Self.wrap(medley_image_append_band(handle, value), "cannot add a band")
+    }
+
+    /// Only bands first ..< first + count.
+    public func bands(_ first: Int, count: Int) throws -> VipsImage {
+        try Self.wrap(medley_image_extract_bands(handle, Int32(first), Int32(count)), "cannot extract bands")
+    }
+
+    /// Converted from its embedded ICC profile to sRGB (same depth).
+    public func importingICCProfile() throws -> VipsImage {
+        try Self.wrap(medley_image_import_icc(handle), "cannot apply the embedded ICC profile")
     }
 
     /// Renders and writes the image. `quality` is 1…100 for lossy formats (nil: the format's
@@ -115,8 +217,15 @@ public final class VipsImage: @unchecked Sendable {
     }
 }
 
+/// A region kernel with the size of the image it runs over.
+private struct SizedRegionKernel {
+    let kernel: RegionKernel
+    let width: Int
+    let height: Int
+}
+
 /// Keeps a kernel alive while libvips holds a pointer to it.
-private final class KernelBox {
-    let kernel: RowKernel
-    init(_ kernel: RowKernel) { self.kernel = kernel }
+private final class Box {
+    let value: Any
+    init(_ value: Any) { self.value = value }
 }

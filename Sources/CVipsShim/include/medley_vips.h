@@ -62,16 +62,56 @@ MedleyImage *medley_image_autorot(MedleyImage *image);
  * Grey becomes three equal channels; alpha is kept. Returns a new handle. */
 MedleyImage *medley_image_to_rgb(MedleyImage *image, int deep);
 
-/* A per-row kernel: reads `width` pixels of `bands` interleaved samples (8-bit when
- * sample_bytes == 1, 16-bit native-endian when 2) from `in` and writes the same layout to
- * `out`; (x, y) is the position of the row's first pixel in the image. Called concurrently
- * from libvips worker threads, so it must be reentrant. */
+/* A per-row kernel: reads `width` pixels of `bands` interleaved samples from `in` (in_bytes per
+ * sample: 1 uchar, 2 ushort native-endian, 4 float) and writes the same count to `out` (out_bytes
+ * per sample); (x, y) places the row's first pixel in the image. Called concurrently from
+ * libvips worker threads, so it must be reentrant. */
 typedef void (*medley_row_kernel)(void *ctx, const void *in, void *out, int width, int bands,
-                                  int sample_bytes, int x, int y);
-/* A lazy image whose rows are `kernel` applied to `image`'s rows. `release(ctx)` is called
- * once when the new image is freed. Returns a new handle, or NULL (release already called). */
-MedleyImage *medley_image_map_rows(MedleyImage *image, medley_row_kernel kernel, void *ctx,
+                                  int in_bytes, int out_bytes, int x, int y);
+/* A lazy image whose rows are `kernel` applied to `image`'s rows. out_format is a VipsBandFormat
+ * (0 uchar, 2 ushort, 6 float) or -1 to keep the input's. `release(ctx)` is called once when the
+ * new image is freed (also on failure). Returns a new handle, or NULL. */
+MedleyImage *medley_image_map_rows(MedleyImage *image, int out_format, medley_row_kernel kernel, void *ctx,
                                    void (*release)(void *ctx));
+
+/* Two float images of one size, row by row (compositing): `first` and `second` rows in, one out. */
+typedef void (*medley_row_kernel2)(void *ctx, const void *first, const void *second, void *out, int width,
+                                   int bands, int x, int y);
+MedleyImage *medley_image_map_rows2(MedleyImage *first, MedleyImage *second, medley_row_kernel2 kernel,
+                                    void *ctx, void (*release)(void *ctx));
+
+/* A neighbourhood kernel on a float image: output block (x, y, width, height) from the input block
+ * that extends `margin` pixels beyond it on every side (edges are extended by copying). `in`
+ * points at the input block's top-left; strides are in bytes. */
+typedef void (*medley_region_kernel)(void *ctx, const void *in, size_t in_stride, void *out, size_t out_stride,
+                                     int width, int height, int bands, int x, int y);
+MedleyImage *medley_image_map_regions(MedleyImage *image, int margin, medley_region_kernel kernel, void *ctx,
+                                      void (*release)(void *ctx));
+
+/* Geometry and generators (libvips operations). All return new handles or NULL. */
+MedleyImage *medley_image_crop(MedleyImage *image, int left, int top, int width, int height);
+MedleyImage *medley_image_flip(MedleyImage *image, int horizontal);
+MedleyImage *medley_image_rotate(MedleyImage *image, int quarter_turns);
+/* Output pixel (X, Y) of an out_width × out_height image samples input (x, y) where
+ * [X Y] = [a b; c d]·[x y] + [odx ody]; bicubic, black outside. */
+MedleyImage *medley_image_affine(MedleyImage *image, double a, double b, double c, double d,
+                                 double odx, double ody, int out_width, int out_height);
+/* Lanczos-3 resampling by the given scale factors. */
+MedleyImage *medley_image_resize(MedleyImage *image, double horizontal, double vertical);
+/* Loads a file already shrunk to fit width × height (shrink-on-load for JPEG, WebP…), EXIF
+ * orientation applied. crop: fill the box and crop the centre; force: ignore the aspect ratio. */
+MedleyImage *medley_image_thumbnail(const char *path, int width, int height, int crop, int force, int fail_on_error);
+/* A float image of one colour. values has `bands` entries. */
+MedleyImage *medley_image_constant(int width, int height, int bands, const double *values);
+/* Converts from the embedded ICC profile to sRGB (same bit depth). */
+MedleyImage *medley_image_import_icc(MedleyImage *image);
+/* The embedded ICC profile's bytes (owned by the image; valid while it lives) or NULL. */
+const void *medley_image_icc_data(const MedleyImage *image, size_t *length);
+/* Places the image at (x, y) in a width × height canvas; outside is 0 (transparent for RGBA). */
+MedleyImage *medley_image_embed(MedleyImage *image, int x, int y, int width, int height);
+/* Adds a constant band (an opaque alpha), or keeps the first `count` bands. */
+MedleyImage *medley_image_append_band(MedleyImage *image, double value);
+MedleyImage *medley_image_extract_bands(MedleyImage *image, int first, int count);
 
 /* Output formats for medley_image_save. */
 enum {

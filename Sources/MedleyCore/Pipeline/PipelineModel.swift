@@ -21,6 +21,8 @@ public struct Job: Sendable {
     /// The space filters work in: linear light (default, as Core Image) or the stored values.
     public let workingSpace: Transfer
     public let export: ExportStage?
+    /// `limits.maxPixels`: images whose header claims more pixels fail before decoding (nil: the default).
+    public let maxPixels: Int?
     /// Stages the schema defines that this version parses but cannot run yet. A job that has
     /// any is refused at validation, never run with the stage skipped.
     public let plannedStages: PlannedStages

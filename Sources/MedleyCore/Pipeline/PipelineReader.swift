@@ -60,7 +60,7 @@ private struct Reader {
 
     static let topKeys = ["version", "jobs"]
     static let jobKeys = ["name", "ingest", "where", "tag", "filters", "graph", "colorSpace", "transcode",
-                          "analyze", "poster", "export", "playlist", "report"]
+                          "analyze", "poster", "export", "playlist", "report", "limits"]
     static let ingestKeys = ["from", "recursive", "media", "include", "exclude"]
     static let exportKeys = ["to", "format", "quality", "name", "strip", "overwrite", "autoOrient"]
     static let formats = ["jpeg", "jpg", "png", "webp", "tiff", "heif", "gif", "same"]
@@ -131,6 +131,12 @@ private struct Reader {
                        suggestion: "add 'export: { to: out, format: jpeg }'")
         }
 
+        var maxPixels: Int?
+        if let limitsNode = fields["limits"], let limits = mapping(limitsNode, keys: ["maxPixels"], what: "limits"),
+           let node = limits["maxPixels"], let n = integer(node, what: "limits.maxPixels") {
+            if n >= 1 { maxPixels = n } else { sink.error(node, "limits.maxPixels must be at least 1, not \(n)") }
+        }
+
         var planned = PlannedStages()
         for key in ["where", "tag", "transcode", "analyze", "poster", "playlist", "report"] {
             guard let stage = fields[key] else { continue }
@@ -142,7 +148,7 @@ private struct Reader {
 
         guard let name, let ingest else { return nil }
         return Job(name: name, mark: node.mark, ingest: ingest, imageGraph: graph, workingSpace: space,
-                   export: export, plannedStages: planned)
+                   export: export, maxPixels: maxPixels, plannedStages: planned)
     }
 
     static let plannedIn = [
@@ -421,6 +427,7 @@ private struct Reader {
     func filterValue(_ node: YAMLNode, for parameter: ParameterAttributes, filter: String) -> FilterValue? {
         switch node {
         case .scalar(let text, let plain, _):
+            if parameter.type == .choice { return .text(text) }
             if plain, let n = Self.number(text) { return .number(n) }
             if plain, let b = Self.bool(text) { return .boolean(b) }
         case .sequence(let items, _):

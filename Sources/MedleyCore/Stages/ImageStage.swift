@@ -7,19 +7,19 @@ import MedleyMedia
 /// by strip as the encoder asks for them, the fused kernels run on each strip on libvips'
 /// worker threads, and memory stays at a few strips unless the image must be rotated.
 struct ImageStage {
-    /// The optimised filter passes (planned once per job, shared by all items); empty when
-    /// the job only converts or copies images.
-    let steps: [PixelStep]
-    let workingSpace: Transfer
+    let renderer: ImageRenderer
     let export: ExportStage
-
     /// Decompression-bomb guard: a header may claim any size; refuse before allocating.
-    static let maxPixels = 1_000_000_000
+    let maxPixels: Int
+
+    /// sharp's default (0x3FFF²): big enough for any camera, small enough to stop a bomb.
+    static let defaultMaxPixels = 268_402_689
 
     init(job: Job, export: ExportStage) throws {
-        steps = try job.imageGraph.map { RenderPlan(try $0.recipe()).steps } ?? []
-        workingSpace = job.workingSpace
+        renderer = ImageRenderer(plan: try job.imageGraph.map { RenderPlan(try $0.recipe()) },
+                                 workingSpace: job.workingSpace, autoOrient: export.autoOrient)
         self.export = export
+        maxPixels = job.maxPixels ?? Self.defaultMaxPixels
     }
 
     /// Opens the header only (no pixels) and checks it is safe to decode.
@@ -31,9 +31,9 @@ struct ImageStage {
             throw ItemFailure("cannot decode: \(error.reason)")
         }
         let pixels = header.width * header.height
-        if pixels > Self.maxPixels || header.width <= 0 || header.height <= 0 {
-            throw ItemFailure(String(format: "image claims %d × %d pixels (%.0f MP), over the %d MP limit; not decoded",
-                                     header.width, header.height, Double(pixels) / 1e6, Self.maxPixels / 1_000_000))
+        if pixels > maxPixels || header.width <= 0 || header.height <= 0 {
+            throw ItemFailure(String(format: "image claims %d × %d pixels (%.0f MP), over the %.0f MP limit (limits.maxPixels); not decoded",
+                                     header.width, header.height, Double(pixels) / 1e6, Double(maxPixels) / 1e6))
         }
         return header
     }
@@ -51,16 +51,7 @@ struct ImageStage {
     /// Renders `header`'s file into `temporaryPath`.
     func render(_ path: String, header: VipsImage, format: ImageFormat, to temporaryPath: String) throws {
         do {
-            let rotate = export.autoOrient && header.orientation != 1
-            // Rotation reads rows out of order, so it needs random access; everything else streams.
-            var image = rotate ? try VipsImage.open(path, access: .random).autoOriented() : header
-            if !steps.isEmpty {
-                image = try image.rgb(deep: image.sampleBytes > 1)
-                for step in steps {
-                    image = try image.mapRows(step.kernel(transfer: workingSpace, imageWidth: image.width,
-                                                          imageHeight: image.height))
-                }
-            }
+            let image = try renderer.render(path, header: header)
             try image.save(to: temporaryPath, format: format,
                            quality: format.isLossy ? export.quality : nil, strip: export.strip)
         } catch let error as MediaError {

@@ -1,0 +1,162 @@
+import Foundation
+import MedleyFilters
+import MedleyKernels
+import MedleyMedia
+
+/// Turns an optimised plan into a libvips pipeline for one image.
+///
+/// Two paths. When the plan is only point-wise passes, kernels run directly on the stored
+/// 8/16-bit samples (the colour-matrix fast path). Otherwise the image is decoded once into
+/// float RGBA in the working space, every node of the plan runs on floats — neighbourhood
+/// kernels on strips with margins, geometry by libvips, compositing row by row — and the result
+/// is encoded once at the end.
+struct ImageRenderer {
+    let plan: RenderPlan?
+    let workingSpace: Transfer
+    let autoOrient: Bool
+
+    /// The rendered (still lazy) image of one file, ready to save.
+    func render(_ path: String, header: VipsImage) throws -> VipsImage {
+        var shrunkOnLoad = false
+        var source: VipsImage
+        if case .resize(let width, let height, let mode)? = plan?.root.firstGeometry, mode != .none {
+            // Shrink while decoding (JPEG DCT scaling, WebP/HEIF subsampling): far less to decode.
+            source = try VipsImage.thumbnail(path, width: width, height: height, crop: mode == .aspectFill,
+                                             force: mode == .fill)
+            shrunkOnLoad = true
+        } else {
+            // Rotation reads rows out of order, so it needs random access; everything else streams.
+            let rotate = autoOrient && header.orientation != 1
+            source = rotate ? try VipsImage.open(path, access: .random).autoOriented() : header
+        }
+        let profile = source.iccProfile
+        if !profile.isEmpty && !ICCProfile.isSRGB(profile) && source.bands >= 3 {
+            source = try source.importingICCProfile()
+        }
+        guard let plan else { return source }
+
+        if plan.root.isPointOnly {
+            var image = source
+            let steps = plan.steps
+            if !steps.isEmpty { image = try image.rgb(deep: image.sampleBytes > 1) }
+            for step in steps {
+                image = try image.mapRows(step.kernel(transfer: workingSpace, imageWidth: image.width,
+                                                      imageHeight: image.height))
+            }
+            return image
+        }
+        if shrunkOnLoad, case .geometry(_, .source) = plan.root { return source }
+
+        let deep = source.sampleBytes > 1
+        let hadAlpha = source.hasAlpha
+        var rgba = try source.rgb(deep: deep)
+        if !hadAlpha { rgba = try rgba.appendingBand(deep ? 65535 : 255) }
+        let input = try rgba.mapRows(DecodeKernel(transfer: workingSpace), to: .float)
+        var result = try evaluate(plan.root, input: input, skipFirstResize: shrunkOnLoad)
+        if !hadAlpha { result = try result.bands(0, count: 3) }
+        return try result.mapRows(EncodeKernel(transfer: workingSpace), to: deep ? .ushort : .uchar)
+    }
+
+    /// One node on float RGBA images.
+    private func evaluate(_ node: RenderNode, input: VipsImage, skipFirstResize: Bool) throws -> VipsImage {
+        func below(_ next: RenderNode) throws -> VipsImage {
+            try evaluate(next, input: input, skipFirstResize: skipFirstResize)
+        }
+        switch node {
+        case .source:
+            return input
+        case .points(let step, let next):
+            let image = try below(next)
+            return try image.mapRows(PointChainKernel(operations: step.operations, transfer: .none,
+                                                      imageWidth: image.width, imageHeight: image.height))
+        case .region(let kernel, let next):
+            return try below(next).mapRegions(kernel)
+        case .geometry(let operation, let next):
+            if skipFirstResize, case .source = next, case .resize = operation { return input }
+            return try Geometry.apply(operation, to: try below(next))
+        case .composite(let kernel, let foreground, let background):
+            let back = try below(background)
+            let front = try Geometry.align(try below(foreground), toExtentOf: back)
+            return try front.mapRows(with: back, kernel)
+        case .constant(let colour):
+            // Colours are written as Core Image's CIColor values are: encoded (sRGB) components.
+            let linear = [colour.x, colour.y, colour.z].map { Double(workingSpace.decode($0)) } + [Double(colour.w)]
+            return try VipsImage.constant(width: input.width, height: input.height, values: linear)
+        }
+    }
+}
+
+/// Geometry in Core Image's coordinates (origin bottom-left, y up) on libvips images (y down).
+enum Geometry {
+    static func apply(_ operation: GeometryOperation, to image: VipsImage) throws -> VipsImage {
+        let width = Double(image.width), height = Double(image.height)
+        switch operation {
+        case .crop(let x, let y, let w, let h):
+            let left = max(0, Int(x.rounded(.down))), right = min(image.width, Int((x + w).rounded(.up)))
+            let bottom = max(0, Int(y.rounded(.down))), top = min(image.height, Int((y + h).rounded(.up)))
+            guard right > left, top > bottom else {
+                throw ItemFailure("CICrop: the rectangle [\(x) \(y) \(w) \(h)] lies outside the \(image.width)×\(image.height) image")
+            }
+            return try image.cropped(left: left, top: image.height - top, width: right - left, height: top - bottom)
+        case .affine(let a, let b, let c, let d, let tx, let ty):
+            if let turns = quarterTurns(a, b, c, d) { return turns == 0 ? image : try image.rotated(quarterTurns: turns) }
+            if a == -1, b == 0, c == 0, d == 1 { return try image.flipped(horizontally: true) }
+            if a == 1, b == 0, c == 0, d == -1 { return try image.flipped(horizontally: false) }
+            let corners = [(0.0, 0.0), (width, 0.0), (0.0, height), (width, height)].map { (x, y) in
+                (a * x + c * y + tx, b * x + d * y + ty)
+            }
+            let minX = corners.map(\.0).min()!, maxX = corners.map(\.0).max()!
+            let minY = corners.map(\.1).min()!, maxY = corners.map(\.1).max()!
+            let outWidth = Int((maxX - minX).rounded(.up)), outHeight = Int((maxY - minY).rounded(.up))
+            guard outWidth > 0, outHeight > 0, outWidth * outHeight <= ImageStage.defaultMaxPixels else {
+                throw ItemFailure("CIAffineTransform: the result would be \(outWidth)×\(outHeight) pixels")
+            }
+            // Pixel coordinates flip y: X = a·x − c·y + (c·H + tx − minX), Y = −b·x + d·y + (maxY − d·H − ty).
+            return try image.affine(a: a, b: -c, c: -b, d: d, dx: c * height + tx - minX, dy: maxY - d * height - ty,
+                                    width: outWidth, height: outHeight)
+        case .scale(let scale, let aspectRatio):
+            return try image.resized(horizontal: scale * aspectRatio, vertical: scale)
+        case .resize(let boxWidth, let boxHeight, let mode):
+            let w = Double(boxWidth > 0 ? boxWidth : Int.max), h = Double(boxHeight > 0 ? boxHeight : Int.max)
+            switch mode {
+            case .none:
+                return image
+            case .fill:
+                return try image.resized(horizontal: Double(boxWidth > 0 ? boxWidth : image.width) / width,
+                                         vertical: Double(boxHeight > 0 ? boxHeight : image.height) / height)
+            case .aspectFit:
+                let s = min(w / width, h / height)
+                return try image.resized(horizontal: s, vertical: s)
+            case .aspectFill:
+                let s = max(boxWidth > 0 ? w / width : 0, boxHeight > 0 ? h / height : 0)
+                let scaled = try image.resized(horizontal: s, vertical: s)
+                let cropWidth = min(scaled.width, boxWidth > 0 ? boxWidth : scaled.width)
+                let cropHeight = min(scaled.height, boxHeight > 0 ? boxHeight : scaled.height)
+                return try scaled.cropped(left: (scaled.width - cropWidth) / 2, top: (scaled.height - cropHeight) / 2,
+                                          width: cropWidth, height: cropHeight)
+            }
+        case .orient:
+            return try image.autoOriented()
+        }
+    }
+
+    /// Quarter turns clockwise (libvips) for a rotation matrix of a multiple of 90°, else nil.
+    /// Core Image's y axis points up, so its counter-clockwise is counter-clockwise on screen.
+    static func quarterTurns(_ a: Double, _ b: Double, _ c: Double, _ d: Double) -> Int? {
+        switch (a, b, c, d) {
+        case (1, 0, 0, 1): return 0
+        case (0, 1, -1, 0): return 3   // +90° (counter-clockwise)
+        case (-1, 0, 0, -1): return 2
+        case (0, -1, 1, 0): return 1   // −90° (clockwise)
+        default: return nil
+        }
+    }
+
+    /// The foreground on the background's canvas, both anchored at Core Image's origin (the
+    /// bottom-left corner); outside the foreground is transparent.
+    static func align(_ foreground: VipsImage, toExtentOf background: VipsImage) throws -> VipsImage {
+        if foreground.width == background.width && foreground.height == background.height { return foreground }
+        return try foreground.embedded(x: 0, y: background.height - foreground.height,
+                                       width: background.width, height: background.height)
+    }
+}

@@ -1,0 +1,26 @@
+import MedleyKernels
+
+/// CIGaussianBlur: a separable Gaussian whose standard deviation is `inputRadius`, on
+/// premultiplied linear light.
+enum GaussianBlur: FilterDefinition {
+    static let attributes = FilterAttributes(
+        name: "CIGaussianBlur",
+        displayName: "Gaussian Blur",
+        categories: [Category.blur] + Category.common,
+        summary: "Spreads source pixels by an amount specified by a Gaussian distribution.",
+        reference: "separable Gaussian, σ = inputRadius, taps to ±3σ, premultiplied alpha, edges extended",
+        parameters: [
+            .inputImage,
+            ParameterAttributes(
+                name: "inputRadius", type: .scalar, displayName: "Radius",
+                description: "The radius determines how many pixels are used to create the blur. The larger the radius, the blurrier the result.",
+                defaultValue: .number(10), identity: .number(0), minimum: 0, sliderMinimum: 0, sliderMaximum: 100),
+        ])
+
+    static func outputImage(_ inputs: FilterInputs) -> FilterImage? {
+        guard let image = inputs.image("inputImage") else { return nil }
+        let radius = inputs.float("inputRadius", 10)
+        if radius <= 0.01 { return image }
+        return .region(BlurKernel(.gaussian(sigma: radius)), of: image)
+    }
+}

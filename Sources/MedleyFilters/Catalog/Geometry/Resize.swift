@@ -1,0 +1,35 @@
+/// Medley's `resize`: fits the image to a box the way the movie player scales video
+/// (`MPMovieScalingMode`). As the first step of a job it shrinks while decoding (JPEG DCT
+/// scaling), like `vipsthumbnail`.
+enum Resize: FilterDefinition {
+    static let attributes = FilterAttributes(
+        name: "resize",
+        displayName: "Resize",
+        categories: [Category.geometryAdjustment, Category.stillImage],
+        summary: "Scales the image into a width × height box: aspectFit (inside, keep proportions), aspectFill "
+            + "(cover, crop the centre), fill (stretch), none.",
+        reference: "libvips vips_thumbnail (shrink-on-load) as a first step, else vips_resize with Lanczos-3",
+        parameters: [
+            .inputImage,
+            ParameterAttributes(
+                name: "width", type: .count, displayName: "Width",
+                description: "The box width in pixels (0: unbounded).",
+                defaultValue: .number(0), minimum: 0, sliderMinimum: 16, sliderMaximum: 8192),
+            ParameterAttributes(
+                name: "height", type: .count, displayName: "Height",
+                description: "The box height in pixels (0: unbounded).",
+                defaultValue: .number(0), minimum: 0, sliderMinimum: 16, sliderMaximum: 8192),
+            ParameterAttributes(
+                name: "mode", type: .choice, displayName: "Mode",
+                description: "How the image fills the box.",
+                defaultValue: .text("aspectFit"), choices: ResizeMode.allCases.map(\.rawValue)),
+        ])
+
+    static func outputImage(_ inputs: FilterInputs) -> FilterImage? {
+        guard let image = inputs.image("inputImage") else { return nil }
+        let width = Int(inputs.number("width") ?? 0), height = Int(inputs.number("height") ?? 0)
+        let mode = ResizeMode(rawValue: inputs.text("mode") ?? "aspectFit") ?? .aspectFit
+        if mode == .none || (width == 0 && height == 0) { return image }
+        return .geometry(.resize(width: width, height: height, mode: mode), of: image)
+    }
+}
