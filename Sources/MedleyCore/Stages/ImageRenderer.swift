@@ -21,8 +21,11 @@ struct ImageRenderer {
         var source: VipsImage
         if case .resize(let width, let height, let mode)? = plan?.root.firstGeometry, mode != .none {
             // Shrink while decoding (JPEG DCT scaling, WebP/HEIF subsampling): far less to decode.
-            source = try VipsImage.thumbnail(path, width: width, height: height, crop: mode == .aspectFill,
-                                             force: mode == .fill)
+            // An unbounded side (0) must not constrain: libvips reads a missing height as "square".
+            let unbounded = 10_000_000
+            source = try VipsImage.thumbnail(path, width: width > 0 ? width : unbounded,
+                                             height: height > 0 ? height : unbounded,
+                                             crop: mode == .aspectFill, force: mode == .fill)
             shrunkOnLoad = true
         } else {
             // Rotation reads rows out of order, so it needs random access; everything else streams.

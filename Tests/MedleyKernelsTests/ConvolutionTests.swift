@@ -1,0 +1,96 @@
+import Foundation
+import MedleyKernels
+import XCTest
+
+/// Region kernels on hand-made float blocks, against sums written out here.
+final class ConvolutionTests: XCTestCase {
+    /// A block of `width × height` RGB pixels plus `margin` on every side, from a function.
+    func block(width: Int, height: Int, margin: Int, bands: Int = 3,
+               _ value: (Int, Int, Int) -> Float) -> [Float] {
+        let w = width + 2 * margin, h = height + 2 * margin
+        var data = [Float](repeating: 0, count: w * h * bands)
+        for y in 0..<h { for x in 0..<w { for c in 0..<bands { data[(y * w + x) * bands + c] = value(x - margin, y - margin, c) } } }
+        return data
+    }
+
+    func run(_ kernel: RegionKernel, _ input: [Float], width: Int, height: Int, bands: Int = 3) -> [Float] {
+        var output = [Float](repeating: .nan, count: width * height * bands)
+        input.withUnsafeBufferPointer { src in
+            output.withUnsafeMutableBufferPointer { dst in
+                kernel.apply(input: src.baseAddress!, inputStride: (width + 2 * kernel.margin) * bands,
+                             output: dst.baseAddress!, outputStride: width * bands, width: width, height: height,
+                             bands: bands, x: 0, y: 0, imageWidth: width, imageHeight: height)
+            }
+        }
+        return output
+    }
+
+    func testGaussianOfAnImpulseIsTheGaussian() {
+        let sigma: Float = 2
+        let kernel = BlurKernel(.gaussian(sigma: sigma))
+        XCTAssertEqual(kernel.margin, 6, "taps reach 3σ")
+        let size = 13
+        let input = block(width: size, height: size, margin: kernel.margin) { x, y, _ in x == 6 && y == 6 ? 1 : 0 }
+        let output = run(kernel, input, width: size, height: size)
+        // By hand: g(d) = exp(−d²/2σ²) / Σ exp(−k²/2σ²) for k in −6…6, and the 2-D result is g(dx)·g(dy).
+        let total = (-6...6).map { exp(-Double($0 * $0) / 8) }.reduce(0, +)
+        func g(_ d: Int) -> Double { exp(-Double(d * d) / 8) / total }
+        for (dx, dy) in [(0, 0), (1, 0), (2, 3), (6, 6), (-4, 1)] {
+            XCTAssertEqual(Double(output[((6 + dy) * size + 6 + dx) * 3]), g(dx) * g(dy), accuracy: 1e-6, "(\(dx), \(dy))")
+        }
+        XCTAssertEqual(Double(output.reduce(0, +)) / 3, 1, accuracy: 1e-4, "energy is kept")
+    }
+
+    func testBoxBlurAveragesItsSquare() {
+        let kernel = BlurKernel(.box(radius: 1))
+        let input = block(width: 4, height: 4, margin: 1) { x, y, c in Float(x + 10 * y + 100 * c) }
+        let output = run(kernel, input, width: 4, height: 4)
+        // A linear ramp is its own 3×3 mean.
+        for y in 0..<4 { for x in 0..<4 { XCTAssertEqual(output[(y * 4 + x) * 3 + 1], Float(x + 10 * y + 100), accuracy: 1e-4) } }
+    }
+
+    func testPremultipliedBlurKeepsTransparentColourOut() {
+        // Left half opaque red, right half transparent green: blurred colour stays red, alpha spreads.
+        let kernel = BlurKernel(.box(radius: 1))
+        let input = block(width: 4, height: 1, margin: 1, bands: 4) { x, _, c in
+            x < 2 ? [1, 0, 0, 1][c] : [0, 1, 0, 0][c]
+        }
+        let output = run(kernel, input, width: 4, height: 1, bands: 4)
+        let edge = Array(output[8..<12])  // pixel 2: two transparent, one opaque neighbour
+        XCTAssertEqual(edge[0], 1, accuracy: 1e-5, "colour is the opaque neighbour's")
+        XCTAssertEqual(edge[1], 0, accuracy: 1e-5, "no green bleeds from transparent pixels")
+        XCTAssertEqual(edge[3], 1.0 / 3, accuracy: 1e-5)
+    }
+
+    func testPixellateAveragesEachCell() {
+        let kernel = PixellateKernel(cellSize: 2, originX: 0, originYFromBottom: 4)
+        let input = block(width: 4, height: 4, margin: 2) { x, y, _ in Float(x + 4 * y) }
+        let output = run(kernel, input, width: 4, height: 4)
+        // Cells [0,1]×[0,1] → (0+1+4+5)/4 = 2.5; [2,3]×[2,3] → (10+11+14+15)/4 = 12.5.
+        XCTAssertEqual(output[0], 2.5)
+        XCTAssertEqual(output[(1 * 4 + 1) * 3], 2.5)
+        XCTAssertEqual(output[(3 * 4 + 3) * 3], 12.5)
+    }
+
+    func testBlendModesFollowTheW3CFormulas() {
+        let fg: [Float] = [0.2, 0.6, 0.9, 1, 0.2, 0.6, 0.9, 0.5]
+        let bg: [Float] = [0.5, 0.3, 0.1, 1, 0.5, 0.3, 0.1, 1]
+        func blend(_ mode: BlendMode) -> [Float] {
+            var out = [Float](repeating: 0, count: 8)
+            fg.withUnsafeBufferPointer { f in bg.withUnsafeBufferPointer { b in out.withUnsafeMutableBufferPointer { o in
+                BlendKernel(mode).apply(first: f.baseAddress!, second: b.baseAddress!, to: o.baseAddress!, width: 2,
+                                        bands: 4, x: 0, y: 0)
+            } } }
+            return out
+        }
+        let multiply = blend(.multiply), screen = blend(.screen), overlay = blend(.overlay), normal = blend(.normal)
+        XCTAssertEqual(multiply[0], 0.2 * 0.5, accuracy: 1e-6)
+        XCTAssertEqual(screen[1], 0.6 + 0.3 - 0.18, accuracy: 1e-6)
+        XCTAssertEqual(overlay[0], 2 * 0.2 * 0.5, accuracy: 1e-6, "backdrop ≤ 0.5: multiply")
+        XCTAssertEqual(normal[0], 0.2, accuracy: 1e-6)
+        // Half-transparent source over opaque: 0.5·Cs + 0.5·Cb, alpha 1.
+        XCTAssertEqual(normal[4], 0.5 * 0.2 + 0.5 * 0.5, accuracy: 1e-6)
+        XCTAssertEqual(normal[7], 1, accuracy: 1e-6)
+        XCTAssertEqual(multiply[4], 0.5 * 0.2 * 0.5 + 0.5 * 0.5, accuracy: 1e-6)
+    }
+}
