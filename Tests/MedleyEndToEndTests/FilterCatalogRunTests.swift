@@ -117,3 +117,40 @@ final class FilterCatalogRunTests: EndToEndCase {
         XCTAssertTrue(result.stderr.contains("limits.maxPixels"), result.stderr)
     }
 }
+
+/// Colour management and the example pipelines.
+final class ColourAndExampleTests: EndToEndCase {
+    func testEmbeddedProfilesAreConvertedToSRGBAsVipsDoes() throws {
+        // A Display P3 JPEG made by vips; the reference is vips' own conversion back to sRGB.
+        let p3 = work + "/p3.jpg"
+        XCTAssertEqual(try Tool.run("vips", ["icc_transform", Tool.fixtures + "/images/landscape.jpg", p3, "p3"]).status, 0)
+        XCTAssertEqual(try Tool.exif(p3, "ProfileDescription"), "sP3C")
+        let reference = work + "/reference.png"
+        XCTAssertEqual(try Tool.run("vips", ["icc_transform", p3, reference, "srgb", "--embedded"]).status, 0)
+        let path = try pipeline("""
+            version: 1
+            jobs:
+              - name: icc
+                ingest: { from: [\(p3)] }
+                export: { to: out, format: png }
+            """)
+        let result = try Tool.medley(["run", path, "--quiet"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        let mine = try Tool.pixels(work + "/out/p3.png"), theirs = try Tool.pixels(reference)
+        let worst = zip(mine.samples, theirs.samples).map { abs($0 - $1) }.max() ?? 99
+        XCTAssertLessThanOrEqual(worst, 1)
+        XCTAssertEqual(try Tool.exif(work + "/out/p3.png", "ProfileDescription"), "sRGB")
+    }
+
+    func testEveryExamplePipelineValidatesAndPlans() throws {
+        let folder = Tool.packageRoot + "/pipelines"
+        let files = try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.hasSuffix(".yaml") }
+        XCTAssertGreaterThanOrEqual(files.count, 4)
+        for file in files {
+            let validate = try Tool.medley(["validate", folder + "/" + file])
+            XCTAssertEqual(validate.status, 0, "\(file): \(validate.stderr)")
+            let dry = try Tool.medley(["run", folder + "/" + file, "--dry-run", "--quiet"])
+            XCTAssertEqual(dry.status, 0, "\(file): \(dry.stderr)")
+        }
+    }
+}
