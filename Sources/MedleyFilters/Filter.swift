@@ -1,3 +1,5 @@
+import MedleyKernels
+
 /// A filter kind: its declaration and how it builds its output recipe. One file per filter in
 /// `Catalog/`, the declaration next to the maths.
 protocol FilterDefinition {
@@ -10,6 +12,8 @@ protocol FilterDefinition {
 struct FilterInputs {
     // Values were checked against the declaration when set, so accessors only unwrap.
     let values: [String: FilterValue]
+    /// The working space the recipe will run in; colours are converted into it.
+    let workingSpace: Transfer
 
     func image(_ key: String) -> FilterImage? {
         if case .image(let image)? = values[key] { return image }
@@ -27,10 +31,12 @@ struct FilterInputs {
         if case .vector(let v)? = values[key] { return v }
         return nil
     }
-    /// A colour's red, green, blue, alpha.
+    /// A colour's red, green, blue (in the working space) and alpha. Colours are written as
+    /// CIColor components are — sRGB-encoded — and, as Core Image does, converted into the
+    /// working space (linear light unless `colorSpace: none`).
     func color(_ key: String) -> SIMD4<Float>? {
-        if case .color(let r, let g, let b, let a)? = values[key] { return SIMD4(Float(r), Float(g), Float(b), Float(a)) }
-        return nil
+        guard case .color(let r, let g, let b, let a)? = values[key] else { return nil }
+        return SIMD4(workingSpace.decode(Float(r)), workingSpace.decode(Float(g)), workingSpace.decode(Float(b)), Float(a))
     }
     func text(_ key: String) -> String? {
         if case .text(let word)? = values[key] { return word }
@@ -114,7 +120,13 @@ public final class Filter {
     public func value(forKey key: String) -> FilterValue? { values[key] }
 
     /// The recipe for the result, or nil while a required image input is unset.
-    public var outputImage: FilterImage? { definition.outputImage(FilterInputs(values: values)) }
+    public var outputImage: FilterImage? {
+        definition.outputImage(FilterInputs(values: values, workingSpace: workingSpace))
+    }
+
+    /// The space the output recipe will be rendered in (a CIContext's working colour space):
+    /// colour parameters are converted into it. Linear light by default.
+    public var workingSpace: Transfer = .sRGB
 
     /// Validates a value against a declaration without creating a filter (pipeline validation
     /// uses this). Returns the value normalised to the parameter's type (e.g. a 3-component

@@ -233,8 +233,10 @@ final class ColorAdjustmentCatalogTests: XCTestCase {
     func testWhitePointAdjustMultipliesByTheColour() throws {
         let recipe = try Render.filter("CIWhitePointAdjust", ["inputColor": .vector([0.9, 0.75, 0.5])])
         XCTAssertTrue(isColorMatrix(recipe))
+        // The colour is a CIColor (sRGB components), converted to linear light like Core Image does.
+        let (wr, wg, wb) = (SRGB.toLinear(0.9), SRGB.toLinear(0.75), SRGB.toLinear(0.5))
         assertPixels(Render.pixels(recipe, image.pixels, width: image.width, height: image.height), image.pixels) { r, g, b in
-            (r * 0.9, g * 0.75, b * 0.5)
+            (r * wr, g * wg, b * wb)
         }
     }
 
@@ -383,7 +385,7 @@ final class ColorAdjustmentCatalogTests: XCTestCase {
             let g1 = (o + s) * r0 + (c + o) * g0 + (o - s) * b0
             let b1 = (o - s) * r0 + (o + s) * g0 + (c + o) * b0
             let r2 = 0.8 * r1 + 0.2 * g1 + 0.01, g2 = 0.1 * r1 + 0.9 * g1, b2 = 0.1 * g1 + 0.85 * b1 + 0.02
-            return (r2 * 0.95, g2 * 0.85, b2 * 0.7)
+            return (r2 * SRGB.toLinear(0.95), g2 * SRGB.toLinear(0.85), b2 * SRGB.toLinear(0.7))
         }
     }
 }

@@ -96,10 +96,12 @@ final class FilterTests: XCTestCase {
         for name in effects {
             XCTAssertTrue(FilterRegistry.attributes(of: name)!.categories.contains("CICategoryColorEffect"), name)
         }
-        XCTAssertEqual(FilterRegistry.names(inCategory: "CICategoryBlur"), [])
+        XCTAssertEqual(FilterRegistry.names(inCategory: "CICategoryBlur"), ["CIBoxBlur", "CIGaussianBlur", "CINoiseReduction"])
+        XCTAssertEqual(FilterRegistry.names(inCategory: "NoSuchCategory"), [])
         XCTAssertEqual(FilterRegistry.suggestion(for: "CISepiaTon"), "CISepiaTone")
         XCTAssertEqual(FilterRegistry.suggestion(for: "sepiatone"), "CISepiaTone")
-        XCTAssertNil(FilterRegistry.suggestion(for: "CIGaussianBlur"))
+        XCTAssertEqual(FilterRegistry.suggestion(for: "CIGausianBlur"), "CIGaussianBlur")
+        XCTAssertNil(FilterRegistry.suggestion(for: "CIQRCodeGenerator"))
         XCTAssertEqual(editDistance("kitten", "sitting"), 3)
     }
 }

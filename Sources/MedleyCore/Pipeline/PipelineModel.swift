@@ -83,7 +83,7 @@ public struct ImageGraph: Sendable {
 
     /// Builds the Core Image recipe, as `CIFilter` would be used: create by name,
     /// `setDefaults()`, set each keyed value, wire the image inputs, read `outputImage`.
-    public func recipe() throws -> FilterImage {
+    public func recipe(workingSpace: Transfer = .sRGB) throws -> FilterImage {
         let byName = Dictionary(nodes.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         var built: [String: FilterImage] = [Self.inputName: .source(Self.inputName)]
         func image(of name: String) throws -> FilterImage {
@@ -91,6 +91,7 @@ public struct ImageGraph: Sendable {
             guard let node = byName[name], let filter = Filter(name: node.filter) else {
                 throw FilterError.unknownFilter(name, suggestion: nil)
             }
+            filter.workingSpace = workingSpace
             filter.setDefaults()
             for (key, value) in node.parameters { try filter.setValue(value, forKey: key) }
             for (key, source) in node.imageInputs { try filter.setValue(.image(image(of: source)), forKey: key) }

@@ -82,9 +82,9 @@ struct ImageRenderer {
             let front = try Geometry.align(try below(foreground), toExtentOf: back)
             return try front.mapRows(with: back, kernel)
         case .constant(let colour):
-            // Colours are written as Core Image's CIColor values are: encoded (sRGB) components.
-            let linear = [colour.x, colour.y, colour.z].map { Double(workingSpace.decode($0)) } + [Double(colour.w)]
-            return try VipsImage.constant(width: input.width, height: input.height, values: linear)
+            // Already in the working space (FilterInputs.color converts CIColor values).
+            return try VipsImage.constant(width: input.width, height: input.height,
+                                          values: [colour.x, colour.y, colour.z, colour.w].map(Double.init))
         }
     }
 }

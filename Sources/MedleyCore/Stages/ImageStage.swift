@@ -16,7 +16,7 @@ struct ImageStage {
     static let defaultMaxPixels = 268_402_689
 
     init(job: Job, export: ExportStage) throws {
-        renderer = ImageRenderer(plan: try job.imageGraph.map { RenderPlan(try $0.recipe()) },
+        renderer = ImageRenderer(plan: try job.imageGraph.map { RenderPlan(try $0.recipe(workingSpace: job.workingSpace)) },
                                  workingSpace: job.workingSpace, autoOrient: export.autoOrient)
         self.export = export
         maxPixels = job.maxPixels ?? Self.defaultMaxPixels
