@@ -112,7 +112,8 @@ final class CatalogTests: XCTestCase {
         for name in FilterRegistry.names {
             let attributes = FilterRegistry.attributes(of: name)!
             let settable = attributes.parameters.filter { $0.type != .image }
-            guard attributes.imageKeys == ["inputImage"], settable.allSatisfy({ $0.identity != nil }) else { continue }
+            guard attributes.imageKeys == ["inputImage"], !settable.isEmpty,
+                  settable.allSatisfy({ $0.identity != nil }) else { continue }
             var values: [String: FilterValue] = [:]
             for parameter in settable { values[parameter.name] = parameter.identity }
             let recipe = try Render.filter(name, values)
