@@ -49,6 +49,16 @@ public indirect enum RenderNode: Sendable {
         }
     }
 
+    /// Whether any step composites or generates images, which needs an alpha band even when the
+    /// input has none (blurs and point steps of opaque images run on three bands).
+    public var needsAlpha: Bool {
+        switch self {
+        case .source: return false
+        case .composite, .constant: return true
+        case .points(_, let input), .region(_, let input), .geometry(_, let input): return input.needsAlpha
+        }
+    }
+
     /// The geometry step applied directly to the source, if the chain starts with one (a
     /// `resize` there can shrink while decoding).
     public var firstGeometry: GeometryOperation? {

@@ -79,42 +79,14 @@ public struct SeparableConvolution: Sendable {
         weights.withUnsafeBufferPointer { taps in
             // Horizontal: each scratch row is the centre `width` pixels, convolved along x.
             for y in 0..<rows {
-                let row = source + y * sourceStride
-                let out = scratch + y * paddedRow
-                var x = 0
-                while x + 8 <= rowFloats {
-                    var acc = SIMD8<Float>()
-                    for k in 0..<taps.count {
-                        acc += taps[k] * UnsafeRawPointer(row + x + k * bands).loadUnaligned(as: SIMD8<Float>.self)
-                    }
-                    UnsafeMutableRawPointer(out + x).storeBytes(of: acc, as: SIMD8<Float>.self)
-                    x += 8
-                }
-                while x < rowFloats {
-                    var acc: Float = 0
-                    for k in 0..<taps.count { acc += taps[k] * row[x + k * bands] }
-                    out[x] = acc
-                    x += 1
-                }
+                Self.convolve(UnsafeRawPointer(source + y * sourceStride), tapStride: bands * 4,
+                              into: scratch + y * paddedRow, count: rowFloats, taps: taps)
             }
             // Vertical: output row y reads scratch rows y ..< y + taps.
             for y in 0..<height {
                 let out = output + y * outputStride
-                var x = 0
-                while x + 8 <= rowFloats {
-                    var acc = SIMD8<Float>()
-                    for k in 0..<taps.count {
-                        acc += taps[k] * UnsafeRawPointer(scratch + (y + k) * paddedRow + x).loadUnaligned(as: SIMD8<Float>.self)
-                    }
-                    UnsafeMutableRawPointer(out + x).storeBytes(of: acc, as: SIMD8<Float>.self)
-                    x += 8
-                }
-                while x < rowFloats {
-                    var acc: Float = 0
-                    for k in 0..<taps.count { acc += taps[k] * scratch[(y + k) * paddedRow + x] }
-                    out[x] = acc
-                    x += 1
-                }
+                Self.convolve(UnsafeRawPointer(scratch + y * paddedRow), tapStride: paddedRow * 4,
+                              into: out, count: rowFloats, taps: taps)
                 if premultiply {
                     var i = 0
                     while i < rowFloats {
@@ -127,6 +99,54 @@ public struct SeparableConvolution: Sendable {
                     }
                 }
             }
+        }
+    }
+
+    /// out[i] = Σ_k taps[k] · in[i + k·tapStride] for i in 0..<count, with `tapStride` in bytes:
+    /// one pixel along a row, or one row down a column. Four independent vector accumulators keep
+    /// both FMA units busy (a single accumulator chain runs at a third of the speed).
+    @inline(__always)
+    static func convolve(_ input: UnsafeRawPointer, tapStride: Int, into output: UnsafeMutablePointer<Float>,
+                         count: Int, taps: UnsafeBufferPointer<Float>) {
+        let out = UnsafeMutableRawPointer(output)
+        let n = taps.count
+        var x = 0
+        while x + 32 <= count {
+            var a0 = SIMD8<Float>(), a1 = SIMD8<Float>(), a2 = SIMD8<Float>(), a3 = SIMD8<Float>()
+            var p = input + x * 4
+            for k in 0..<n {
+                let w = SIMD8<Float>(repeating: taps[k])
+                a0.addProduct(w, p.loadUnaligned(as: SIMD8<Float>.self))
+                a1.addProduct(w, p.loadUnaligned(fromByteOffset: 32, as: SIMD8<Float>.self))
+                a2.addProduct(w, p.loadUnaligned(fromByteOffset: 64, as: SIMD8<Float>.self))
+                a3.addProduct(w, p.loadUnaligned(fromByteOffset: 96, as: SIMD8<Float>.self))
+                p += tapStride
+            }
+            out.storeBytes(of: a0, toByteOffset: x * 4, as: SIMD8<Float>.self)
+            out.storeBytes(of: a1, toByteOffset: x * 4 + 32, as: SIMD8<Float>.self)
+            out.storeBytes(of: a2, toByteOffset: x * 4 + 64, as: SIMD8<Float>.self)
+            out.storeBytes(of: a3, toByteOffset: x * 4 + 96, as: SIMD8<Float>.self)
+            x += 32
+        }
+        while x + 8 <= count {
+            var a = SIMD8<Float>()
+            var p = input + x * 4
+            for k in 0..<n {
+                a.addProduct(SIMD8<Float>(repeating: taps[k]), p.loadUnaligned(as: SIMD8<Float>.self))
+                p += tapStride
+            }
+            out.storeBytes(of: a, toByteOffset: x * 4, as: SIMD8<Float>.self)
+            x += 8
+        }
+        while x < count {
+            var a: Float = 0
+            var p = input + x * 4
+            for k in 0..<n {
+                a += taps[k] * p.load(as: Float.self)
+                p += tapStride
+            }
+            output[x] = a
+            x += 1
         }
     }
 }

@@ -94,3 +94,21 @@ final class ConvolutionTests: XCTestCase {
         XCTAssertEqual(multiply[4], 0.5 * 0.2 * 0.5 + 0.5 * 0.5, accuracy: 1e-6)
     }
 }
+
+final class VectorMathTests: XCTestCase {
+    func testPowMatchesTheCLibraryWithinThreeMillionths() {
+        var worst: Float = 0
+        for i in 1...20000 {
+            let x = Float(i) / 10000  // 0.0001 … 2
+            for y: Float in [0.25, 1 / 2.4, 0.8, 1.1, 2.2, 2.4, 4] {
+                let mine = VectorMath.pow(SIMD8(repeating: x), y)[3]
+                worst = max(worst, abs(mine - powf(x, y)) / powf(x, y))
+            }
+        }
+        XCTAssertLessThan(worst, 3e-6)
+        XCTAssertEqual(VectorMath.pow(SIMD8(repeating: 0), 2.2)[0], 0)
+        XCTAssertEqual(VectorMath.pow(SIMD8(repeating: -0.5), 2.2)[0], 0)
+        XCTAssertEqual(VectorMath.exp2(SIMD8(repeating: 10))[0], 1024, accuracy: 1e-3)
+        XCTAssertEqual(VectorMath.log2(SIMD8(repeating: 0.125))[0], -3, accuracy: 1e-6)
+    }
+}

@@ -7,7 +7,7 @@ import MedleyMedia
 ///
 /// Two paths. When the plan is only point-wise passes, kernels run directly on the stored
 /// 8/16-bit samples (the colour-matrix fast path). Otherwise the image is decoded once into
-/// float RGBA in the working space, every node of the plan runs on floats — neighbourhood
+/// float RGB(A) in the working space, every node of the plan runs on floats — neighbourhood
 /// kernels on strips with margins, geometry by libvips, compositing row by row — and the result
 /// is encoded once at the end.
 struct ImageRenderer {
@@ -51,12 +51,14 @@ struct ImageRenderer {
         if shrunkOnLoad, case .geometry(_, .source) = plan.root { return source }
 
         let deep = source.sampleBytes > 1
-        let hadAlpha = source.hasAlpha
-        var rgba = try source.rgb(deep: deep)
-        if !hadAlpha { rgba = try rgba.appendingBand(deep ? 65535 : 255) }
-        let input = try rgba.mapRows(DecodeKernel(transfer: workingSpace), to: .float)
+        // Alpha only when the image has one or the plan composites: blurs of opaque images run on
+        // three bands.
+        let addAlpha = !source.hasAlpha && plan.root.needsAlpha
+        var rgb = try source.rgb(deep: deep)
+        if addAlpha { rgb = try rgb.appendingBand(deep ? 65535 : 255) }
+        let input = try rgb.mapRows(DecodeKernel(transfer: workingSpace), to: .float)
         var result = try evaluate(plan.root, input: input, skipFirstResize: shrunkOnLoad)
-        if !hadAlpha { result = try result.bands(0, count: 3) }
+        if addAlpha { result = try result.bands(0, count: 3) }
         return try result.mapRows(EncodeKernel(transfer: workingSpace), to: deep ? .ushort : .uchar)
     }
 
@@ -84,7 +86,7 @@ struct ImageRenderer {
         case .constant(let colour):
             // Already in the working space (FilterInputs.color converts CIColor values).
             return try VipsImage.constant(width: input.width, height: input.height,
-                                          values: [colour.x, colour.y, colour.z, colour.w].map(Double.init))
+                                          values: [colour.x, colour.y, colour.z, colour.w].prefix(input.bands).map(Double.init))
         }
     }
 }
