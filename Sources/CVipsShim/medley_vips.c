@@ -304,7 +304,10 @@ MedleyImage *medley_image_map_regions(MedleyImage *image, int margin, medley_reg
     VipsImage *inputs[] = { padded };
     VipsImage *out = closure_image(closure, inputs, 1);
     g_object_unref(padded); /* out holds it now */
-    if (vips_image_pipelinev(out, VIPS_DEMAND_STYLE_SMALLTILE, padded, NULL)) {
+    /* Wide strips are cheapest when the margin is thin; a wide margin would be re-read for
+     * every short strip, so large kernels ask for square tiles instead. */
+    VipsDemandStyle style = margin <= 8 ? VIPS_DEMAND_STYLE_FATSTRIP : VIPS_DEMAND_STYLE_SMALLTILE;
+    if (vips_image_pipelinev(out, style, padded, NULL)) {
         g_object_unref(out);
         return NULL;
     }

@@ -190,3 +190,175 @@ public struct DetailKernel: RegionKernel {
         }
     }
 }
+
+/// A Gaussian approximated by three box blurs in a row (central limit theorem), each a running
+/// sum: the cost per pixel does not grow with the radius. Box widths follow Kovesi's
+/// "Fast almost-Gaussian filtering" (2010), which matches the Gaussian's variance exactly.
+public struct BoxCascade: Sendable {
+    /// Radii of the three boxes (a box of radius r averages 2r + 1 samples).
+    public let radii: [Int]
+    /// How far the three boxes reach together.
+    public var radius: Int { radii.reduce(0, +) }
+
+    public init(radii: [Int]) { self.radii = radii }
+
+    /// Three boxes whose combined variance is σ².
+    public static func gaussian(sigma: Float) -> BoxCascade {
+        let n: Float = 3
+        var lower = Int((12 * sigma * sigma / n + 1).squareRoot().rounded(.down))
+        if lower % 2 == 0 { lower -= 1 }
+        let upper = lower + 2
+        let l = Float(lower)
+        let m = Int(((12 * sigma * sigma - n * l * l - 4 * n * l - 3 * n) / (-4 * l - 4)).rounded())
+        return BoxCascade(radii: (0..<3).map { ($0 < m ? lower : upper) / 2 })
+    }
+
+    /// Blurs the block's centre (see `SeparableConvolution.apply`: same layout and premultiplied alpha).
+    public func apply(input: UnsafePointer<Float>, inputStride: Int, margin: Int,
+                      output: UnsafeMutablePointer<Float>, outputStride: Int,
+                      width: Int, height: Int, bands: Int) {
+        let skip = margin - radius
+        let columns = width + 2 * radius, rows = height + 2 * radius
+        let rowFloats = columns * bands
+        // Four floats of slack: the horizontal pass moves whole pixels as SIMD4 even for RGB.
+        let a = UnsafeMutablePointer<Float>.allocate(capacity: rows * rowFloats + 4)
+        let b = UnsafeMutablePointer<Float>.allocate(capacity: rows * rowFloats + 4)
+        defer { a.deallocate(); b.deallocate() }
+        // Copy the part this blur reads, premultiplying RGBA.
+        for y in 0..<rows {
+            let from = input + (y + skip) * inputStride + skip * bands
+            let to = a + y * rowFloats
+            if bands == 4 {
+                var i = 0
+                while i < rowFloats {
+                    let alpha = from[i + 3]
+                    to[i] = from[i] * alpha; to[i + 1] = from[i + 1] * alpha; to[i + 2] = from[i + 2] * alpha
+                    to[i + 3] = alpha
+                    i += 4
+                }
+            } else {
+                to.update(from: from, count: rowFloats)
+            }
+        }
+        // Horizontal boxes: each pass leaves 2r fewer valid columns at the left of every row.
+        var source = a, target = b
+        var valid = columns
+        for r in radii {
+            let span = Float(2 * r + 1)
+            let outColumns = valid - 2 * r
+            for y in 0..<rows {
+                let row = source + y * rowFloats, out = target + y * rowFloats
+                if bands == 3 || bands == 4 {
+                    // All channels of a pixel at once; for RGB the fourth lane is the next pixel's
+                    // red, which that pixel's own step then overwrites.
+                    let inRow = UnsafeRawPointer(row), outRow = UnsafeMutableRawPointer(out)
+                    let step = bands * 4
+                    var sum = SIMD4<Float>()
+                    for k in 0...(2 * r) { sum += inRow.loadUnaligned(fromByteOffset: k * step, as: SIMD4<Float>.self) }
+                    let scale = SIMD4<Float>(repeating: 1 / span)
+                    outRow.storeBytes(of: sum * scale, as: SIMD4<Float>.self)
+                    var x = 1
+                    while x < outColumns {
+                        sum += inRow.loadUnaligned(fromByteOffset: (x + 2 * r) * step, as: SIMD4<Float>.self)
+                            - inRow.loadUnaligned(fromByteOffset: (x - 1) * step, as: SIMD4<Float>.self)
+                        outRow.storeBytes(of: sum * scale, toByteOffset: x * step, as: SIMD4<Float>.self)
+                        x += 1
+                    }
+                    continue
+                }
+                for c in 0..<bands {
+                    var sum: Float = 0
+                    for k in 0...(2 * r) { sum += row[k * bands + c] }
+                    out[c] = sum / span
+                    var x = 1
+                    while x < outColumns {
+                        sum += row[(x + 2 * r) * bands + c] - row[(x - 1) * bands + c]
+                        out[x * bands + c] = sum / span
+                        x += 1
+                    }
+                }
+            }
+            swap(&source, &target)
+            valid = outColumns
+        }
+        // Vertical boxes, eight samples at a time: each pass leaves 2r fewer valid rows at the top.
+        let floats = width * bands
+        var validRows = rows
+        for (pass, r) in radii.enumerated() {
+            let span = SIMD8<Float>(repeating: 1 / Float(2 * r + 1))
+            let outRows = validRows - 2 * r
+            let last = pass == radii.count - 1
+            var x = 0
+            while x < floats {
+                let lanes = min(8, floats - x)
+                @inline(__always) func load(_ y: Int) -> SIMD8<Float> {
+                    if lanes == 8 { return UnsafeRawPointer(source + y * rowFloats + x).loadUnaligned(as: SIMD8<Float>.self) }
+                    var v = SIMD8<Float>()
+                    for i in 0..<lanes { v[i] = source[y * rowFloats + x + i] }
+                    return v
+                }
+                @inline(__always) func store(_ v: SIMD8<Float>, _ y: Int) {
+                    let to = last ? output + y * outputStride + x : target + y * rowFloats + x
+                    if lanes == 8 { UnsafeMutableRawPointer(to).storeBytes(of: v, as: SIMD8<Float>.self) } else {
+                        for i in 0..<lanes { to[i] = v[i] }
+                    }
+                }
+                var sum = SIMD8<Float>()
+                for k in 0...(2 * r) { sum += load(k) }
+                store(sum * span, 0)
+                for y in 1..<max(1, outRows) {
+                    sum += load(y + 2 * r) - load(y - 1)
+                    store(sum * span, y)
+                }
+                x += 8
+            }
+            if !last { swap(&source, &target) }
+            validRows = outRows
+        }
+        if bands == 4 {
+            for y in 0..<height {
+                let out = output + y * outputStride
+                var i = 0
+                while i < floats {
+                    let alpha = out[i + 3]
+                    let inverse: Float = alpha > 1e-6 ? 1 / alpha : 0
+                    out[i] *= inverse; out[i + 1] *= inverse; out[i + 2] *= inverse
+                    i += 4
+                }
+            }
+        }
+    }
+}
+
+/// A Gaussian blur as a region kernel: exact separable taps for small radii, where a box cascade
+/// would show, and the running-sum cascade above `exactUpTo`, where its cost matters.
+public struct GaussianBlurKernel: RegionKernel {
+    public static let exactUpTo: Float = 3
+    public let sigma: Float
+    private let exact: SeparableConvolution?
+    private let cascade: BoxCascade?
+    public var margin: Int { exact?.radius ?? cascade!.radius }
+
+    public init(sigma: Float) {
+        self.sigma = sigma
+        if sigma <= Self.exactUpTo {
+            exact = .gaussian(sigma: sigma)
+            cascade = nil
+        } else {
+            exact = nil
+            cascade = .gaussian(sigma: sigma)
+        }
+    }
+
+    public func apply(input: UnsafePointer<Float>, inputStride: Int, output: UnsafeMutablePointer<Float>,
+                      outputStride: Int, width: Int, height: Int, bands: Int, x: Int, y: Int,
+                      imageWidth: Int, imageHeight: Int) {
+        if let exact {
+            exact.apply(input: input, inputStride: inputStride, margin: margin, output: output,
+                        outputStride: outputStride, width: width, height: height, bands: bands)
+        } else {
+            cascade!.apply(input: input, inputStride: inputStride, margin: margin, output: output,
+                           outputStride: outputStride, width: width, height: height, bands: bands)
+        }
+    }
+}

@@ -8,7 +8,8 @@ enum GaussianBlur: FilterDefinition {
         displayName: "Gaussian Blur",
         categories: [Category.blur] + Category.common,
         summary: "Spreads source pixels by an amount specified by a Gaussian distribution.",
-        reference: "separable Gaussian, σ = inputRadius, taps to ±3σ, premultiplied alpha, edges extended",
+        reference: "Gaussian, σ = inputRadius, premultiplied alpha, edges extended: exact separable taps to ±3σ for σ ≤ 3; "
+            + "above, three running-sum boxes with the same variance (Kovesi 2010), within 0.002 of the exact result",
         parameters: [
             .inputImage,
             ParameterAttributes(
@@ -21,6 +22,6 @@ enum GaussianBlur: FilterDefinition {
         guard let image = inputs.image("inputImage") else { return nil }
         let radius = inputs.float("inputRadius", 10)
         if radius <= 0.01 { return image }
-        return .region(BlurKernel(.gaussian(sigma: radius)), of: image)
+        return .region(GaussianBlurKernel(sigma: radius), of: image)
     }
 }
