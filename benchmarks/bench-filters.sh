@@ -61,7 +61,7 @@ version: 1
 jobs:
   - name: $1
     ingest: { from: [${3:-$work/in}] }
-$4
+${4:-}
     filters:
 $2
     export: { to: $work/out, format: jpeg, quality: 85, name: "{stem}.jpg" }

@@ -13,7 +13,7 @@ public struct CurveTable: Sendable {
     }
 
     /// f(x) per lane, with x clamped to 0…1 and linear interpolation between samples (NaN stays NaN).
-    @inline(__always)
+    @inlinable @inline(__always)
     public func lookup(_ x: SIMD8<Float>) -> SIMD8<Float> {
         let last = values.count - 1
         let position = VectorMath.clamp(x, 0, 1) * Float(last)

@@ -33,7 +33,7 @@ public struct PixelBlock {
     }
 
     /// Calls `body` with each group of eight pixels and stores what it leaves in the vectors.
-    @inline(__always)
+    @inlinable @inline(__always)
     public func forEachVector(_ body: (inout SIMD8<Float>, inout SIMD8<Float>, inout SIMD8<Float>,
                                        inout SIMD8<Float>) -> Void) {
         var i = 0
@@ -53,7 +53,7 @@ public struct PixelBlock {
 
     /// Like `forEachVector`, also giving each lane's image x (as floats) — for vignettes and
     /// other filters that depend on position. The row's y is `self.y`.
-    @inline(__always)
+    @inlinable @inline(__always)
     public func forEachVectorWithX(_ body: (SIMD8<Float>, inout SIMD8<Float>, inout SIMD8<Float>,
                                             inout SIMD8<Float>, inout SIMD8<Float>) -> Void) {
         let lanes = SIMD8<Float>(0, 1, 2, 3, 4, 5, 6, 7)

@@ -50,17 +50,33 @@ public final class PointChainKernel: RowKernel {
 
     private func unpack8(_ src: UnsafePointer<UInt8>, _ block: PixelBlock, bands: Int) {
         tables.decode8.withUnsafeBufferPointer { table in
-            for i in 0..<block.paddedCount {
-                guard i < block.count else {
-                    block.red[i] = 0; block.green[i] = 0; block.blue[i] = 0; block.alpha[i] = 1
-                    continue
+            let t = table.baseAddress!
+            let r = block.red, g = block.green, b = block.blue, a = block.alpha
+            if bands == 3 {
+                for i in 0..<block.count {
+                    let p = src + i &* 3
+                    r[i] = t[Int(p[0])]
+                    g[i] = t[Int(p[1])]
+                    b[i] = t[Int(p[2])]
+                    a[i] = 1
                 }
-                let p = src + i * bands
-                block.red[i] = table[Int(p[0])]
-                block.green[i] = table[Int(p[1])]
-                block.blue[i] = table[Int(p[2])]
-                block.alpha[i] = bands == 4 ? Float(p[3]) / 255 : 1
+            } else {
+                for i in 0..<block.count {
+                    let p = src + i &* 4
+                    r[i] = t[Int(p[0])]
+                    g[i] = t[Int(p[1])]
+                    b[i] = t[Int(p[2])]
+                    a[i] = Float(p[3]) * (1 / 255)
+                }
             }
+            Self.clearPadding(block)
+        }
+    }
+
+    /// Lanes past `count` hold harmless values, so operations can run whole vectors.
+    private static func clearPadding(_ block: PixelBlock) {
+        for i in block.count..<block.paddedCount {
+            block.red[i] = 0; block.green[i] = 0; block.blue[i] = 0; block.alpha[i] = 1
         }
     }
 
@@ -107,13 +123,24 @@ public final class PointChainKernel: RowKernel {
 
     private func pack8(_ block: PixelBlock, _ dst: UnsafeMutablePointer<UInt8>, bands: Int) {
         tables.encode8.withUnsafeBufferPointer { table in
+            let t = table.baseAddress!
             @inline(__always) func index(_ v: Float) -> Int { Int(min(max(v, 0), 1) * 65536) }
-            for i in 0..<block.count {
-                let p = dst + i * bands
-                p[0] = table[index(block.red[i])]
-                p[1] = table[index(block.green[i])]
-                p[2] = table[index(block.blue[i])]
-                if bands == 4 { p[3] = UInt8((min(max(block.alpha[i], 0), 1) * 255).rounded()) }
+            let r = block.red, g = block.green, b = block.blue, a = block.alpha
+            if bands == 3 {
+                for i in 0..<block.count {
+                    let p = dst + i &* 3
+                    p[0] = t[index(r[i])]
+                    p[1] = t[index(g[i])]
+                    p[2] = t[index(b[i])]
+                }
+            } else {
+                for i in 0..<block.count {
+                    let p = dst + i &* 4
+                    p[0] = t[index(r[i])]
+                    p[1] = t[index(g[i])]
+                    p[2] = t[index(b[i])]
+                    p[3] = UInt8(min(max(a[i], 0), 1) * 255 + 0.5)
+                }
             }
         }
     }

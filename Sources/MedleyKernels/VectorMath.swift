@@ -12,7 +12,7 @@ import Darwin
 /// [1, 2), exp2 1.1e-7 relative on [0, 1]), so `pow` is within 3e-6 relative of `powf`.
 public enum VectorMath {
     /// log2(x) per lane for x > 0 (normal floats).
-    @inline(__always)
+    @inlinable @inline(__always)
     public static func log2(_ x: SIMD8<Float>) -> SIMD8<Float> {
         let bits = unsafeBitCast(x, to: SIMD8<UInt32>.self)
         // The biased exponent as a float, via the 2^23 trick: (e | 0x4B000000) reads as 2^23 + e.
@@ -29,7 +29,7 @@ public enum VectorMath {
     }
 
     /// 2^z per lane (z clamped to −126…127).
-    @inline(__always)
+    @inlinable @inline(__always)
     public static func exp2(_ z: SIMD8<Float>) -> SIMD8<Float> {
         let clamped = z.replacing(with: -126, where: z .< -126).replacing(with: 127, where: z .> 127)
         // floor(z) by the 1.5·2^23 rounding trick (on z − 0.5), read back both as float and as int.
@@ -47,25 +47,25 @@ public enum VectorMath {
     }
 
     /// `pow(x, y)` per lane for x ≥ 0 (x ≤ 0 gives 0, as a gamma curve wants).
-    @inline(__always)
+    @inlinable @inline(__always)
     public static func pow(_ x: SIMD8<Float>, _ y: Float) -> SIMD8<Float> {
         exp2(log2(x) * y).replacing(with: 0, where: x .<= 0)
     }
 
     /// Clamps every lane to lower…upper.
-    @inline(__always)
+    @inlinable @inline(__always)
     public static func clamp(_ x: SIMD8<Float>, _ lower: Float, _ upper: Float) -> SIMD8<Float> {
         x.replacing(with: lower, where: x .< lower).replacing(with: upper, where: x .> upper)
     }
 
     /// Linear interpolation `a + (b − a)·t` per lane.
-    @inline(__always)
+    @inlinable @inline(__always)
     public static func mix(_ a: SIMD8<Float>, _ b: SIMD8<Float>, _ t: SIMD8<Float>) -> SIMD8<Float> {
         a + (b - a) * t
     }
 
     /// Hermite smoothstep of x between edge0 and edge1, per lane (GLSL's smoothstep).
-    @inline(__always)
+    @inlinable @inline(__always)
     public static func smoothstep(_ edge0: Float, _ edge1: Float, _ x: SIMD8<Float>) -> SIMD8<Float> {
         let t = clamp((x - edge0) / (edge1 - edge0), 0, 1)
         return t * t * (3 - 2 * t)

@@ -3,7 +3,7 @@
 /// look up their colour cubes in device RGB). Same formulas as `Transfer.sRGB`.
 extension VectorMath {
     /// Linear light → sRGB-encoded value, per lane; lanes are clamped to 0…1 first.
-    @inline(__always)
+    @inlinable @inline(__always)
     public static func encodeSRGB(_ linear: SIMD8<Float>) -> SIMD8<Float> {
         let x = clamp(linear, 0, 1)
         let curve = 1.055 * pow(x, 1 / 2.4) - 0.055
@@ -11,7 +11,7 @@ extension VectorMath {
     }
 
     /// sRGB-encoded value → linear light, per lane; lanes are clamped to 0…1 first.
-    @inline(__always)
+    @inlinable @inline(__always)
     public static func decodeSRGB(_ encoded: SIMD8<Float>) -> SIMD8<Float> {
         let v = clamp(encoded, 0, 1)
         let curve = pow((v + 0.055) / 1.055, 2.4)
