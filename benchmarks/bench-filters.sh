@@ -50,7 +50,7 @@ best_of() {
     end=$(date +%s.%N)
     best=$(awk -v a="$best" -v b="$(awk -v s="$start" -v e="$end" 'BEGIN{print e-s}')" 'BEGIN{ if (a=="" || b<a) print b; else print a }')
   done
-  echo "$best"
+  printf "%.2f\n" "$best"
 }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN{printf "%.2f", a/b}'; }
 peak_rss_mb() { /usr/bin/time -v "$@" 2>&1 >/dev/null | awk -F: '/Maximum resident/ {printf "%.0f", $2/1024}'; }
