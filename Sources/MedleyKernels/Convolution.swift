@@ -44,16 +44,16 @@ public struct SeparableConvolution: Sendable {
         let rows = height + 2 * r
         let rowFloats = width * bands
         let paddedRow = (rowFloats + 7) & ~7
-        let scratch = UnsafeMutablePointer<Float>.allocate(capacity: rows * paddedRow + 8)
-        defer { scratch.deallocate() }
         let premultiply = bands == 4
+        let copyFloats = premultiply ? rows * (width + 2 * r) * bands : 0
+        let memory = Scratch.floats(rows * paddedRow + 8 + copyFloats)
+        let scratch = memory
         // The source rows this convolution reads: margin rows skip..<skip + rows, columns likewise.
         let source: UnsafePointer<Float>
         let sourceStride: Int
-        var premultiplied: UnsafeMutablePointer<Float>?
         if premultiply {
             let columns = (width + 2 * r) * bands
-            let copy = UnsafeMutablePointer<Float>.allocate(capacity: rows * columns)
+            let copy = memory + rows * paddedRow + 8
             for y in 0..<rows {
                 let from = input + (y + skip) * inputStride + skip * bands
                 let to = copy + y * columns
@@ -67,14 +67,12 @@ public struct SeparableConvolution: Sendable {
                     i += 4
                 }
             }
-            premultiplied = copy
             source = UnsafePointer(copy)
             sourceStride = columns
         } else {
             source = input + skip * inputStride + skip * bands
             sourceStride = inputStride
         }
-        defer { premultiplied?.deallocate() }
 
         weights.withUnsafeBufferPointer { taps in
             // Horizontal: each scratch row is the centre `width` pixels, convolved along x.
@@ -221,9 +219,9 @@ public struct BoxCascade: Sendable {
         let columns = width + 2 * radius, rows = height + 2 * radius
         let rowFloats = columns * bands
         // Four floats of slack: the horizontal pass moves whole pixels as SIMD4 even for RGB.
-        let a = UnsafeMutablePointer<Float>.allocate(capacity: rows * rowFloats + 4)
-        let b = UnsafeMutablePointer<Float>.allocate(capacity: rows * rowFloats + 4)
-        defer { a.deallocate(); b.deallocate() }
+        let plane = rows * rowFloats + 4
+        let a = Scratch.floats(2 * plane)
+        let b = a + plane
         // Copy the part this blur reads, premultiplying RGBA.
         for y in 0..<rows {
             let from = input + (y + skip) * inputStride + skip * bands
@@ -285,32 +283,41 @@ public struct BoxCascade: Sendable {
         let floats = width * bands
         var validRows = rows
         for (pass, r) in radii.enumerated() {
-            let span = SIMD8<Float>(repeating: 1 / Float(2 * r + 1))
+            let scale = 1 / Float(2 * r + 1)
             let outRows = validRows - 2 * r
             let last = pass == radii.count - 1
+            let from = UnsafeRawPointer(source)
+            let to = UnsafeMutableRawPointer(last ? output : target)
+            let toStride = (last ? outputStride : rowFloats) * 4
+            let fromStride = rowFloats * 4
             var x = 0
-            while x < floats {
-                let lanes = min(8, floats - x)
-                @inline(__always) func load(_ y: Int) -> SIMD8<Float> {
-                    if lanes == 8 { return UnsafeRawPointer(source + y * rowFloats + x).loadUnaligned(as: SIMD8<Float>.self) }
-                    var v = SIMD8<Float>()
-                    for i in 0..<lanes { v[i] = source[y * rowFloats + x + i] }
-                    return v
-                }
-                @inline(__always) func store(_ v: SIMD8<Float>, _ y: Int) {
-                    let to = last ? output + y * outputStride + x : target + y * rowFloats + x
-                    if lanes == 8 { UnsafeMutableRawPointer(to).storeBytes(of: v, as: SIMD8<Float>.self) } else {
-                        for i in 0..<lanes { to[i] = v[i] }
-                    }
-                }
+            while x + 8 <= floats {
+                let column = from + x * 4
                 var sum = SIMD8<Float>()
-                for k in 0...(2 * r) { sum += load(k) }
-                store(sum * span, 0)
-                for y in 1..<max(1, outRows) {
-                    sum += load(y + 2 * r) - load(y - 1)
-                    store(sum * span, y)
+                for k in 0...(2 * r) { sum += column.loadUnaligned(fromByteOffset: k * fromStride, as: SIMD8<Float>.self) }
+                to.storeBytes(of: sum * scale, toByteOffset: x * 4, as: SIMD8<Float>.self)
+                var y = 1
+                while y < outRows {
+                    sum += column.loadUnaligned(fromByteOffset: (y + 2 * r) * fromStride, as: SIMD8<Float>.self)
+                        - column.loadUnaligned(fromByteOffset: (y - 1) * fromStride, as: SIMD8<Float>.self)
+                    to.storeBytes(of: sum * scale, toByteOffset: y * toStride + x * 4, as: SIMD8<Float>.self)
+                    y += 1
                 }
                 x += 8
+            }
+            while x < floats {
+                var sum: Float = 0
+                for k in 0...(2 * r) { sum += source[k * rowFloats + x] }
+                let target = last ? output : target
+                let stride = last ? outputStride : rowFloats
+                target[x] = sum * scale
+                var y = 1
+                while y < outRows {
+                    sum += source[(y + 2 * r) * rowFloats + x] - source[(y - 1) * rowFloats + x]
+                    target[y * stride + x] = sum * scale
+                    y += 1
+                }
+                x += 1
             }
             if !last { swap(&source, &target) }
             validRows = outRows

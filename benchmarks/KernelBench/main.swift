@@ -88,7 +88,7 @@ line("point chain: gamma (pow per sample)", rows(PointChainKernel(operations: [G
                                                                      imageWidth: width, imageHeight: height)))
 
 // Gaussian blur σ = 10 on float RGBA tiles of 128 × 128 with their margins, as libvips feeds them.
-let blur = BlurKernel(.gaussian(sigma: 10))
+let blur = GaussianBlurKernel(sigma: 10)
 let tile = 128, margin = blur.margin
 let tileIn = [Float](repeating: 0.5, count: (tile + 2 * margin) * (tile + 2 * margin) * 4)
 var tileOut = [Float](repeating: 0, count: tile * tile * 4)
@@ -104,4 +104,17 @@ let blurTime = tileIn.withUnsafeBufferPointer { src in
         }
     }
 }
-line("Gaussian blur σ = 10, float RGBA, 128² tiles", blurTime)
+line("Gaussian blur σ = 10 (box cascade), float RGBA, 128² tiles", blurTime)
+let exactBlur = BlurKernel(.gaussian(sigma: 3))
+let exactTime = tileIn.withUnsafeBufferPointer { src in
+    tileOut.withUnsafeMutableBufferPointer { dst in
+        best {
+            for _ in 0..<tiles {
+                exactBlur.apply(input: src.baseAddress! + (margin - exactBlur.margin) * ((tile + 2 * margin) * 4 + 4),
+                                inputStride: (tile + 2 * margin) * 4, output: dst.baseAddress!, outputStride: tile * 4,
+                                width: tile, height: tile, bands: 4, x: 0, y: 0, imageWidth: width, imageHeight: height)
+            }
+        }
+    }
+}
+line("Gaussian blur σ = 3 (exact taps), float RGBA, 128² tiles", exactTime)
