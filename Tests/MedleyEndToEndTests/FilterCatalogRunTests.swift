@@ -154,3 +154,34 @@ final class ColourAndExampleTests: EndToEndCase {
         }
     }
 }
+
+/// The float path with 16-bit and grey inputs.
+final class DeepAndGreyRunTests: EndToEndCase {
+    func testBlurKeepsSixteenBitsAndGreyBecomesRGB() throws {
+        let path = try pipeline("""
+            version: 1
+            jobs:
+              - name: soft
+                ingest: { from: [\(Tool.fixtures)/images/deep16.png, \(Tool.fixtures)/images/gray.png] }
+                filters:
+                  - CIGaussianBlur: { inputRadius: 1.5 }
+                export: { to: out, format: png }
+            """)
+        let result = try Tool.medley(["run", path, "--quiet"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        XCTAssertEqual(try Tool.run("identify", ["-format", "%z", work + "/out/deep16.png"]).stdout, "16")
+        let deep = try Tool.pixels(work + "/out/deep16.png", depth: 16)
+        let before = try Tool.pixels(Tool.fixtures + "/images/deep16.png", depth: 16)
+        // In the smooth sky (top rows, away from the house's hard edges) a small blur changes
+        // almost nothing; had the path dropped to 8 bits, the error would be a multiple of 257.
+        for x in stride(from: 4, to: 40, by: 5) {  // left of the sun
+            for c in 0..<3 {
+                let i = (4 * 96 + x) * 3 + c
+                XCTAssertLessThan(abs(deep.samples[i] - before.samples[i]), 200, "sky pixel \(x)")
+            }
+        }
+        XCTAssertGreaterThan(deep.samples.filter { $0 % 257 != 0 }.count, deep.samples.count / 2)
+        let grey = try Tool.pixels(work + "/out/gray.png")
+        XCTAssertEqual([grey.width, grey.height], [96, 64])
+    }
+}
