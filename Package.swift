@@ -12,6 +12,8 @@ let package = Package(
         // C libraries from Debian, found with pkg-config. Only the adapter modules import them.
         .systemLibrary(name: "CVips", pkgConfig: "vips", providers: [.apt(["libvips-dev"])]),
         .systemLibrary(name: "CYAML", pkgConfig: "yaml-0.1", providers: [.apt(["libyaml-dev"])]),
+        .systemLibrary(name: "CSndfile", pkgConfig: "sndfile", providers: [.apt(["libsndfile1-dev"])]),
+        .systemLibrary(name: "CSamplerate", pkgConfig: "samplerate", providers: [.apt(["libsamplerate0-dev"])]),
         // Non-variadic C entry points over libvips' `vips_*(…, NULL)` calls and region callbacks.
         .target(name: "CVipsShim", dependencies: ["CVips"]),
 
@@ -21,8 +23,8 @@ let package = Package(
         .target(name: "MedleyFilters", dependencies: ["MedleyKernels"]),
         // libyaml adapter: YAML text → a node tree that remembers line and column.
         .target(name: "MedleyYAML", dependencies: ["CYAML"]),
-        // Adapters over media C libraries (libvips today): load, probe, render rows, save.
-        .target(name: "MedleyMedia", dependencies: ["CVipsShim", "MedleyKernels"]),
+        // Adapters over media C libraries: libvips (images), libsndfile and libsamplerate (audio).
+        .target(name: "MedleyMedia", dependencies: ["CVipsShim", "CSndfile", "CSamplerate", "MedleyKernels"]),
         // Pipeline model and validation, ingest, templates, scheduler, stages, events.
         .target(name: "MedleyCore", dependencies: ["MedleyYAML", "MedleyFilters", "MedleyMedia", "MedleyKernels"]),
         .executableTarget(name: "medley", dependencies: ["MedleyCore"]),

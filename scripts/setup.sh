@@ -12,10 +12,15 @@ PACKAGES=(
   libvips-dev libvips-tools
   libyaml-dev
   libsqlite3-dev
+  # audio: libsndfile (WAV/AIFF/CAF/FLAC/Ogg/Opus/MP3 I/O), libsamplerate (resampling),
+  # FFmpeg's libraries (AAC/ALAC in M4A)
+  libsndfile1-dev libsamplerate0-dev libavformat-dev libavcodec-dev libavutil-dev
   libimage-exiftool-perl
   imagemagick
   parallel
   time
+  # independent references in tests and peers in benchmarks
+  ffmpeg sox libsox-fmt-all samplerate-programs
 )
 
 missing=()

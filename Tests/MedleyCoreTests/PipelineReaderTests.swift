@@ -121,11 +121,13 @@ final class PipelineReaderTests: XCTestCase {
             jobs:
               - name: podcasts
                 ingest: { from: [photos] }
-                transcode: { AVFormatIDKey: kAudioFormatMPEG4AAC, AVSampleRatKey: 44100 }
+                transcode: { AVFormatIDKey: kAudioFormatFLAC, AVSampleRatKey: 44100 }
+                playlist: { to: out/list.m3u8, ordr: shuffle }
                 export: { to: out }
             """)
-        XCTAssertTrue(found.contains { $0.hasPrefix("p.yaml:5:16: error: the 'transcode' stage is part of the pipeline schema but this version of Medley cannot run it yet") }, found.joined(separator: "\n"))
-        XCTAssertTrue(found.contains { $0.hasPrefix("p.yaml:5:55: error: unknown key 'AVSampleRatKey' in transcode; did you mean 'AVSampleRateKey'?") }, found.joined(separator: "\n"))
+        XCTAssertTrue(found.contains { $0.hasPrefix("p.yaml:6:15: error: the 'playlist' stage is part of the pipeline schema but this version of Medley cannot run it yet") }, found.joined(separator: "\n"))
+        XCTAssertTrue(found.contains { $0.hasPrefix("p.yaml:6:36: error: unknown key 'ordr' in playlist; did you mean 'order'?") }, found.joined(separator: "\n"))
+        XCTAssertTrue(found.contains { $0.hasPrefix("p.yaml:5:51: error: unknown key 'AVSampleRatKey' in transcode; did you mean 'AVSampleRateKey'?") }, found.joined(separator: "\n"))
     }
 
     func testSyntaxErrorsPointAtTheirLine() {

@@ -21,6 +21,10 @@ public struct Job: Sendable {
     /// The space filters work in: linear light (default, as Core Image) or the stored values.
     public let workingSpace: Transfer
     public let export: ExportStage?
+    /// Audio items: the AVAudioRecorder settings to write them with.
+    public let transcode: TranscodeSettings?
+    /// `analyze: [metering]`: measure peak and average power per channel of every audio item.
+    public let metering: Bool
     /// `limits.maxPixels`: images whose header claims more pixels fail before decoding (nil: the default).
     public let maxPixels: Int?
     /// Stages the schema defines that this version parses but cannot run yet. A job that has

@@ -138,7 +138,21 @@ private struct Reader {
         }
 
         var planned = PlannedStages()
-        for key in ["where", "tag", "transcode", "analyze", "poster", "playlist", "report"] {
+        let transcode = fields["transcode"].flatMap { TranscodeSettings.read($0, sink: sink) }
+        var metering = false
+        if let analyzeNode = fields["analyze"] {
+            for (word, place) in stringList(analyzeNode, what: "analyze") {
+                if word == "metering" { metering = true } else {
+                    sink.error(place, "unknown analysis '\(word)'", suggestion: "the analysis is 'metering'")
+                }
+            }
+        }
+        if fields["transcode"] != nil, fields["export"] == nil {
+            sink.error(node, "job '\(name ?? "?")' transcodes audio but has no 'export'",
+                       suggestion: "add 'export: { to: out }'")
+        }
+
+        for key in ["where", "tag", "poster", "playlist", "report"] {
             guard let stage = fields[key] else { continue }
             planned.present.append((key, stage.mark))
             checkPlannedStage(key, stage)
@@ -147,16 +161,25 @@ private struct Reader {
         }
 
         guard let name, let ingest else { return nil }
-        return Job(name: name, mark: node.mark, ingest: ingest, imageGraph: graph, workingSpace: space,
-                   export: export, maxPixels: maxPixels, plannedStages: planned)
+        // Without an explicit media list, a job takes what its stages can process.
+        var selected = ingest
+        if fields["ingest"].flatMap({ node -> YAMLNode? in
+            if case .mapping(let pairs, _) = node { return pairs.first { $0.key.scalarText == "media" }?.value }
+            return nil
+        }) == nil {
+            let media: [MediaTypeName] = transcode != nil && graph == nil ? [.anyAudio]
+                : (graph != nil && transcode == nil ? [.image] : [.any])
+            selected = IngestStage(roots: ingest.roots, recursive: ingest.recursive, media: media,
+                                   include: ingest.include, exclude: ingest.exclude)
+        }
+        return Job(name: name, mark: node.mark, ingest: selected, imageGraph: graph, workingSpace: space,
+                   export: export, transcode: transcode, metering: metering, maxPixels: maxPixels, plannedStages: planned)
     }
 
     static let plannedIn = [
         "where": "the media library (properties, where, tag, playlists)",
         "tag": "the media library (properties, where, tag, playlists)",
         "playlist": "the media library (properties, where, tag, playlists)",
-        "transcode": "audio support (AVAudioRecorder settings)",
-        "analyze": "audio support (metering)",
         "poster": "movie support",
         "report": "the HTML run report",
     ]
@@ -510,10 +533,6 @@ private struct Reader {
 
     static let plannedKeys: [String: [String]] = [
         "tag": ["set", "from_path", "artwork"],
-        "transcode": ["AVFormatIDKey", "AVSampleRateKey", "AVNumberOfChannelsKey", "AVEncoderAudioQualityKey",
-                      "AVSampleRateConverterAudioQualityKey", "AVEncoderBitRateKey", "AVEncoderBitRatePerChannelKey",
-                      "AVLinearPCMBitDepthKey", "AVLinearPCMIsFloatKey", "AVLinearPCMIsBigEndianKey",
-                      "preset", "gain", "normalize", "videoQuality"],
         "playlist": ["to", "order", "seed", "dedupe"],
         "poster": ["at"],
         "report": ["to", "thumbnails"],

@@ -1,5 +1,6 @@
 import Foundation
 import MedleyFilters
+import MedleyKernels
 import MedleyMedia
 
 /// `medley probe`: the properties Medley reads from one file, without a pipeline.
@@ -16,6 +17,9 @@ public enum Probe {
         guard let sniffed = try PipelineRunner.identify(file) else {
             throw ItemFailure("not a recognised image, audio or movie file")
         }
+        if sniffed.kind == .audio {
+            return try audioProperties(file, format: sniffed.format)
+        }
         guard sniffed.kind == .image else {
             let (stem, ext) = ItemProperties.split(fileName: file.relativePath)
             return [("mediaType", .text(sniffed.kind.rawValue)), ("format", .text(sniffed.format)),
@@ -30,6 +34,30 @@ public enum Probe {
             throw ItemFailure("cannot decode: \(error)")
         }
         return ImageProperties(file: file, image: image, format: sniffed.format).values
+    }
+}
+
+extension Probe {
+    /// Header properties plus metering of the whole stream (AVAudioPlayer's peak and average power).
+    static func audioProperties(_ file: IngestedFile, format: String) throws -> [(name: String, value: TemplateValue)] {
+        let reader: AudioReader
+        do { reader = try AudioReader(path: file.path) } catch let error as MediaError { throw ItemFailure(error.reason) }
+        var meter = Meter(channels: reader.info.channels)
+        let frames = 4096
+        let buffer = UnsafeMutablePointer<Float>.allocate(capacity: frames * reader.info.channels)
+        defer { buffer.deallocate() }
+        do {
+            while true {
+                let read = try reader.read(into: buffer, frames: frames)
+                meter.add(buffer, frames: read)
+                if read < frames { break }
+            }
+        } catch let error as MediaError {
+            throw ItemFailure(error.reason)
+        }
+        var values = AudioProperties(file: file, info: reader.info, format: format).values
+        values += AudioProperties.metering(meter)
+        return values
     }
 }
 

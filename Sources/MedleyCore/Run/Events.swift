@@ -6,7 +6,9 @@ import MedleyFilters
 public enum RunEvent: Sendable {
     case jobStarted(job: String)
     case itemStarted(job: String, input: String)
-    case itemFinished(job: String, input: String, output: String, bytes: Int64, milliseconds: Double)
+    /// `details`: what the item's stages measured (duration, metering per channel).
+    case itemFinished(job: String, input: String, output: String, bytes: Int64, milliseconds: Double,
+                      details: [(String, JSONValue)])
     case itemSkipped(job: String, input: String, output: String, reason: String)
     case itemFailed(job: String, input: String, error: String)
     case jobFinished(job: String, counts: JobCounts, seconds: Double)
@@ -19,10 +21,10 @@ public enum RunEvent: Sendable {
             fields = [("event", .string("jobStarted")), ("job", .string(job))]
         case .itemStarted(let job, let input):
             fields = [("event", .string("itemStarted")), ("job", .string(job)), ("input", .string(input))]
-        case .itemFinished(let job, let input, let output, let bytes, let ms):
+        case .itemFinished(let job, let input, let output, let bytes, let ms, let details):
             fields = [("event", .string("itemFinished")), ("job", .string(job)), ("input", .string(input)),
                       ("output", .string(output)), ("bytes", .number(Double(bytes))),
-                      ("ms", .number((ms * 10).rounded() / 10))]
+                      ("ms", .number((ms * 10).rounded() / 10))] + details
         case .itemSkipped(let job, let input, let output, let reason):
             fields = [("event", .string("itemSkipped")), ("job", .string(job)), ("input", .string(input)),
                       ("output", .string(output)), ("reason", .string(reason))]

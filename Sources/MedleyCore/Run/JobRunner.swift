@@ -1,4 +1,5 @@
 import Foundation
+import MedleyFilters
 import MedleyMedia
 
 /// How a run was asked for on the command line.
@@ -69,15 +70,17 @@ public final class PipelineRunner: @unchecked Sendable {
     private final class JobState {
         let job: Job
         let stage: ImageStage?
+        let audio: AudioStage?
         let output: AtomicOutput?
         var counts = JobCounts()
         var failures: [(String, String)] = []
         var claimed: [String: String] = [:]  // output path → input path
         let started = Date()
         var expected: Int?
-        init(job: Job, stage: ImageStage?, output: AtomicOutput?) {
+        init(job: Job, stage: ImageStage?, audio: AudioStage?, output: AtomicOutput?) {
             self.job = job
             self.stage = stage
+            self.audio = audio
             self.output = output
         }
     }
@@ -86,7 +89,8 @@ public final class PipelineRunner: @unchecked Sendable {
         let stage = try job.export.map { try ImageStage(job: job, export: $0) }
         let output = job.export.map { AtomicOutput(exportRoot: $0.to) }
         if !options.dryRun { try output?.prepare() }
-        let state = JobState(job: job, stage: stage, output: output)
+        let audio = job.transcode.map { AudioStage(settings: $0, metering: job.metering) }
+        let state = JobState(job: job, stage: stage, audio: audio, output: output)
         emit(.jobStarted(job: job.name))
         if console.interactive && !options.quiet { countInBackground(job, state) }
 
@@ -110,7 +114,7 @@ public final class PipelineRunner: @unchecked Sendable {
         return state.counts
     }
 
-    /// One item's journey.
+    /// One item's journey: what is it, does the job want it, then its image or audio path.
     private func process(_ file: IngestedFile, _ state: JobState) {
         let job = state.job
         let started = Date()
@@ -121,53 +125,101 @@ public final class PipelineRunner: @unchecked Sendable {
             guard job.ingest.media.contains(where: { $0.selects(sniffed.kind) }) else { return record(state, ignored: file) }
             emit(.itemStarted(job: job.name, input: file.path))
             announced = true
-            guard sniffed.kind == .image else {
-                throw ItemFailure("\(sniffed.format) \(sniffed.kind.rawValue) items cannot be processed by this version of Medley yet")
-            }
-            guard let stage = state.stage, let export = job.export, let output = state.output else {
+            guard let export = job.export, let output = state.output else {
                 throw ItemFailure("the job has no export stage")
             }
-
-            // properties, from the header only
-            let header = try stage.openHeader(file.path)
-            let properties = ImageProperties(file: file, image: header, format: sniffed.format)
-
-            // export: where does it go?
-            let format = stage.outputFormat(for: header)
-            let relative = try export.name.render { name in
-                switch name {
-                case "ext": return .text(format.fileExtension)
-                case "job": return .text(job.name)
-                default: return properties[name]
-                }
+            let outcome: Outcome
+            switch sniffed.kind {
+            case .image: outcome = try processImage(file, sniffed, export: export, output: output, state)
+            case .audio: outcome = try processAudio(file, sniffed, export: export, output: output, state)
+            case .movie: throw ItemFailure("\(sniffed.format) movies cannot be processed by this version of Medley yet")
             }
-            let destination = export.to + "/" + relative
-            try claim(destination, for: file.path, state)
-            if FileManager.default.fileExists(atPath: destination) {
-                switch export.overwrite {
-                case .skip where !options.force:
-                    return record(state, skipped: file.path, output: destination, reason: "output exists (overwrite: skip)")
-                case .fail:
-                    throw ItemFailure("output exists: \(destination) (overwrite: fail)")
-                default: break
-                }
+            switch outcome {
+            case .finished(let destination, let bytes, let details):
+                record(state, finished: file.path, output: destination, bytes: bytes,
+                       milliseconds: Date().timeIntervalSince(started) * 1000, details: details)
+            case .skipped(let destination, let reason):
+                record(state, skipped: file.path, output: destination, reason: reason)
             }
-            if options.dryRun {
-                return record(state, skipped: file.path, output: destination, reason: "dry run")
-            }
-
-            // filters and encoding, written atomically
-            let bytes = try output.write(to: destination, fileExtension: format.fileExtension) { temporary in
-                try stage.render(file.path, header: header, format: format, to: temporary)
-            }
-            record(state, finished: file.path, output: destination, bytes: bytes,
-                   milliseconds: Date().timeIntervalSince(started) * 1000)
         } catch {
             // A file that failed before it was identified still gets its itemStarted, so every
             // itemFailed in the event stream has one.
             if !announced { emit(.itemStarted(job: job.name, input: file.path)) }
             record(state, failed: file.path, reason: "\(error)")
         }
+    }
+
+    private enum Outcome {
+        case finished(output: String, bytes: Int64, details: [(String, JSONValue)])
+        case skipped(output: String, reason: String)
+    }
+
+    /// Image: header → properties → destination → filters and encoding, written atomically.
+    private func processImage(_ file: IngestedFile, _ sniffed: SniffedFormat, export: ExportStage,
+                              output: AtomicOutput, _ state: JobState) throws -> Outcome {
+        guard let stage = state.stage else { throw ItemFailure("the job has no image stage") }
+        let header = try stage.openHeader(file.path)
+        let properties = ImageProperties(file: file, image: header, format: sniffed.format)
+        let format = stage.outputFormat(for: header)
+        let destination = try self.destination(export, state, file, ext: format.fileExtension) { properties[$0] }
+        if let skip = try skipReason(destination, export, file, state) { return .skipped(output: destination, reason: skip) }
+        let bytes = try output.write(to: destination, fileExtension: format.fileExtension) { temporary in
+            try stage.render(file.path, header: header, format: format, to: temporary)
+        }
+        return .finished(output: destination, bytes: bytes, details: [])
+    }
+
+    /// Audio: header → properties → destination → transcode (mix, resample, level, meter), atomically.
+    private func processAudio(_ file: IngestedFile, _ sniffed: SniffedFormat, export: ExportStage,
+                              output: AtomicOutput, _ state: JobState) throws -> Outcome {
+        guard let stage = state.audio else {
+            throw ItemFailure("\(sniffed.format) audio needs a 'transcode' stage in this job")
+        }
+        if sniffed.format == "m4a" {
+            throw ItemFailure("reading M4A (AAC or Apple Lossless in MP4) arrives with the FFmpeg adapter; not in this version yet")
+        }
+        let reader = try stage.open(file.path)
+        let properties = AudioProperties(file: file, info: reader.info, format: sniffed.format)
+        let destination = try self.destination(export, state, file, ext: stage.defaultExtension) { properties[$0] }
+        let format = try stage.outputFormat(for: reader.info, destination: destination)
+        if let skip = try skipReason(destination, export, file, state) { return .skipped(output: destination, reason: skip) }
+        var outcome: AudioStage.Outcome?
+        let bytes = try output.write(to: destination, fileExtension: (destination as NSString).pathExtension) { temporary in
+            outcome = try stage.render(reader, format: format, to: temporary)
+        }
+        var details: [(String, JSONValue)] = [("duration", .number(((outcome?.duration ?? 0) * 1000).rounded() / 1000))]
+        if stage.metering, let meter = outcome?.meter {
+            details += AudioProperties.metering(meter).map { ($0.name, $0.value.json) }
+        }
+        return .finished(output: destination, bytes: bytes, details: details)
+    }
+
+    /// The output path the job's name template gives this item (claimed, so no two items share it).
+    private func destination(_ export: ExportStage, _ state: JobState, _ file: IngestedFile, ext: String,
+                             _ property: (String) -> TemplateValue?) throws -> String {
+        let relative = try export.name.render { name in
+            switch name {
+            case "ext": return .text(ext)
+            case "job": return .text(state.job.name)
+            default: return property(name)
+            }
+        }
+        let destination = export.to + "/" + relative
+        try claim(destination, for: file.path, state)
+        return destination
+    }
+
+    /// Why this item writes nothing (an existing output under `overwrite: skip`, a dry run), or nil.
+    private func skipReason(_ destination: String, _ export: ExportStage, _ file: IngestedFile,
+                            _ state: JobState) throws -> String? {
+        if FileManager.default.fileExists(atPath: destination) {
+            switch export.overwrite {
+            case .skip where !options.force: return "output exists (overwrite: skip)"
+            case .fail: throw ItemFailure("output exists: \(destination) (overwrite: fail)")
+            default: break
+            }
+        }
+        return options.dryRun ? "dry run" : nil
     }
 
     /// Content type from the bytes; libvips' own sniffing for images the table does not know.
@@ -226,9 +278,11 @@ public final class PipelineRunner: @unchecked Sendable {
         lock.unlock()
     }
 
-    private func record(_ state: JobState, finished input: String, output: String, bytes: Int64, milliseconds: Double) {
+    private func record(_ state: JobState, finished input: String, output: String, bytes: Int64, milliseconds: Double,
+                        details: [(String, JSONValue)]) {
         update(state) { $0.succeeded += 1; $0.bytesWritten += bytes }
-        emit(.itemFinished(job: state.job.name, input: input, output: output, bytes: bytes, milliseconds: milliseconds))
+        emit(.itemFinished(job: state.job.name, input: input, output: output, bytes: bytes, milliseconds: milliseconds,
+                           details: details))
         console.itemLine(String(format: "ok    %@ → %@ (%.0f ms)", input, output, milliseconds), failure: false)
     }
 

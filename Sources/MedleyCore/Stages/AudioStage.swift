@@ -1,0 +1,183 @@
+import Foundation
+import MedleyKernels
+import MedleyMedia
+
+/// Transcodes one audio item with AVAudioRecorder settings: decode → channel map → resample →
+/// gain or normalize → meter → encode, streamed a block at a time.
+struct AudioStage {
+    let settings: TranscodeSettings
+    let metering: Bool
+
+    /// Frames per block: 4096 keeps every buffer small and every call cheap.
+    static let blockFrames = 4096
+    /// System sounds play for at most 30 seconds (AudioServicesPlaySystemSound).
+    static let systemSoundLimit = 30.0
+
+    /// The extension written when the export name does not choose one (AVAudioRecorder writes CAF).
+    var defaultExtension: String {
+        switch settings.format {
+        case .flac: return "flac"
+        default: return "caf"
+        }
+    }
+
+    /// Opens the item and checks what can be known from the header.
+    func open(_ path: String) throws -> AudioReader {
+        let reader: AudioReader
+        do { reader = try AudioReader(path: path) } catch let error as MediaError { throw ItemFailure(error.reason) }
+        if settings.systemSound, reader.info.frames > 0, reader.info.duration > Self.systemSoundLimit {
+            throw ItemFailure(String(format: "is %.1f s long; system sounds must be at most %.0f s", reader.info.duration,
+                                     Self.systemSoundLimit))
+        }
+        return reader
+    }
+
+    /// The file format for `destination`, whose extension picks the container.
+    func outputFormat(for info: AudioStreamInfo, destination: String) throws -> AudioOutputFormat {
+        let ext = (destination as NSString).pathExtension.lowercased()
+        let container: AudioOutputFormat.Container
+        switch ext {
+        case "caf": container = .caf
+        case "wav", "wave": container = .wav
+        case "aif", "aiff", "aifc": container = .aiff
+        case "flac": container = .flac
+        case "m4a", "mp4":
+            throw ItemFailure("writing .\(ext) arrives with the FFmpeg adapter; name the output .caf (Apple Lossless and PCM go there)")
+        default:
+            throw ItemFailure("the output name ends in .\(ext); audio is written as .caf, .wav, .aif or .flac")
+        }
+        let depth = settings.bitDepth ?? 16
+        let encoding: AudioOutputFormat.Encoding
+        switch settings.format {
+        case .linearPCM: encoding = settings.isFloat ? .float(bits: settings.bitDepth ?? 32) : .pcm(bits: depth)
+        case .appleLossless: encoding = .alac(bits: depth)
+        case .flac: encoding = .flac(bits: min(depth, 24))
+        case .uLaw: encoding = .ulaw
+        case .aLaw: encoding = .alaw
+        default: throw ItemFailure("\(settings.format.rawValue) output is not available yet")
+        }
+        let format = AudioOutputFormat(container: container, encoding: encoding,
+                                       sampleRate: settings.sampleRate ?? info.sampleRate,
+                                       channels: settings.channels ?? info.channels, bigEndian: settings.isBigEndian)
+        guard format.isWritable else {
+            throw ItemFailure("\(settings.format.rawValue) (\(encoding)) cannot be stored in .\(ext)"
+                              + (settings.isBigEndian != nil ? " with that byte order" : ""))
+        }
+        return format
+    }
+
+    /// What a transcode measured.
+    struct Outcome {
+        var meter: Meter
+        var duration: Double
+    }
+
+    /// Writes the item into `temporaryPath`.
+    func render(_ reader: AudioReader, format: AudioOutputFormat, to temporaryPath: String) throws -> Outcome {
+        do {
+            var gain = settings.gain.map(Float.init)
+            if let target = settings.normalizePeak {
+                // First pass: the peak of the signal as it will be written (after mixing and resampling).
+                let measured = try stream(reader, format: format, gain: 1, writer: nil)
+                let peak = measured.peak.max() ?? 0
+                gain = peak > 0 ? Float(Foundation.pow(10, target / 20)) / peak : 1
+                try reader.rewind()
+            }
+            let writer = try AudioWriter(path: temporaryPath, format: format)
+            let meter = try stream(reader, format: format, gain: gain ?? 1, writer: writer)
+            try writer.close()
+            return Outcome(meter: meter, duration: Double(meter.frames) / Double(format.sampleRate))
+        } catch let error as MediaError {
+            throw ItemFailure(error.reason)
+        }
+    }
+
+    /// One pass over the stream; writes when `writer` is given, and meters the output either way.
+    private func stream(_ reader: AudioReader, format: AudioOutputFormat, gain: Float,
+                        writer: AudioWriter?) throws -> Meter {
+        let inChannels = reader.info.channels, outChannels = format.channels
+        let mixer = inChannels == outChannels ? nil : ChannelMixer.standard(from: inChannels, to: outChannels)
+        let resampler = reader.info.sampleRate == format.sampleRate ? nil
+            : try Resampler(quality: settings.converterQuality.converter, channels: outChannels,
+                            from: reader.info.sampleRate, to: format.sampleRate)
+        let frames = Self.blockFrames
+        let input = UnsafeMutablePointer<Float>.allocate(capacity: frames * inChannels)
+        let mixed = UnsafeMutablePointer<Float>.allocate(capacity: frames * outChannels)
+        let capacity = Int((Double(frames) * (resampler?.ratio ?? 1)).rounded(.up)) + 64
+        let resampled = UnsafeMutablePointer<Float>.allocate(capacity: capacity * outChannels)
+        defer { input.deallocate(); mixed.deallocate(); resampled.deallocate() }
+        var meter = Meter(channels: outChannels)
+
+        func emit(_ block: UnsafeMutablePointer<Float>, _ count: Int) throws {
+            guard count > 0 else { return }
+            if gain != 1 { AudioKernels.applyGain(block, count: count * outChannels, gain: gain) }
+            meter.add(block, frames: count)
+            try writer?.write(block, frames: count)
+        }
+
+        var decoded = 0
+        while true {
+            let read = try reader.read(into: input, frames: frames)
+            decoded += read
+            let end = read < frames
+            var block = input
+            if let mixer {
+                mixer.mix(input, frames: read, into: mixed)
+                block = mixed
+            }
+            if let resampler {
+                var offset = 0
+                repeat {
+                    let (used, made) = try resampler.process(block + offset * outChannels, frames: read - offset,
+                                                             into: resampled, capacity: capacity, end: end)
+                    offset += used
+                    try emit(resampled, made)
+                    if end && made == 0 && offset >= read { break }
+                } while offset < read || end
+            } else {
+                try emit(block, read)
+            }
+            if end { break }
+        }
+        // A stream that ends before its header says is damaged, even when the decoder stays quiet
+        // (libsndfile reads a cut FLAC to the cut). MP3 headers only estimate their length.
+        if reader.info.frames > 0, decoded < reader.info.frames, !reader.info.container.contains("MPEG") {
+            throw ItemFailure("truncated: the stream ends after \(decoded) of \(reader.info.frames) frames")
+        }
+        return meter
+    }
+}
+
+/// The properties of an audio item that Medley reads today (tags arrive with the media library).
+struct AudioProperties {
+    var values: [(name: String, value: TemplateValue)]
+
+    init(file: IngestedFile, info: AudioStreamInfo, format: String) {
+        let fileName = (file.relativePath as NSString).lastPathComponent
+        let (stem, ext) = ItemProperties.split(fileName: fileName)
+        values = [
+            ("mediaType", .text("music")),
+            ("path", .text(file.path)),
+            ("relpath", .path((file.relativePath as NSString).deletingLastPathComponent)),
+            ("stem", .text(stem)),
+            ("ext", .text(ext)),
+            ("size", .integer(Int(file.size))),
+            ("modified", .text(ISO8601DateFormatter().string(from: file.modified))),
+            ("format", .text(format)),
+            ("codec", .text(info.encoding)),
+            ("sampleRate", .integer(info.sampleRate)),
+            ("channels", .integer(info.channels)),
+            ("playbackDuration", .number((info.duration * 1000).rounded() / 1000)),
+        ]
+    }
+
+    subscript(name: String) -> TemplateValue? { values.first { $0.name == name }?.value }
+
+    /// Metering as AVAudioPlayer reports it, one entry per channel.
+    static func metering(_ meter: Meter) -> [(name: String, value: TemplateValue)] {
+        (0..<meter.peak.count).flatMap { channel -> [(name: String, value: TemplateValue)] in
+            [("peakPower.\(channel)", .number((meter.peakPower(channel: channel) * 100).rounded() / 100)),
+             ("averagePower.\(channel)", .number((meter.averagePower(channel: channel) * 100).rounded() / 100))]
+        }
+    }
+}

@@ -1,0 +1,119 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Sample kernels over interleaved float frames (−1…1 full scale).
+public enum AudioKernels {
+    /// Multiplies every sample by `gain`, eight at a time.
+    public static func applyGain(_ samples: UnsafeMutablePointer<Float>, count: Int, gain: Float) {
+        let raw = UnsafeMutableRawPointer(samples)
+        var i = 0
+        while i + 8 <= count {
+            let v = raw.loadUnaligned(fromByteOffset: i * 4, as: SIMD8<Float>.self)
+            raw.storeBytes(of: v * gain, toByteOffset: i * 4, as: SIMD8<Float>.self)
+            i += 8
+        }
+        while i < count {
+            samples[i] *= gain
+            i += 1
+        }
+    }
+}
+
+/// Per-channel peak and mean square of a stream, as AVAudioPlayer's metering reports them.
+public struct Meter: Sendable, Equatable {
+    public private(set) var peak: [Float]
+    public private(set) var sumOfSquares: [Double]
+    public private(set) var frames: Int = 0
+
+    public init(channels: Int) {
+        peak = [Float](repeating: 0, count: channels)
+        sumOfSquares = [Double](repeating: 0, count: channels)
+    }
+
+    /// Adds `frames` interleaved frames to the tally.
+    public mutating func add(_ samples: UnsafePointer<Float>, frames: Int) {
+        let channels = peak.count
+        for c in 0..<channels {
+            var top: Float = peak[c]
+            var sum: Float = 0  // per block in Float (short), accumulated in Double across blocks
+            var i = c
+            for _ in 0..<frames {
+                let v = samples[i]
+                top = max(top, abs(v))
+                sum += v * v
+                i += channels
+            }
+            peak[c] = top
+            sumOfSquares[c] += Double(sum)
+        }
+        self.frames += frames
+    }
+
+    /// `peakPower(forChannel:)`: 20·log10(peak) in dBFS (−160 for silence, as AVAudioPlayer).
+    public func peakPower(channel: Int) -> Double {
+        Self.decibels(Double(peak[channel]))
+    }
+
+    /// `averagePower(forChannel:)`: the RMS level in dBFS (a full-scale sine reads −3.01).
+    public func averagePower(channel: Int) -> Double {
+        guard frames > 0 else { return -160 }
+        return Self.decibels((sumOfSquares[channel] / Double(frames)).squareRoot())
+    }
+
+    static func decibels(_ amplitude: Double) -> Double {
+        amplitude > 1e-8 ? 20 * log10(amplitude) : -160
+    }
+}
+
+/// Maps input channels to output channels with a coefficient matrix: mono ↔ stereo, 5.1 →
+/// stereo with ITU-R BS.775 coefficients (centre and surrounds at −3 dB, LFE dropped),
+/// normalised so the loudest output cannot clip — the same choices as FFmpeg's default downmix.
+public struct ChannelMixer: Sendable {
+    /// coefficients[o][i]: weight of input channel i in output channel o.
+    public let coefficients: [[Float]]
+    public var inputs: Int { coefficients.first?.count ?? 0 }
+    public var outputs: Int { coefficients.count }
+
+    public init(coefficients: [[Float]]) { self.coefficients = coefficients }
+
+    /// The standard mix from `inputs` to `outputs` channels (WAVE channel order: FL FR FC LFE BL BR …).
+    public static func standard(from inputs: Int, to outputs: Int) -> ChannelMixer {
+        var m = [[Float]](repeating: [Float](repeating: 0, count: inputs), count: outputs)
+        let h: Float = 0.70710677
+        switch (inputs, outputs) {
+        case let (i, o) where i == o:
+            for c in 0..<i { m[c][c] = 1 }
+        case (1, _):
+            for o in 0..<min(outputs, 2) { m[o][0] = 1 }   // mono to the front pair
+        case (_, 1):
+            for i in 0..<inputs { m[0][i] = 1 / Float(inputs) }
+        case (6, 2), (5, 2):
+            // FL FR FC (LFE) BL BR → L = FL + h·FC + h·BL, R = FR + h·FC + h·BR
+            let back = inputs == 6 ? 4 : 3
+            m[0][0] = 1; m[0][2] = h; m[0][back] = h
+            m[1][1] = 1; m[1][2] = h; m[1][back + 1] = h
+            let scale = 1 / (1 + 2 * h)
+            m = m.map { $0.map { $0 * scale } }
+        default:
+            for c in 0..<min(inputs, outputs) { m[c][c] = 1 }
+        }
+        return ChannelMixer(coefficients: m)
+    }
+
+    /// Mixes `frames` interleaved frames from `input` into `output`.
+    public func mix(_ input: UnsafePointer<Float>, frames: Int, into output: UnsafeMutablePointer<Float>) {
+        let i = inputs, o = outputs
+        for f in 0..<frames {
+            let source = input + f * i, target = output + f * o
+            for out in 0..<o {
+                var sum: Float = 0
+                let row = coefficients[out]
+                for channel in 0..<i { sum += row[channel] * source[channel] }
+                target[out] = sum
+            }
+        }
+    }
+}

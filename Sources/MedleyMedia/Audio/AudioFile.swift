@@ -1,0 +1,165 @@
+import CSndfile
+import Foundation
+
+/// What an audio file holds, from its header.
+public struct AudioStreamInfo: Sendable, Equatable {
+    public let sampleRate: Int
+    public let channels: Int
+    /// Sample frames (one sample per channel); 0 when the container does not say.
+    public let frames: Int
+    /// libsndfile's names, e.g. "WAV (Microsoft)", "Signed 16 bit PCM".
+    public let container: String
+    public let encoding: String
+
+    public var duration: Double { sampleRate > 0 ? Double(frames) / Double(sampleRate) : 0 }
+}
+
+/// Streams float frames out of any file libsndfile reads (WAV, AIFF, CAF, FLAC, Ogg Vorbis,
+/// Opus, MP3, …), a block at a time, so a ten-hour file never sits in memory.
+public final class AudioReader {
+    private let handle: OpaquePointer
+    public let info: AudioStreamInfo
+
+    public init(path: String) throws {
+        var raw = SF_INFO()
+        guard let handle = sf_open(path, Int32(SFM_READ), &raw) else {
+            throw MediaError("cannot decode: " + String(cString: sf_strerror(nil)))
+        }
+        self.handle = handle
+        info = AudioStreamInfo(sampleRate: Int(raw.samplerate), channels: Int(raw.channels), frames: Int(raw.frames),
+                               container: Self.name(of: raw.format & Int32(SF_FORMAT_TYPEMASK), major: true),
+                               encoding: Self.name(of: raw.format & Int32(SF_FORMAT_SUBMASK), major: false))
+        guard info.channels > 0, info.sampleRate > 0 else {
+            sf_close(handle)
+            throw MediaError("cannot decode: the header gives \(info.channels) channels at \(info.sampleRate) Hz")
+        }
+    }
+
+    deinit { sf_close(handle) }
+
+    /// Reads up to `frames` interleaved float frames (−1…1); returns how many were read (0 at
+    /// the end). A damaged stream throws rather than returning short silently.
+    public func read(into buffer: UnsafeMutablePointer<Float>, frames: Int) throws -> Int {
+        let count = Int(sf_readf_float(handle, buffer, sf_count_t(frames)))
+        let error = sf_error(handle)
+        if error != 0 { throw MediaError("cannot decode: " + String(cString: sf_error_number(error))) }
+        return count
+    }
+
+    /// Back to the first frame (for a second pass, e.g. after measuring the peak).
+    public func rewind() throws {
+        guard sf_seek(handle, 0, SEEK_SET) == 0 else { throw MediaError("cannot seek back to the start") }
+    }
+
+    static func name(of format: Int32, major: Bool) -> String {
+        var info = SF_FORMAT_INFO()
+        info.format = format
+        let command = major ? SFC_GET_FORMAT_INFO : SFC_GET_FORMAT_INFO
+        guard sf_command(nil, Int32(command), &info, Int32(MemoryLayout<SF_FORMAT_INFO>.size)) == 0,
+              let name = info.name else { return String(format: "0x%x", format) }
+        return String(cString: name)
+    }
+}
+
+/// What to write: libsndfile's container and encoding plus the stream's shape.
+public struct AudioOutputFormat: Sendable, Equatable {
+    public enum Container: String, Sendable, CaseIterable { case caf, wav, aiff, flac }
+    public enum Encoding: Sendable, Equatable {
+        case pcm(bits: Int)
+        case float(bits: Int)
+        case ulaw, alaw
+        case flac(bits: Int)
+        case alac(bits: Int)
+    }
+
+    public var container: Container
+    public var encoding: Encoding
+    public var sampleRate: Int
+    public var channels: Int
+    /// nil: the container's natural order (WAV little, AIFF big, CAF big).
+    public var bigEndian: Bool?
+
+    public init(container: Container, encoding: Encoding, sampleRate: Int, channels: Int, bigEndian: Bool? = nil) {
+        self.container = container
+        self.encoding = encoding
+        self.sampleRate = sampleRate
+        self.channels = channels
+        self.bigEndian = bigEndian
+    }
+
+    var libsndfileFormat: Int32 {
+        let major: Int32
+        switch container {
+        case .caf: major = Int32(SF_FORMAT_CAF)
+        case .wav: major = Int32(SF_FORMAT_WAV)
+        case .aiff: major = Int32(SF_FORMAT_AIFF)
+        case .flac: major = Int32(SF_FORMAT_FLAC)
+        }
+        let sub: Int32
+        switch encoding {
+        case .pcm(8): sub = Int32(container == .wav ? SF_FORMAT_PCM_U8 : SF_FORMAT_PCM_S8)
+        case .pcm(24), .flac(24): sub = Int32(SF_FORMAT_PCM_24)
+        case .pcm(32): sub = Int32(SF_FORMAT_PCM_32)
+        case .pcm, .flac: sub = Int32(SF_FORMAT_PCM_16)
+        case .float(64): sub = Int32(SF_FORMAT_DOUBLE)
+        case .float: sub = Int32(SF_FORMAT_FLOAT)
+        case .ulaw: sub = Int32(SF_FORMAT_ULAW)
+        case .alaw: sub = Int32(SF_FORMAT_ALAW)
+        case .alac(20): sub = Int32(SF_FORMAT_ALAC_20)
+        case .alac(24): sub = Int32(SF_FORMAT_ALAC_24)
+        case .alac(32): sub = Int32(SF_FORMAT_ALAC_32)
+        case .alac: sub = Int32(SF_FORMAT_ALAC_16)
+        }
+        let endian: Int32 = bigEndian.map { $0 ? Int32(SF_ENDIAN_BIG) : Int32(SF_ENDIAN_LITTLE) } ?? Int32(SF_ENDIAN_FILE)
+        return major | sub | endian
+    }
+
+    /// Whether libsndfile can write this combination (e.g. a big-endian WAV cannot exist).
+    public var isWritable: Bool {
+        var info = SF_INFO()
+        info.samplerate = Int32(sampleRate)
+        info.channels = Int32(channels)
+        info.format = libsndfileFormat
+        return sf_format_check(&info) != 0
+    }
+}
+
+/// Writes float frames into a new file. Samples beyond full scale are clipped, not wrapped.
+public final class AudioWriter {
+    private var handle: OpaquePointer?
+    public let format: AudioOutputFormat
+
+    public init(path: String, format: AudioOutputFormat) throws {
+        var info = SF_INFO()
+        info.samplerate = Int32(format.sampleRate)
+        info.channels = Int32(format.channels)
+        info.format = format.libsndfileFormat
+        guard sf_format_check(&info) != 0 else {
+            throw MediaError("libsndfile cannot write \(format.encoding) in \(format.container) at \(format.sampleRate) Hz, \(format.channels) channels")
+        }
+        guard let handle = sf_open(path, Int32(SFM_WRITE), &info) else {
+            throw MediaError("cannot create \(path): " + String(cString: sf_strerror(nil)))
+        }
+        self.handle = handle
+        self.format = format
+        sf_command(handle, Int32(SFC_SET_CLIPPING), nil, Int32(SF_TRUE))
+    }
+
+    deinit { if let handle { sf_close(handle) } }
+
+    public func write(_ buffer: UnsafePointer<Float>, frames: Int) throws {
+        guard let handle else { throw MediaError("the file is already closed") }
+        let written = sf_writef_float(handle, buffer, sf_count_t(frames))
+        guard written == frames else {
+            throw MediaError("cannot write: " + String(cString: sf_strerror(handle)))
+        }
+    }
+
+    /// Finishes the file (headers, FLAC/ALAC tables). Throws if the disk refused the rest.
+    public func close() throws {
+        guard let handle else { return }
+        self.handle = nil
+        sf_write_sync(handle)
+        guard sf_close(handle) == 0 else { throw MediaError("cannot finish the file") }
+    }
+}

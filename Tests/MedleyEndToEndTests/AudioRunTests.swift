@@ -1,0 +1,191 @@
+import Foundation
+import XCTest
+
+/// Audio transcoding through `medley run`, checked with ffprobe and sox and with signal
+/// measurements computed here (least-squares sine fit), never with Medley's own numbers.
+final class AudioRunTests: EndToEndCase {
+    let audio = Tool.fixtures + "/audio"
+
+    func transcode(_ input: String, _ settings: String, name: String = "{stem}.{ext}", extra: String = "") throws -> Tool.Result {
+        let path = try pipeline("""
+            version: 1
+            jobs:
+              - name: audio
+                ingest: { from: [\(input)] }
+                transcode: { \(settings) }
+            \(extra)
+                export: { to: out, name: "\(name)" }
+            """)
+        return try Tool.medley(["run", path, "--quiet", "--events", work + "/events.jsonl"])
+    }
+
+    /// ffprobe's view of a file's first stream: codec, rate, channels, duration, bits.
+    func probe(_ path: String) throws -> [String: String] {
+        let result = try Tool.run("ffprobe", ["-v", "error", "-show_entries",
+                                              "stream=codec_name,sample_rate,channels,bits_per_sample,bits_per_raw_sample:format=duration,format_name",
+                                              "-of", "default=noprint_wrappers=1", path])
+        var fields: [String: String] = [:]
+        for line in result.stdout.split(separator: "\n") {
+            let parts = line.split(separator: "=", maxSplits: 1).map(String.init)
+            if parts.count == 2 { fields[parts[0]] = parts[1] }
+        }
+        return fields
+    }
+
+    /// Samples of channel 0 as 32-bit floats, decoded by sox.
+    func samples(_ path: String) throws -> [Float] {
+        let result = try Tool.run("sox", [path, "-t", "f32", "-e", "floating-point", "-"])
+        let bytes = [UInt8](result.data)
+        let channels = Int(try probe(path)["channels"] ?? "1") ?? 1
+        var values: [Float] = []
+        var i = 0
+        while i + 4 <= bytes.count {
+            values.append(Float(bitPattern: UInt32(bytes[i]) | UInt32(bytes[i + 1]) << 8 | UInt32(bytes[i + 2]) << 16 | UInt32(bytes[i + 3]) << 24))
+            i += 4 * channels
+        }
+        return values
+    }
+
+    /// Least-squares fit of A·sin + B·cos at `frequency`: amplitude and THD+N (residual ÷ fit) in dB.
+    func sineFit(_ x: [Float], rate: Double, frequency: Double) -> (amplitude: Double, thdN: Double) {
+        var ss = 0.0, cc = 0.0, sc = 0.0, xs = 0.0, xc = 0.0
+        for (n, v) in x.enumerated() {
+            let phase = 2 * Double.pi * frequency * Double(n) / rate
+            let s = sin(phase), c = cos(phase)
+            ss += s * s; cc += c * c; sc += s * c; xs += Double(v) * s; xc += Double(v) * c
+        }
+        let det = ss * cc - sc * sc
+        let a = (xs * cc - xc * sc) / det, b = (xc * ss - xs * sc) / det
+        var residual = 0.0, fitted = 0.0
+        for (n, v) in x.enumerated() {
+            let phase = 2 * Double.pi * frequency * Double(n) / rate
+            let model = a * sin(phase) + b * cos(phase)
+            residual += (Double(v) - model) * (Double(v) - model)
+            fitted += model * model
+        }
+        return ((a * a + b * b).squareRoot(), 10 * log10(residual / fitted))
+    }
+
+    func testResampling44100To48000KeepsLevelAndIsClean() throws {
+        let result = try transcode(audio + "/sine-1k-44100-stereo.wav",
+                                   "AVFormatIDKey: kAudioFormatLinearPCM, AVSampleRateKey: 48000, AVLinearPCMIsFloatKey: true, AVLinearPCMBitDepthKey: 32, AVSampleRateConverterAudioQualityKey: AVAudioQuality.medium",
+                                   name: "{stem}.wav")
+        XCTAssertEqual(result.status, 0, result.stderr)
+        let output = work + "/out/sine-1k-44100-stereo.wav"
+        let info = try probe(output)
+        XCTAssertEqual(info["sample_rate"], "48000")
+        XCTAssertEqual(info["codec_name"], "pcm_f32le")
+        let x = try samples(output)
+        // Skip the converter's start-up and tail: fit the steady middle.
+        let middle = Array(x[2400..<(x.count - 2400)])
+        let (amplitude, thdN) = sineFit(middle, rate: 48000, frequency: 1000)
+        XCTAssertEqual(20 * log10(amplitude), 0, accuracy: 0.1, "level kept within 0.1 dB")
+        XCTAssertLessThanOrEqual(thdN, -90, "THD+N at medium quality")
+        XCTAssertEqual(Double(try probe(output)["duration"] ?? "0") ?? 0, 0.5, accuracy: 1.0 / 48000 + 1e-6)
+    }
+
+    func testMeteringOfAFullScaleSine() throws {
+        let result = try Tool.medley(["probe", audio + "/sine-1k-44100-stereo.wav", "--json"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        let item = try XCTUnwrap((try JSONSerialization.jsonObject(with: result.data) as? [[String: Any]])?.first)
+        // A sine's RMS is its peak ÷ √2: 20·log10(1/√2) = −3.0103 dBFS; the fixture peaks at 32767/32768.
+        XCTAssertEqual(item["peakPower.0"] as? Double ?? 99, 20 * log10(32767.0 / 32768), accuracy: 0.01)
+        XCTAssertEqual(item["averagePower.1"] as? Double ?? 99, 20 * log10(32767.0 / 32768 / 2.0.squareRoot()), accuracy: 0.01)
+        XCTAssertEqual(item["sampleRate"] as? Int, 44100)
+        XCTAssertEqual(item["channels"] as? Int, 2)
+    }
+
+    func testEveryAvailableFormatIsWhatFfprobeReads() throws {
+        let cases: [(String, String, [String: String])] = [
+            ("AVFormatIDKey: kAudioFormatLinearPCM", "{stem}.caf", ["codec_name": "pcm_s16be", "format_name": "caf"]),
+            ("AVFormatIDKey: kAudioFormatLinearPCM, AVLinearPCMBitDepthKey: 24", "{stem}.wav", ["codec_name": "pcm_s24le", "format_name": "wav"]),
+            ("AVFormatIDKey: lpcm, AVLinearPCMIsBigEndianKey: true", "{stem}.aif", ["codec_name": "pcm_s16be", "format_name": "aiff"]),
+            ("AVFormatIDKey: kAudioFormatFLAC, AVLinearPCMBitDepthKey: 24", "{stem}.flac", ["codec_name": "flac", "format_name": "flac"]),
+            ("AVFormatIDKey: kAudioFormatAppleLossless", "{stem}.caf", ["codec_name": "alac", "format_name": "caf"]),
+            ("AVFormatIDKey: kAudioFormatULaw", "{stem}.wav", ["codec_name": "pcm_mulaw"]),
+            ("AVFormatIDKey: kAudioFormatALaw", "{stem}.caf", ["codec_name": "pcm_alaw"]),
+        ]
+        let source = Double(try probe(audio + "/sweep-48000-stereo.aif")["duration"] ?? "0") ?? 0
+        XCTAssertGreaterThan(source, 0.1)
+        for (settings, name, expected) in cases {
+            try? FileManager.default.removeItem(atPath: work + "/out")
+            let result = try transcode(audio + "/sweep-48000-stereo.aif",
+                                       settings + ", AVSampleRateKey: 44100, AVNumberOfChannelsKey: 1", name: name)
+            XCTAssertEqual(result.status, 0, "\(settings): \(result.stderr)")
+            let output = work + "/out/sweep-48000-stereo." + (name as NSString).pathExtension
+            let info = try probe(output)
+            for (key, value) in expected { XCTAssertEqual(info[key], value, "\(settings) \(key)") }
+            XCTAssertEqual(info["sample_rate"], "44100", settings)
+            XCTAssertEqual(info["channels"], "1", settings)
+            // The sweep keeps its duration within one codec frame (ALAC frames: 4096 samples).
+            XCTAssertEqual(Double(info["duration"] ?? "0") ?? 0, source, accuracy: 4096.0 / 44100, settings)
+        }
+    }
+
+    func testNormalizeAndGainSetTheLevel() throws {
+        let result = try transcode(audio + "/sine-1k-44100-stereo.wav",
+                                   "AVFormatIDKey: kAudioFormatLinearPCM, AVLinearPCMIsFloatKey: true, normalize: { peak: -6dBFS }",
+                                   name: "{stem}.wav")
+        XCTAssertEqual(result.status, 0, result.stderr)
+        let peak = try samples(work + "/out/sine-1k-44100-stereo.wav").map { abs($0) }.max() ?? 0
+        XCTAssertEqual(20 * log10(Double(peak)), -6, accuracy: 0.01)
+        try FileManager.default.removeItem(atPath: work + "/out")
+        let gained = try transcode(audio + "/sine-1k-44100-mono-float.wav",
+                                   "AVFormatIDKey: kAudioFormatLinearPCM, AVLinearPCMIsFloatKey: true, gain: -3dB", name: "{stem}.wav")
+        XCTAssertEqual(gained.status, 0, gained.stderr)
+        let gainedPeak = try samples(work + "/out/sine-1k-44100-mono-float.wav").map { abs($0) }.max() ?? 0
+        XCTAssertEqual(20 * log10(Double(gainedPeak)), 20 * log10(0.5) - 3, accuracy: 0.01)
+    }
+
+    func testDownmixOfFivePointOneUsesStandardCoefficients() throws {
+        let result = try transcode(audio + "/five-one-48000.wav",
+                                   "AVFormatIDKey: kAudioFormatLinearPCM, AVLinearPCMIsFloatKey: true, AVNumberOfChannelsKey: 2",
+                                   name: "{stem}.wav")
+        XCTAssertEqual(result.status, 0, result.stderr)
+        let output = work + "/out/five-one-48000.wav"
+        XCTAssertEqual(try probe(output)["channels"], "2")
+        // Left = (FL + 0.7071·FC + 0.7071·BL) / (1 + 2·0.7071): the FL tone (300 Hz) at −12 dBFS
+        // keeps 1/2.4142 of its amplitude, the LFE (60 Hz) is dropped.
+        let left = try samples(output)
+        let input = 2 * 0.25118864  // −12 dBFS peak
+        let (fl, _) = sineFit(left, rate: 48000, frequency: 300)
+        XCTAssertEqual(fl, input / 2 / (1 + 2 * 0.70710678), accuracy: 0.002)
+        let (lfe, _) = sineFit(left, rate: 48000, frequency: 60)
+        XCTAssertLessThan(lfe, 0.001)
+    }
+
+    func testSystemSoundPresetAndItsThirtySecondLimit() throws {
+        let result = try transcode(audio, "preset: systemSound")
+        XCTAssertEqual(result.status, 1, "the 31 s file fails, the run goes on")
+        XCTAssertTrue(result.stderr.contains("long-31s-8000-mono.wav: is 31.0 s long; system sounds must be at most 30 s"), result.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: work + "/out/long-31s-8000-mono.caf"))
+        let info = try probe(work + "/out/noise-22050-mono.caf")
+        XCTAssertEqual(info["codec_name"], "pcm_s16be")
+        XCTAssertEqual(info["sample_rate"], "22050", "system sounds keep the source rate")
+    }
+
+    func testBrokenAudioFailsPerItemWithoutPartialFiles() throws {
+        let result = try transcode(audio + "/broken", "AVFormatIDKey: kAudioFormatFLAC")
+        XCTAssertEqual(result.status, 1)
+        for name in ["truncated.flac", "garbage.wav", "empty.wav", "text.m4a"] {
+            XCTAssertTrue(result.stderr.contains("✗ \(audio)/broken/\(name):"), "\(name)\n\(result.stderr)")
+        }
+        XCTAssertEqual(Tool.files(under: work + "/out"), ["wrong-extension.flac"], "only the WAV named .mp3 succeeds")
+    }
+
+    func testUnavailableAndInvalidSettingsFailValidation() throws {
+        let path = try pipeline("""
+            version: 1
+            jobs:
+              - name: aac
+                ingest: { from: [\(audio)] }
+                transcode: { AVFormatIDKey: kAudioFormatMPEG4AAC, AVSampleRateKey: 44000, AVNumberOfChannelsKey: 9 }
+                export: { to: out }
+            """)
+        let result = try Tool.medley(["validate", path])
+        XCTAssertEqual(result.status, 2)
+        XCTAssertTrue(result.stderr.contains("pipeline.yaml:5:33: error: kAudioFormatMPEG4AAC output is not available"), result.stderr)
+        XCTAssertTrue(result.stderr.contains("pipeline.yaml:5:72: error: AAC cannot be encoded at 44000 Hz"), result.stderr)
+        XCTAssertTrue(result.stderr.contains("AVNumberOfChannelsKey must be a whole number in 1…8, not '9'"), result.stderr)
+    }
+}
