@@ -173,7 +173,65 @@ final class AudioRunTests: EndToEndCase {
         XCTAssertEqual(Tool.files(under: work + "/out"), ["wrong-extension.flac"], "only the WAV named .mp3 succeeds")
     }
 
-    func testUnavailableAndInvalidSettingsFailValidation() throws {
+    func testCompressedFormatsThroughFFmpeg() throws {
+        // Bit rates within ±10%; codecs, rates, channels and durations as asked.
+        let cases: [(String, String, [String: String], Int?)] = [
+            ("AVFormatIDKey: kAudioFormatMPEG4AAC, AVSampleRateKey: 44100, AVNumberOfChannelsKey: 2, AVEncoderBitRateKey: 128000",
+             "{stem}.{ext}", ["codec_name": "aac", "sample_rate": "44100", "channels": "2"], 128000),
+            ("AVFormatIDKey: kAudioFormatMPEG4AAC, AVSampleRateKey: 48000, AVNumberOfChannelsKey: 1, AVEncoderBitRatePerChannelKey: 64000",
+             "{stem}.{ext}", ["codec_name": "aac", "sample_rate": "48000", "channels": "1"], 64000),
+            ("AVFormatIDKey: kAudioFormatAppleLossless, AVSampleRateKey: 44100", "{stem}.{ext}",
+             ["codec_name": "alac", "sample_rate": "44100"], nil),
+            ("AVFormatIDKey: kAudioFormatOpus, AVEncoderBitRateKey: 96000", "{stem}.{ext}",
+             ["codec_name": "opus", "sample_rate": "48000"], 96000),
+            ("AVFormatIDKey: kAudioFormatMPEGLayer3, AVEncoderBitRateKey: 192000", "{stem}.{ext}",
+             ["codec_name": "mp3", "sample_rate": "44100"], 192000),
+            ("AVFormatIDKey: kAudioFormatAppleIMA4", "{stem}.{ext}", ["codec_name": "adpcm_ima_qt"], nil),
+        ]
+        // Ten seconds of music-like noise (made here by sox), so container overhead is small.
+        let input = work + "/music.flac"
+        XCTAssertEqual(try Tool.run("sox", ["-n", "-r", "44100", "-c", "2", "-b", "16", input, "synth", "10",
+                                            "pinknoise", "gain", "-6"]).status, 0)
+        let source = Double(try probe(input)["duration"] ?? "0") ?? 0
+        XCTAssertEqual(source, 10, accuracy: 0.01)
+        for (settings, name, expected, bitRate) in cases {
+            try? FileManager.default.removeItem(atPath: work + "/out")
+            let result = try transcode(input, settings, name: name)
+            XCTAssertEqual(result.status, 0, "\(settings): \(result.stderr)")
+            guard let output = Tool.files(under: work + "/out").first.map({ work + "/out/" + $0 }) else {
+                XCTFail("no output for \(settings)")
+                continue
+            }
+            let info = try probe(output)
+            for (key, value) in expected { XCTAssertEqual(info[key], value, "\(settings) \(key)") }
+            // Encoder delay and padding are recorded in the container: the duration is the input's
+            // within one codec frame (AAC 1024, Opus 960 at 48 kHz, MP3 1152, ALAC 4096 samples).
+            XCTAssertEqual(Double(info["duration"] ?? "0") ?? 0, source, accuracy: 4096.0 / 44100, settings)
+            if let bitRate {
+                let measured = try Tool.run("ffprobe", ["-v", "error", "-show_entries", "format=bit_rate", "-of", "csv=p=0", output])
+                let rate = Double(measured.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+                XCTAssertEqual(rate, Double(bitRate), accuracy: Double(bitRate) * 0.1, "\(settings): container overhead included")
+            }
+        }
+        XCTAssertTrue(Tool.files(under: work + "/out").allSatisfy { $0.hasSuffix(".caf") }, "IMA4 defaults to .caf")
+    }
+
+    func testM4AInputsDecodeThroughFFmpeg() throws {
+        let result = try transcode(audio + "/tone-alac.m4a", "AVFormatIDKey: kAudioFormatLinearPCM, AVLinearPCMIsFloatKey: true",
+                                   name: "{stem}.wav")
+        XCTAssertEqual(result.status, 0, result.stderr)
+        // Apple Lossless decodes exactly: the ffmpeg CLI's decoding of the source equals Medley's output.
+        let mine = try samples(work + "/out/tone-alac.wav")
+        let decoded = try Tool.run("ffmpeg", ["-v", "error", "-i", audio + "/tone-alac.m4a", "-f", "f32le", "-acodec", "pcm_f32le", "-"])
+        let bytes = [UInt8](decoded.data)
+        let theirs = stride(from: 0, to: bytes.count - 7, by: 8).map { i in
+            Float(bitPattern: UInt32(bytes[i]) | UInt32(bytes[i + 1]) << 8 | UInt32(bytes[i + 2]) << 16 | UInt32(bytes[i + 3]) << 24)
+        }
+        XCTAssertEqual(mine.count, theirs.count)
+        XCTAssertLessThan(zip(mine, theirs).map { abs($0 - $1) }.max() ?? 1, 1e-4)
+    }
+
+    func testInvalidSettingsFailValidation() throws {
         let path = try pipeline("""
             version: 1
             jobs:
@@ -181,11 +239,17 @@ final class AudioRunTests: EndToEndCase {
                 ingest: { from: [\(audio)] }
                 transcode: { AVFormatIDKey: kAudioFormatMPEG4AAC, AVSampleRateKey: 44000, AVNumberOfChannelsKey: 9 }
                 export: { to: out }
+              - name: typo
+                ingest: { from: [\(audio)] }
+                transcode: { AVFormatIDKey: kAudioFormatMPEG4ACC, AVEncoderAudioQualityKey: AVAudioQuality.best }
+                export: { to: out2 }
             """)
         let result = try Tool.medley(["validate", path])
         XCTAssertEqual(result.status, 2)
-        XCTAssertTrue(result.stderr.contains("pipeline.yaml:5:33: error: kAudioFormatMPEG4AAC output is not available"), result.stderr)
         XCTAssertTrue(result.stderr.contains("pipeline.yaml:5:72: error: AAC cannot be encoded at 44000 Hz"), result.stderr)
         XCTAssertTrue(result.stderr.contains("AVNumberOfChannelsKey must be a whole number in 1…8, not '9'"), result.stderr)
+        XCTAssertTrue(result.stderr.contains("pipeline.yaml:9:33: error: unknown AVFormatIDKey 'kAudioFormatMPEG4ACC'; did you mean 'kAudioFormatMPEG4AAC'?"), result.stderr)
+        XCTAssertTrue(result.stderr.contains("AVEncoderAudioQualityKey takes an AVAudioQuality, not 'AVAudioQuality.best'"), result.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: work + "/out"))
     }
 }

@@ -47,8 +47,6 @@ public struct TranscodeSettings: Sendable, Equatable {
             return nil
         }
 
-        /// Whether this version can encode it (the rest arrive with the FFmpeg adapter).
-        var isAvailable: Bool { [.linearPCM, .appleLossless, .flac, .uLaw, .aLaw].contains(self) }
     }
 
     /// `AVAudioQuality`.
@@ -174,11 +172,6 @@ public struct TranscodeSettings: Sendable, Equatable {
         if let (value, node) = text("AVFormatIDKey") {
             if let format = FormatID(text: value) {
                 settings.format = format
-                if !format.isAvailable {
-                    sink.error(node, "\(format.rawValue) output is not available in this version of Medley yet",
-                               suggestion: "use kAudioFormatLinearPCM, kAudioFormatAppleLossless, kAudioFormatFLAC, kAudioFormatULaw or kAudioFormatALaw")
-                    ok = false
-                }
             } else {
                 sink.error(node, "unknown AVFormatIDKey '\(value)'",
                            suggestion: DiagnosticSink.didYouMean(value, in: FormatID.allCases.map(\.rawValue))
@@ -187,6 +180,11 @@ public struct TranscodeSettings: Sendable, Equatable {
             }
         }
         settings.sampleRate = integer("AVSampleRateKey", 1000...768_000)
+        if settings.format == .opus, let rate = settings.sampleRate, ![8000, 12000, 16000, 24000, 48000].contains(rate),
+           let node = fields["AVSampleRateKey"] {
+            sink.error(node, "Opus cannot be encoded at \(rate) Hz", suggestion: "use 8000, 12000, 16000, 24000 or 48000")
+            ok = false
+        }
         if settings.format == .mpeg4AAC, let rate = settings.sampleRate, !aacRates.contains(rate), let node = fields["AVSampleRateKey"] {
             sink.error(node, "AAC cannot be encoded at \(rate) Hz",
                        suggestion: "use an MPEG-4 rate: \(aacRates.map(String.init).joined(separator: ", "))")

@@ -40,8 +40,12 @@ public enum Probe {
 extension Probe {
     /// Header properties plus metering of the whole stream (AVAudioPlayer's peak and average power).
     static func audioProperties(_ file: IngestedFile, format: String) throws -> [(name: String, value: TemplateValue)] {
-        let reader: AudioReader
-        do { reader = try AudioReader(path: file.path) } catch let error as MediaError { throw ItemFailure(error.reason) }
+        let reader: AudioSource
+        do {
+            reader = format == "m4a" ? try FFmpegAudioReader(path: file.path) : try AudioReader(path: file.path)
+        } catch let error as MediaError {
+            throw ItemFailure(error.reason)
+        }
         var meter = Meter(channels: reader.info.channels)
         let frames = 4096
         let buffer = UnsafeMutablePointer<Float>.allocate(capacity: frames * reader.info.channels)

@@ -175,17 +175,14 @@ public final class PipelineRunner: @unchecked Sendable {
         guard let stage = state.audio else {
             throw ItemFailure("\(sniffed.format) audio needs a 'transcode' stage in this job")
         }
-        if sniffed.format == "m4a" {
-            throw ItemFailure("reading M4A (AAC or Apple Lossless in MP4) arrives with the FFmpeg adapter; not in this version yet")
-        }
-        let reader = try stage.open(file.path)
+        let reader = try stage.open(file.path, format: sniffed.format)
         let properties = AudioProperties(file: file, info: reader.info, format: sniffed.format)
         let destination = try self.destination(export, state, file, ext: stage.defaultExtension) { properties[$0] }
-        let format = try stage.outputFormat(for: reader.info, destination: destination)
+        let plan = try stage.plan(for: reader.info, destination: destination)
         if let skip = try skipReason(destination, export, file, state) { return .skipped(output: destination, reason: skip) }
         var outcome: AudioStage.Outcome?
         let bytes = try output.write(to: destination, fileExtension: (destination as NSString).pathExtension) { temporary in
-            outcome = try stage.render(reader, format: format, to: temporary)
+            outcome = try stage.render(reader, plan: plan, to: temporary)
         }
         var details: [(String, JSONValue)] = [("duration", .number(((outcome?.duration ?? 0) * 1000).rounded() / 1000))]
         if stage.metering, let meter = outcome?.meter {

@@ -13,18 +13,27 @@ struct AudioStage {
     /// System sounds play for at most 30 seconds (AudioServicesPlaySystemSound).
     static let systemSoundLimit = 30.0
 
-    /// The extension written when the export name does not choose one (AVAudioRecorder writes CAF).
+    /// The extension written when the export name does not choose one (SPEC §8: AAC and ALAC →
+    /// .m4a, FLAC → .flac, Opus → .ogg, MP3 → .mp3, linear PCM and the rest → .caf).
     var defaultExtension: String {
         switch settings.format {
+        case .mpeg4AAC, .appleLossless: return "m4a"
         case .flac: return "flac"
-        default: return "caf"
+        case .opus: return "ogg"
+        case .mpegLayer3: return "mp3"
+        case .linearPCM, .appleIMA4, .uLaw, .aLaw: return "caf"
         }
     }
 
-    /// Opens the item and checks what can be known from the header.
-    func open(_ path: String) throws -> AudioReader {
-        let reader: AudioReader
-        do { reader = try AudioReader(path: path) } catch let error as MediaError { throw ItemFailure(error.reason) }
+    /// Opens the item (M4A through FFmpeg, everything else through libsndfile) and checks what
+    /// can be known from the header.
+    func open(_ path: String, format: String) throws -> AudioSource {
+        let reader: AudioSource
+        do {
+            reader = format == "m4a" ? try FFmpegAudioReader(path: path) : try AudioReader(path: path)
+        } catch let error as MediaError {
+            throw ItemFailure(error.reason)
+        }
         if settings.systemSound, reader.info.frames > 0, reader.info.duration > Self.systemSoundLimit {
             throw ItemFailure(String(format: "is %.1f s long; system sounds must be at most %.0f s", reader.info.duration,
                                      Self.systemSoundLimit))
@@ -32,38 +41,100 @@ struct AudioStage {
         return reader
     }
 
-    /// The file format for `destination`, whose extension picks the container.
-    func outputFormat(for info: AudioStreamInfo, destination: String) throws -> AudioOutputFormat {
+    /// How an output is written: by libsndfile (PCM, FLAC, ALAC in CAF, µ-law, A-law) or by
+    /// FFmpeg's encoders (AAC, ALAC in M4A, Opus, MP3, IMA4).
+    enum Plan {
+        case sndfile(AudioOutputFormat)
+        case ffmpeg(FFmpegOutputFormat)
+
+        var sampleRate: Int {
+            switch self {
+            case .sndfile(let format): return format.sampleRate
+            case .ffmpeg(let format): return format.sampleRate
+            }
+        }
+        var channels: Int {
+            switch self {
+            case .sndfile(let format): return format.channels
+            case .ffmpeg(let format): return format.channels
+            }
+        }
+    }
+
+    /// Rates Opus encodes at (RFC 6716).
+    static let opusRates = [8000, 12000, 16000, 24000, 48000]
+
+    /// Bit rate per channel when none is given, by AVEncoderAudioQualityKey (AAC, Opus, MP3).
+    func defaultBitRatePerChannel() -> Int {
+        switch settings.encoderQuality {
+        case .min: return 32000
+        case .low: return 48000
+        case .medium: return 64000
+        case .high: return 96000
+        case .max: return 128_000
+        }
+    }
+
+    /// The writer for `destination`, whose extension picks the container.
+    func plan(for info: AudioStreamInfo, destination: String) throws -> Plan {
         let ext = (destination as NSString).pathExtension.lowercased()
+        let channels = settings.channels ?? info.channels
+        var rate = settings.sampleRate ?? info.sampleRate
+        let depth = settings.bitDepth ?? 16
+        let bitRate = settings.bitRate ?? (settings.bitRatePerChannel ?? defaultBitRatePerChannel()) * channels
+        func unsupported() -> ItemFailure {
+            ItemFailure("\(settings.format.rawValue) cannot be written as .\(ext); use .\(defaultExtension)")
+        }
+        switch settings.format {
+        case .mpeg4AAC:
+            guard ["m4a", "mp4", "aac"].contains(ext) else { throw unsupported() }
+            if !TranscodeSettings.aacRates.contains(rate) {
+                throw ItemFailure("AAC cannot be encoded at \(rate) Hz; set AVSampleRateKey to 44100 or 48000")
+            }
+            return .ffmpeg(FFmpegOutputFormat(muxer: "ipod", codec: "aac", sampleRate: rate, channels: channels, bitRate: bitRate))
+        case .appleLossless where ext == "m4a":
+            return .ffmpeg(FFmpegOutputFormat(muxer: "ipod", codec: "alac", sampleRate: rate, channels: channels,
+                                              bitsPerSample: depth > 16 ? 24 : 16))
+        case .opus:
+            guard ["ogg", "opus"].contains(ext) else { throw unsupported() }
+            if settings.sampleRate == nil, !Self.opusRates.contains(rate) { rate = 48000 }
+            guard Self.opusRates.contains(rate) else {
+                throw ItemFailure("Opus cannot be encoded at \(rate) Hz; use 8000, 12000, 16000, 24000 or 48000")
+            }
+            return .ffmpeg(FFmpegOutputFormat(muxer: "ogg", codec: "libopus", sampleRate: rate, channels: channels, bitRate: bitRate))
+        case .mpegLayer3:
+            guard ext == "mp3" else { throw unsupported() }
+            return .ffmpeg(FFmpegOutputFormat(muxer: "mp3", codec: "libmp3lame", sampleRate: rate, channels: channels,
+                                              bitRate: bitRate))
+        case .appleIMA4:
+            guard ext == "caf" else { throw unsupported() }
+            return .ffmpeg(FFmpegOutputFormat(muxer: "caf", codec: "adpcm_ima_qt", sampleRate: rate, channels: channels))
+        default:
+            break
+        }
         let container: AudioOutputFormat.Container
         switch ext {
         case "caf": container = .caf
         case "wav", "wave": container = .wav
         case "aif", "aiff", "aifc": container = .aiff
         case "flac": container = .flac
-        case "m4a", "mp4":
-            throw ItemFailure("writing .\(ext) arrives with the FFmpeg adapter; name the output .caf (Apple Lossless and PCM go there)")
-        default:
-            throw ItemFailure("the output name ends in .\(ext); audio is written as .caf, .wav, .aif or .flac")
+        default: throw unsupported()
         }
-        let depth = settings.bitDepth ?? 16
         let encoding: AudioOutputFormat.Encoding
         switch settings.format {
         case .linearPCM: encoding = settings.isFloat ? .float(bits: settings.bitDepth ?? 32) : .pcm(bits: depth)
         case .appleLossless: encoding = .alac(bits: depth)
         case .flac: encoding = .flac(bits: min(depth, 24))
         case .uLaw: encoding = .ulaw
-        case .aLaw: encoding = .alaw
-        default: throw ItemFailure("\(settings.format.rawValue) output is not available yet")
+        default: encoding = .alaw
         }
-        let format = AudioOutputFormat(container: container, encoding: encoding,
-                                       sampleRate: settings.sampleRate ?? info.sampleRate,
-                                       channels: settings.channels ?? info.channels, bigEndian: settings.isBigEndian)
+        let format = AudioOutputFormat(container: container, encoding: encoding, sampleRate: rate, channels: channels,
+                                       bigEndian: settings.isBigEndian)
         guard format.isWritable else {
             throw ItemFailure("\(settings.format.rawValue) (\(encoding)) cannot be stored in .\(ext)"
                               + (settings.isBigEndian != nil ? " with that byte order" : ""))
         }
-        return format
+        return .sndfile(format)
     }
 
     /// What a transcode measured.
@@ -73,33 +144,36 @@ struct AudioStage {
     }
 
     /// Writes the item into `temporaryPath`.
-    func render(_ reader: AudioReader, format: AudioOutputFormat, to temporaryPath: String) throws -> Outcome {
+    func render(_ reader: AudioSource, plan: Plan, to temporaryPath: String) throws -> Outcome {
         do {
             var gain = settings.gain.map(Float.init)
             if let target = settings.normalizePeak {
                 // First pass: the peak of the signal as it will be written (after mixing and resampling).
-                let measured = try stream(reader, format: format, gain: 1, writer: nil)
+                let measured = try stream(reader, plan: plan, gain: 1, writer: nil)
                 let peak = measured.peak.max() ?? 0
                 gain = peak > 0 ? Float(Foundation.pow(10, target / 20)) / peak : 1
                 try reader.rewind()
             }
-            let writer = try AudioWriter(path: temporaryPath, format: format)
-            let meter = try stream(reader, format: format, gain: gain ?? 1, writer: writer)
+            let writer: AudioSink
+            switch plan {
+            case .sndfile(let format): writer = try AudioWriter(path: temporaryPath, format: format)
+            case .ffmpeg(let format): writer = try FFmpegAudioWriter(path: temporaryPath, format: format)
+            }
+            let meter = try stream(reader, plan: plan, gain: gain ?? 1, writer: writer)
             try writer.close()
-            return Outcome(meter: meter, duration: Double(meter.frames) / Double(format.sampleRate))
+            return Outcome(meter: meter, duration: Double(meter.frames) / Double(plan.sampleRate))
         } catch let error as MediaError {
             throw ItemFailure(error.reason)
         }
     }
 
     /// One pass over the stream; writes when `writer` is given, and meters the output either way.
-    private func stream(_ reader: AudioReader, format: AudioOutputFormat, gain: Float,
-                        writer: AudioWriter?) throws -> Meter {
-        let inChannels = reader.info.channels, outChannels = format.channels
+    private func stream(_ reader: AudioSource, plan: Plan, gain: Float, writer: AudioSink?) throws -> Meter {
+        let inChannels = reader.info.channels, outChannels = plan.channels
         let mixer = inChannels == outChannels ? nil : ChannelMixer.standard(from: inChannels, to: outChannels)
-        let resampler = reader.info.sampleRate == format.sampleRate ? nil
+        let resampler = reader.info.sampleRate == plan.sampleRate ? nil
             : try Resampler(quality: settings.converterQuality.converter, channels: outChannels,
-                            from: reader.info.sampleRate, to: format.sampleRate)
+                            from: reader.info.sampleRate, to: plan.sampleRate)
         let frames = Self.blockFrames
         let input = UnsafeMutablePointer<Float>.allocate(capacity: frames * inChannels)
         let mixed = UnsafeMutablePointer<Float>.allocate(capacity: frames * outChannels)
@@ -140,8 +214,10 @@ struct AudioStage {
             if end { break }
         }
         // A stream that ends before its header says is damaged, even when the decoder stays quiet
-        // (libsndfile reads a cut FLAC to the cut). MP3 headers only estimate their length.
-        if reader.info.frames > 0, decoded < reader.info.frames, !reader.info.container.contains("MPEG") {
+        // (libsndfile reads a cut FLAC to the cut). MP3 headers only estimate their length, and
+        // MP4 durations include the encoder's priming and padding.
+        if reader.info.frames > 0, decoded < reader.info.frames, !reader.info.container.contains("MPEG"),
+           !(reader is FFmpegAudioReader) {
             throw ItemFailure("truncated: the stream ends after \(decoded) of \(reader.info.frames) frames")
         }
         return meter

@@ -1,0 +1,39 @@
+/*
+ * medley_ffmpeg.h — the only C surface Medley's Swift code sees of FFmpeg's libraries.
+ *
+ * Audio only, interleaved float frames in and out: an encoder that writes a container
+ * (M4A/MP4 with AAC or ALAC, CAF with IMA4, Ogg with Opus, MP3) and a decoder that reads the
+ * first audio stream of any file FFmpeg opens. FFmpeg's error macros and sample-format zoo stay
+ * in here. Errors are written as text into the caller's buffer.
+ */
+#ifndef MEDLEY_FFMPEG_H
+#define MEDLEY_FFMPEG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct MedleyEncoder MedleyEncoder;
+typedef struct MedleyDecoder MedleyDecoder;
+
+/* Opens `path` for writing with the muxer `format` ("ipod" for .m4a, "caf", "ogg", "mp3") and
+ * the encoder `codec` ("aac", "alac", "adpcm_ima_qt", "libopus", "libmp3lame"). bit_rate in
+ * bits/s (0: the encoder's default); bits_per_sample for lossless codecs (16 or 24, 0: 16). */
+MedleyEncoder *medley_encoder_open(const char *path, const char *format, const char *codec, int sample_rate,
+                                   int channels, int64_t bit_rate, int bits_per_sample, char *error, size_t size);
+/* Encodes `frames` interleaved float frames. Returns 0, or −1 with `error` set. */
+int medley_encoder_write(MedleyEncoder *encoder, const float *samples, int frames, char *error, size_t size);
+/* Flushes the encoder, writes the trailer and closes the file. Returns 0 or −1. */
+int medley_encoder_finish(MedleyEncoder *encoder, char *error, size_t size);
+/* Frees everything (also after a failure; the file may be partial — the caller deletes it). */
+void medley_encoder_free(MedleyEncoder *encoder);
+
+/* Opens the first audio stream of `path`. */
+MedleyDecoder *medley_decoder_open(const char *path, char *error, size_t size);
+/* Sample rate, channels, and frames when the container knows the duration (else 0). */
+void medley_decoder_info(const MedleyDecoder *decoder, int *sample_rate, int *channels, int64_t *frames,
+                         const char **codec_name);
+/* Reads up to max_frames interleaved float frames. Returns the count, 0 at the end, −1 on error. */
+int medley_decoder_read(MedleyDecoder *decoder, float *samples, int max_frames, char *error, size_t size);
+void medley_decoder_free(MedleyDecoder *decoder);
+
+#endif

@@ -1,0 +1,310 @@
+/* See medley_ffmpeg.h. Plain C over libavformat/libavcodec's send/receive API. */
+#include "medley_ffmpeg.h"
+
+#include <libavcodec/avcodec.h>
+#include <libavformat/avformat.h>
+#include <libavutil/channel_layout.h>
+#include <libavutil/log.h>
+#include <libavutil/opt.h>
+#include <stdio.h>
+#include <string.h>
+
+static void set_error(char *error, size_t size, const char *what, int code) {
+    char text[AV_ERROR_MAX_STRING_SIZE] = "";
+    if (code) av_strerror(code, text, sizeof text);
+    snprintf(error, size, code ? "%s: %s" : "%s", what, text);
+}
+
+/* ---- encoder ---- */
+
+struct MedleyEncoder {
+    AVFormatContext *format;
+    AVCodecContext *codec;
+    AVStream *stream;
+    AVFrame *frame;
+    AVPacket *packet;
+    int channels;
+    int filled;      /* frames waiting in `frame` */
+    int64_t next_pts;
+    int header_written;
+};
+
+/* Converts `count` interleaved floats into the frame's sample format at position `offset`. */
+static void store_samples(AVFrame *frame, int offset, const float *in, int count, int channels) {
+    enum AVSampleFormat format = frame->format;
+    int planar = av_sample_fmt_is_planar(format);
+    for (int i = 0; i < count; i++) {
+        for (int c = 0; c < channels; c++) {
+            float v = in[i * channels + c];
+            if (v > 1) v = 1;
+            if (v < -1) v = -1;
+            int index = offset + i;
+            uint8_t *plane = planar ? frame->extended_data[c] : frame->extended_data[0];
+            int slot = planar ? index : index * channels + c;
+            switch (av_get_packed_sample_fmt(format)) {
+            case AV_SAMPLE_FMT_FLT: ((float *)plane)[slot] = v; break;
+            case AV_SAMPLE_FMT_DBL: ((double *)plane)[slot] = v; break;
+            case AV_SAMPLE_FMT_S16: ((int16_t *)plane)[slot] = (int16_t)lrintf(v * 32767.0f); break;
+            case AV_SAMPLE_FMT_S32: ((int32_t *)plane)[slot] = (int32_t)llrint((double)v * 2147483647.0); break;
+            case AV_SAMPLE_FMT_U8: plane[slot] = (uint8_t)lrintf(v * 127.0f + 128.0f); break;
+            default: break;
+            }
+        }
+    }
+}
+
+static int drain(MedleyEncoder *e, char *error, size_t size) {
+    for (;;) {
+        int r = avcodec_receive_packet(e->codec, e->packet);
+        if (r == AVERROR(EAGAIN) || r == AVERROR_EOF) return 0;
+        if (r < 0) { set_error(error, size, "encoding failed", r); return -1; }
+        av_packet_rescale_ts(e->packet, e->codec->time_base, e->stream->time_base);
+        e->packet->stream_index = e->stream->index;
+        r = av_interleaved_write_frame(e->format, e->packet);
+        if (r < 0) { set_error(error, size, "cannot write", r); return -1; }
+    }
+}
+
+static int send_frame(MedleyEncoder *e, AVFrame *frame, char *error, size_t size) {
+    if (frame) {
+        frame->pts = e->next_pts;
+        e->next_pts += frame->nb_samples;
+    }
+    int r = avcodec_send_frame(e->codec, frame);
+    if (r < 0) { set_error(error, size, "encoding failed", r); return -1; }
+    return drain(e, error, size);
+}
+
+MedleyEncoder *medley_encoder_open(const char *path, const char *format_name, const char *codec_name, int sample_rate,
+                                   int channels, int64_t bit_rate, int bits_per_sample, char *error, size_t size) {
+    /* Encoder statistics ("Qavg: …") are noise in a batch run; errors still come back as text. */
+    av_log_set_level(AV_LOG_ERROR);
+    MedleyEncoder *e = calloc(1, sizeof *e);
+    if (!e) return NULL;
+    e->channels = channels;
+    const AVCodec *codec = avcodec_find_encoder_by_name(codec_name);
+    if (!codec) { snprintf(error, size, "this FFmpeg has no %s encoder", codec_name); goto fail; }
+    int r = avformat_alloc_output_context2(&e->format, NULL, format_name, path);
+    if (r < 0 || !e->format) { set_error(error, size, "cannot create the container", r); goto fail; }
+    e->stream = avformat_new_stream(e->format, NULL);
+    e->codec = avcodec_alloc_context3(codec);
+    if (!e->stream || !e->codec) { snprintf(error, size, "out of memory"); goto fail; }
+    e->codec->sample_rate = sample_rate;
+    av_channel_layout_default(&e->codec->ch_layout, channels);
+    if (bit_rate > 0) e->codec->bit_rate = bit_rate;
+    /* The encoder's preferred sample format: the first it lists, or one matching the bit depth. */
+    const enum AVSampleFormat *formats = codec->sample_fmts;
+    e->codec->sample_fmt = formats ? formats[0] : AV_SAMPLE_FMT_FLTP;
+    if (formats && bits_per_sample > 16) {
+        for (int i = 0; formats[i] != AV_SAMPLE_FMT_NONE; i++) {
+            if (av_get_bytes_per_sample(formats[i]) >= 4) { e->codec->sample_fmt = formats[i]; break; }
+        }
+    } else if (formats) {
+        for (int i = 0; formats[i] != AV_SAMPLE_FMT_NONE; i++) {
+            if (av_get_bytes_per_sample(formats[i]) == 2) { e->codec->sample_fmt = formats[i]; break; }
+        }
+        if (strcmp(codec_name, "aac") == 0 || strcmp(codec_name, "libopus") == 0) {
+            for (int i = 0; formats[i] != AV_SAMPLE_FMT_NONE; i++) {
+                if (formats[i] == AV_SAMPLE_FMT_FLTP || formats[i] == AV_SAMPLE_FMT_FLT) { e->codec->sample_fmt = formats[i]; break; }
+            }
+        }
+    }
+    if (bits_per_sample > 0) e->codec->bits_per_raw_sample = bits_per_sample;
+    e->codec->time_base = (AVRational){1, sample_rate};
+    /* AVEncoderBitRateKey asks for a rate: hold libopus to it rather than let VBR wander. */
+    if (strcmp(codec_name, "libopus") == 0 && bit_rate > 0) av_opt_set(e->codec, "vbr", "constrained", AV_OPT_SEARCH_CHILDREN);
+    if (e->format->oformat->flags & AVFMT_GLOBALHEADER) e->codec->flags |= AV_CODEC_FLAG_GLOBAL_HEADER;
+    r = avcodec_open2(e->codec, codec, NULL);
+    if (r < 0) { set_error(error, size, "cannot start the encoder", r); goto fail; }
+    r = avcodec_parameters_from_context(e->stream->codecpar, e->codec);
+    if (r < 0) { set_error(error, size, "cannot describe the stream", r); goto fail; }
+    e->stream->time_base = e->codec->time_base;
+    if (!(e->format->oformat->flags & AVFMT_NOFILE)) {
+        r = avio_open(&e->format->pb, path, AVIO_FLAG_WRITE);
+        if (r < 0) { set_error(error, size, "cannot create the file", r); goto fail; }
+    }
+    r = avformat_write_header(e->format, NULL);
+    if (r < 0) { set_error(error, size, "cannot write the header", r); goto fail; }
+    e->header_written = 1;
+    e->frame = av_frame_alloc();
+    e->packet = av_packet_alloc();
+    if (!e->frame || !e->packet) { snprintf(error, size, "out of memory"); goto fail; }
+    e->frame->format = e->codec->sample_fmt;
+    av_channel_layout_copy(&e->frame->ch_layout, &e->codec->ch_layout);
+    e->frame->sample_rate = sample_rate;
+    e->frame->nb_samples = e->codec->frame_size > 0 ? e->codec->frame_size : 4096;
+    r = av_frame_get_buffer(e->frame, 0);
+    if (r < 0) { set_error(error, size, "cannot allocate a frame", r); goto fail; }
+    return e;
+fail:
+    medley_encoder_free(e);
+    return NULL;
+}
+
+int medley_encoder_write(MedleyEncoder *e, const float *samples, int frames, char *error, size_t size) {
+    int capacity = e->frame->nb_samples;
+    while (frames > 0) {
+        if (av_frame_make_writable(e->frame) < 0) { snprintf(error, size, "cannot reuse a frame"); return -1; }
+        int take = capacity - e->filled;
+        if (take > frames) take = frames;
+        store_samples(e->frame, e->filled, samples, take, e->channels);
+        e->filled += take;
+        samples += take * e->channels;
+        frames -= take;
+        if (e->filled == capacity) {
+            if (send_frame(e, e->frame, error, size)) return -1;
+            e->filled = 0;
+        }
+    }
+    return 0;
+}
+
+int medley_encoder_finish(MedleyEncoder *e, char *error, size_t size) {
+    if (e->filled > 0) {
+        /* The last, short frame: encoders with a fixed frame size accept a short final one. */
+        e->frame->nb_samples = e->filled;
+        if (send_frame(e, e->frame, error, size)) return -1;
+        e->filled = 0;
+    }
+    if (send_frame(e, NULL, error, size)) return -1;
+    int r = av_write_trailer(e->format);
+    if (r < 0) { set_error(error, size, "cannot finish the file", r); return -1; }
+    if (!(e->format->oformat->flags & AVFMT_NOFILE)) avio_closep(&e->format->pb);
+    return 0;
+}
+
+void medley_encoder_free(MedleyEncoder *e) {
+    if (!e) return;
+    av_frame_free(&e->frame);
+    av_packet_free(&e->packet);
+    avcodec_free_context(&e->codec);
+    if (e->format) {
+        if (!(e->format->oformat->flags & AVFMT_NOFILE) && e->format->pb) avio_closep(&e->format->pb);
+        avformat_free_context(e->format);
+    }
+    free(e);
+}
+
+/* ---- decoder ---- */
+
+struct MedleyDecoder {
+    AVFormatContext *format;
+    AVCodecContext *codec;
+    AVPacket *packet;
+    AVFrame *frame;
+    int stream;
+    int channels;
+    int offset;       /* frames of `frame` already handed out */
+    int have_frame;
+    int finished;
+    int flushing;
+};
+
+MedleyDecoder *medley_decoder_open(const char *path, char *error, size_t size) {
+    av_log_set_level(AV_LOG_QUIET);
+    MedleyDecoder *d = calloc(1, sizeof *d);
+    if (!d) return NULL;
+    int r = avformat_open_input(&d->format, path, NULL, NULL);
+    if (r < 0) { set_error(error, size, "cannot open", r); goto fail; }
+    r = avformat_find_stream_info(d->format, NULL);
+    if (r < 0) { set_error(error, size, "cannot read the streams", r); goto fail; }
+    const AVCodec *codec = NULL;
+    d->stream = av_find_best_stream(d->format, AVMEDIA_TYPE_AUDIO, -1, -1, &codec, 0);
+    if (d->stream < 0 || !codec) { snprintf(error, size, "no audio stream FFmpeg can decode"); goto fail; }
+    d->codec = avcodec_alloc_context3(codec);
+    if (!d->codec) { snprintf(error, size, "out of memory"); goto fail; }
+    r = avcodec_parameters_to_context(d->codec, d->format->streams[d->stream]->codecpar);
+    if (r < 0) { set_error(error, size, "cannot read the stream parameters", r); goto fail; }
+    r = avcodec_open2(d->codec, codec, NULL);
+    if (r < 0) { set_error(error, size, "cannot start the decoder", r); goto fail; }
+    d->channels = d->codec->ch_layout.nb_channels;
+    d->packet = av_packet_alloc();
+    d->frame = av_frame_alloc();
+    if (!d->packet || !d->frame || d->channels <= 0) { snprintf(error, size, "no usable audio"); goto fail; }
+    return d;
+fail:
+    medley_decoder_free(d);
+    return NULL;
+}
+
+void medley_decoder_info(const MedleyDecoder *d, int *sample_rate, int *channels, int64_t *frames, const char **codec_name) {
+    *sample_rate = d->codec->sample_rate;
+    *channels = d->channels;
+    AVStream *s = d->format->streams[d->stream];
+    int64_t count = 0;
+    if (s->duration > 0) count = av_rescale_q(s->duration, s->time_base, (AVRational){1, d->codec->sample_rate});
+    else if (d->format->duration > 0) count = av_rescale(d->format->duration, d->codec->sample_rate, AV_TIME_BASE);
+    *frames = count;
+    *codec_name = d->codec->codec->name;
+}
+
+static float load_sample(const AVFrame *frame, int index, int channel, int channels) {
+    enum AVSampleFormat format = frame->format;
+    int planar = av_sample_fmt_is_planar(format);
+    const uint8_t *plane = planar ? frame->extended_data[channel] : frame->extended_data[0];
+    int slot = planar ? index : index * channels + channel;
+    switch (av_get_packed_sample_fmt(format)) {
+    case AV_SAMPLE_FMT_FLT: return ((const float *)plane)[slot];
+    case AV_SAMPLE_FMT_DBL: return (float)((const double *)plane)[slot];
+    case AV_SAMPLE_FMT_S16: return ((const int16_t *)plane)[slot] / 32768.0f;
+    case AV_SAMPLE_FMT_S32: return (float)(((const int32_t *)plane)[slot] / 2147483648.0);
+    case AV_SAMPLE_FMT_U8: return (plane[slot] - 128) / 128.0f;
+    default: return 0;
+    }
+}
+
+/* Gets the next decoded frame into d->frame. Returns 1, 0 at the end, −1 on error. */
+static int next_frame(MedleyDecoder *d, char *error, size_t size) {
+    for (;;) {
+        int r = avcodec_receive_frame(d->codec, d->frame);
+        if (r == 0) return 1;
+        if (r == AVERROR_EOF) return 0;
+        if (r != AVERROR(EAGAIN)) { set_error(error, size, "cannot decode", r); return -1; }
+        if (d->flushing) return 0;
+        r = av_read_frame(d->format, d->packet);
+        if (r == AVERROR_EOF) {
+            d->flushing = 1;
+            avcodec_send_packet(d->codec, NULL);
+            continue;
+        }
+        if (r < 0) { set_error(error, size, "cannot read", r); return -1; }
+        if (d->packet->stream_index == d->stream) {
+            r = avcodec_send_packet(d->codec, d->packet);
+            av_packet_unref(d->packet);
+            if (r < 0 && r != AVERROR(EAGAIN)) { set_error(error, size, "cannot decode", r); return -1; }
+        } else {
+            av_packet_unref(d->packet);
+        }
+    }
+}
+
+int medley_decoder_read(MedleyDecoder *d, float *samples, int max_frames, char *error, size_t size) {
+    int done = 0;
+    while (done < max_frames && !d->finished) {
+        if (!d->have_frame) {
+            int r = next_frame(d, error, size);
+            if (r < 0) return -1;
+            if (r == 0) { d->finished = 1; break; }
+            d->have_frame = 1;
+            d->offset = 0;
+        }
+        int available = d->frame->nb_samples - d->offset;
+        int take = max_frames - done < available ? max_frames - done : available;
+        for (int i = 0; i < take; i++)
+            for (int c = 0; c < d->channels; c++)
+                samples[(done + i) * d->channels + c] = load_sample(d->frame, d->offset + i, c, d->channels);
+        done += take;
+        d->offset += take;
+        if (d->offset >= d->frame->nb_samples) { d->have_frame = 0; av_frame_unref(d->frame); }
+    }
+    return done;
+}
+
+void medley_decoder_free(MedleyDecoder *d) {
+    if (!d) return;
+    av_frame_free(&d->frame);
+    av_packet_free(&d->packet);
+    avcodec_free_context(&d->codec);
+    avformat_close_input(&d->format);
+    free(d);
+}

@@ -1,0 +1,115 @@
+import CFFmpegShim
+import Foundation
+
+/// Something audio frames are read from: libsndfile's reader or FFmpeg's.
+public protocol AudioSource: AnyObject {
+    var info: AudioStreamInfo { get }
+    /// Up to `frames` interleaved float frames; 0 at the end.
+    func read(into buffer: UnsafeMutablePointer<Float>, frames: Int) throws -> Int
+    /// Back to the first frame.
+    func rewind() throws
+}
+
+/// Something audio frames are written to: libsndfile's writer or FFmpeg's.
+public protocol AudioSink: AnyObject {
+    func write(_ buffer: UnsafePointer<Float>, frames: Int) throws
+    func close() throws
+}
+
+extension AudioReader: AudioSource {}
+extension AudioWriter: AudioSink {}
+
+/// Calls a shim function that reports errors as text, and throws that text.
+private func checked<T>(_ body: (UnsafeMutablePointer<CChar>, Int) -> T?) throws -> T {
+    var buffer = [CChar](repeating: 0, count: 512)
+    let result = buffer.withUnsafeMutableBufferPointer { body($0.baseAddress!, $0.count) }
+    guard let result else { throw MediaError(String(cString: buffer)) }
+    return result
+}
+
+/// The first audio stream of any file FFmpeg reads (M4A with AAC or Apple Lossless, MP4, …).
+public final class FFmpegAudioReader: AudioSource {
+    private var handle: OpaquePointer
+    private let path: String
+    public let info: AudioStreamInfo
+
+    public init(path: String) throws {
+        self.path = path
+        handle = try checked { medley_decoder_open(path, $0, $1) }
+        var rate: Int32 = 0, channels: Int32 = 0, frames: Int64 = 0
+        var codec: UnsafePointer<CChar>?
+        medley_decoder_info(handle, &rate, &channels, &frames, &codec)
+        info = AudioStreamInfo(sampleRate: Int(rate), channels: Int(channels), frames: Int(frames),
+                               container: "MPEG-4", encoding: codec.map { String(cString: $0) } ?? "?")
+    }
+
+    deinit { medley_decoder_free(handle) }
+
+    public func read(into buffer: UnsafeMutablePointer<Float>, frames: Int) throws -> Int {
+        let count = try checked { error, size -> Int32? in
+            let n = medley_decoder_read(handle, buffer, Int32(frames), error, size)
+            return n < 0 ? nil : n
+        }
+        return Int(count)
+    }
+
+    public func rewind() throws {
+        let fresh = try checked { medley_decoder_open(path, $0, $1) }
+        medley_decoder_free(handle)
+        handle = fresh
+    }
+}
+
+/// What FFmpeg writes: a muxer and an encoder by their FFmpeg names.
+public struct FFmpegOutputFormat: Sendable, Equatable {
+    /// "ipod" (.m4a), "caf", "ogg", "mp3".
+    public var muxer: String
+    /// "aac", "alac", "adpcm_ima_qt", "libopus", "libmp3lame".
+    public var codec: String
+    public var sampleRate: Int
+    public var channels: Int
+    /// Bits per second (nil: the encoder's default).
+    public var bitRate: Int?
+    /// Lossless bit depth (16 or 24).
+    public var bitsPerSample: Int?
+
+    public init(muxer: String, codec: String, sampleRate: Int, channels: Int, bitRate: Int? = nil, bitsPerSample: Int? = nil) {
+        self.muxer = muxer
+        self.codec = codec
+        self.sampleRate = sampleRate
+        self.channels = channels
+        self.bitRate = bitRate
+        self.bitsPerSample = bitsPerSample
+    }
+}
+
+/// Encodes float frames with FFmpeg's encoders into a new file.
+public final class FFmpegAudioWriter: AudioSink {
+    private var handle: OpaquePointer?
+
+    public init(path: String, format: FFmpegOutputFormat) throws {
+        handle = try checked {
+            medley_encoder_open(path, format.muxer, format.codec, Int32(format.sampleRate), Int32(format.channels),
+                                Int64(format.bitRate ?? 0), Int32(format.bitsPerSample ?? 0), $0, $1)
+        }
+    }
+
+    deinit { if let handle { medley_encoder_free(handle) } }
+
+    public func write(_ buffer: UnsafePointer<Float>, frames: Int) throws {
+        guard let handle else { throw MediaError("the file is already closed") }
+        _ = try checked { error, size -> Bool? in
+            medley_encoder_write(handle, buffer, Int32(frames), error, size) == 0 ? true : nil
+        }
+    }
+
+    /// Flushes the encoder (its padding and delay are recorded by the muxer) and closes the file.
+    public func close() throws {
+        guard let handle else { return }
+        defer {
+            medley_encoder_free(handle)
+            self.handle = nil
+        }
+        _ = try checked { error, size -> Bool? in medley_encoder_finish(handle, error, size) == 0 ? true : nil }
+    }
+}
