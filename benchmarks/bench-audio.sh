@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# bench-audio.sh — resample-only transcoding to FLAC 48 kHz: Medley versus libsamplerate's own
-# sndfile-resample (same converter) and SoX, same files, same concurrency, one run.
+# bench-audio.sh — audio transcoding against peers, same files, same concurrency, one run:
+#   1. 44.1 kHz stereo → 48 kHz stereo AAC 128 kb/s in .m4a versus `parallel ffmpeg -c:a aac -b:a 128k`
+#   2. resample-only to FLAC 48 kHz versus libsamplerate's own sndfile-resample (same converter) and SoX
 #
 # Usage: benchmarks/bench-audio.sh [--minutes M] [--files N]   (defaults: 30 minutes in 10 files)
 # Environment: MEDLEY (default <repo>/.build/release/medley), RUNS (default 3).
-# The AAC comparison with ffmpeg waits for Medley's FFmpeg adapter (AAC output is not built yet).
 set -euo pipefail
 script_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo_dir=$(cd "$script_dir/.." && pwd)
@@ -59,6 +59,31 @@ jobs:
       AVSampleRateConverterAudioQualityKey: AVAudioQuality.high
     export: { to: $work/out, name: "{stem}.flac" }
 YAML
+echo "### AAC 128 kb/s stereo in .m4a: $minutes min of 44.1 kHz stereo, $files files, $jobs at a time ($(date -u +%Y-%m-%d))"
+echo
+echo "| output rate | medley best s | parallel ffmpeg -c:a aac -b:a 128k best s | Medley ÷ ffmpeg |"
+echo "|---|---:|---:|---:|"
+for rate in 44100 48000; do
+  cat > "$work/aac.yaml" <<YAML
+version: 1
+jobs:
+  - name: aac
+    ingest: { from: [$work/in] }
+    transcode:
+      AVFormatIDKey: kAudioFormatMPEG4AAC
+      AVSampleRateKey: $rate
+      AVNumberOfChannelsKey: 2
+      AVEncoderBitRateKey: 128000
+    export: { to: $work/out, name: "{stem}.m4a" }
+YAML
+  echo "bench-audio: timing AAC at $rate Hz" >&2
+  ta=$(best_of "$medley" run "$work/aac.yaml" --quiet --force)
+  tf=$(best_of parallel -j"$jobs" ffmpeg -v error -y -i {} -ar "$rate" -c:a aac -b:a 128k "$work/out/{/.}.m4a" ::: "$work"/in/*.wav)
+  note=""
+  [[ $rate != 44100 ]] && note=" (Medley resamples with libsamplerate sinc, ffmpeg with swresample)"
+  echo "| $rate Hz$note | $ta | $tf | $(ratio "$ta" "$tf") |"
+done
+echo
 echo "bench-audio: timing" >&2
 tm=$(best_of "$medley" run "$work/flac.yaml" --quiet --force)
 ts=$(best_of parallel -j"$jobs" sndfile-resample -to 48000 -c 1 {} "$work/out/{/.}.flac" ::: "$work"/in/*.wav)

@@ -29,26 +29,47 @@ struct MedleyEncoder {
     int header_written;
 };
 
-/* Converts `count` interleaved floats into the frame's sample format at position `offset`. */
+static inline float clip(float v) { return v > 1 ? 1 : (v < -1 ? -1 : v); }
+
+/* Converts `count` interleaved floats into the frame's sample format at position `offset`. The
+ * format is looked at once per call, not per sample: planar float (AAC, Opus) is the hot path. */
 static void store_samples(AVFrame *frame, int offset, const float *in, int count, int channels) {
     enum AVSampleFormat format = frame->format;
     int planar = av_sample_fmt_is_planar(format);
-    for (int i = 0; i < count; i++) {
-        for (int c = 0; c < channels; c++) {
-            float v = in[i * channels + c];
-            if (v > 1) v = 1;
-            if (v < -1) v = -1;
-            int index = offset + i;
-            uint8_t *plane = planar ? frame->extended_data[c] : frame->extended_data[0];
-            int slot = planar ? index : index * channels + c;
-            switch (av_get_packed_sample_fmt(format)) {
-            case AV_SAMPLE_FMT_FLT: ((float *)plane)[slot] = v; break;
-            case AV_SAMPLE_FMT_DBL: ((double *)plane)[slot] = v; break;
-            case AV_SAMPLE_FMT_S16: ((int16_t *)plane)[slot] = (int16_t)lrintf(v * 32767.0f); break;
-            case AV_SAMPLE_FMT_S32: ((int32_t *)plane)[slot] = (int32_t)llrint((double)v * 2147483647.0); break;
-            case AV_SAMPLE_FMT_U8: plane[slot] = (uint8_t)lrintf(v * 127.0f + 128.0f); break;
-            default: break;
-            }
+    enum AVSampleFormat packed = av_get_packed_sample_fmt(format);
+    for (int c = 0; c < channels; c++) {
+        uint8_t *plane = planar ? frame->extended_data[c] : frame->extended_data[0];
+        int step = planar ? 1 : channels;
+        int first = planar ? offset : offset * channels + c;
+        const float *src = in + c;
+        switch (packed) {
+        case AV_SAMPLE_FMT_FLT: {
+            float *out = (float *)plane + first;
+            for (int i = 0; i < count; i++) out[i * step] = clip(src[i * channels]);
+            break;
+        }
+        case AV_SAMPLE_FMT_DBL: {
+            double *out = (double *)plane + first;
+            for (int i = 0; i < count; i++) out[i * step] = clip(src[i * channels]);
+            break;
+        }
+        case AV_SAMPLE_FMT_S16: {
+            int16_t *out = (int16_t *)plane + first;
+            for (int i = 0; i < count; i++) out[i * step] = (int16_t)lrintf(clip(src[i * channels]) * 32767.0f);
+            break;
+        }
+        case AV_SAMPLE_FMT_S32: {
+            int32_t *out = (int32_t *)plane + first;
+            for (int i = 0; i < count; i++) out[i * step] = (int32_t)llrint((double)clip(src[i * channels]) * 2147483647.0);
+            break;
+        }
+        case AV_SAMPLE_FMT_U8: {
+            uint8_t *out = plane + first;
+            for (int i = 0; i < count; i++) out[i * step] = (uint8_t)lrintf(clip(src[i * channels]) * 127.0f + 128.0f);
+            break;
+        }
+        default:
+            break;
         }
     }
 }
