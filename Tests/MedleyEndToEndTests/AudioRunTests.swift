@@ -95,6 +95,19 @@ final class AudioRunTests: EndToEndCase {
         XCTAssertEqual(item["channels"] as? Int, 2)
     }
 
+    func testAnalyzeMeteringLandsInTheEvents() throws {
+        let result = try transcode(audio + "/sine-1k-44100-stereo.wav", "AVFormatIDKey: kAudioFormatLinearPCM, gain: -6dB",
+                                   extra: "    analyze: [metering]")
+        XCTAssertEqual(result.status, 0, result.stderr)
+        let lines = try String(contentsOfFile: work + "/events.jsonl", encoding: .utf8).split(separator: "\n")
+        let finished = try XCTUnwrap(lines.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+            .first { $0["event"] as? String == "itemFinished" })
+        // Metering is of the output: the full-scale sine after −6 dB.
+        XCTAssertEqual(finished["peakPower.0"] as? Double ?? 99, -6, accuracy: 0.02)
+        XCTAssertEqual(finished["averagePower.1"] as? Double ?? 99, -6 - 3.0103, accuracy: 0.02)
+        XCTAssertEqual(finished["duration"] as? Double ?? 0, 0.5, accuracy: 0.001)
+    }
+
     func testEveryAvailableFormatIsWhatFfprobeReads() throws {
         let cases: [(String, String, [String: String])] = [
             ("AVFormatIDKey: kAudioFormatLinearPCM", "{stem}.caf", ["codec_name": "pcm_s16be", "format_name": "caf"]),

@@ -139,7 +139,8 @@ struct AudioStage {
 
     /// What a transcode measured.
     struct Outcome {
-        var meter: Meter
+        /// Per-channel levels, when the job asked for metering.
+        var meter: Meter?
         var duration: Double
     }
 
@@ -149,8 +150,8 @@ struct AudioStage {
             var gain = settings.gain.map(Float.init)
             if let target = settings.normalizePeak {
                 // First pass: the peak of the signal as it will be written (after mixing and resampling).
-                let measured = try stream(reader, plan: plan, gain: 1, writer: nil)
-                let peak = measured.peak.max() ?? 0
+                let measured = try stream(reader, plan: plan, gain: 1, writer: nil, measure: true)
+                let peak = measured.meter?.peak.max() ?? 0
                 gain = peak > 0 ? Float(Foundation.pow(10, target / 20)) / peak : 1
                 try reader.rewind()
             }
@@ -159,16 +160,18 @@ struct AudioStage {
             case .sndfile(let format): writer = try AudioWriter(path: temporaryPath, format: format)
             case .ffmpeg(let format): writer = try FFmpegAudioWriter(path: temporaryPath, format: format)
             }
-            let meter = try stream(reader, plan: plan, gain: gain ?? 1, writer: writer)
+            let written = try stream(reader, plan: plan, gain: gain ?? 1, writer: writer, measure: metering)
             try writer.close()
-            return Outcome(meter: meter, duration: Double(meter.frames) / Double(plan.sampleRate))
+            return Outcome(meter: written.meter, duration: Double(written.frames) / Double(plan.sampleRate))
         } catch let error as MediaError {
             throw ItemFailure(error.reason)
         }
     }
 
-    /// One pass over the stream; writes when `writer` is given, and meters the output either way.
-    private func stream(_ reader: AudioSource, plan: Plan, gain: Float, writer: AudioSink?) throws -> Meter {
+    /// One pass over the stream; writes when `writer` is given and meters the output when
+    /// `measure` is set (metering costs a look at every sample, so only when asked).
+    private func stream(_ reader: AudioSource, plan: Plan, gain: Float, writer: AudioSink?,
+                        measure: Bool) throws -> (meter: Meter?, frames: Int) {
         let inChannels = reader.info.channels, outChannels = plan.channels
         let mixer = inChannels == outChannels ? nil : ChannelMixer.standard(from: inChannels, to: outChannels)
         let resampler = reader.info.sampleRate == plan.sampleRate ? nil
@@ -180,12 +183,14 @@ struct AudioStage {
         let capacity = Int((Double(frames) * (resampler?.ratio ?? 1)).rounded(.up)) + 64
         let resampled = UnsafeMutablePointer<Float>.allocate(capacity: capacity * outChannels)
         defer { input.deallocate(); mixed.deallocate(); resampled.deallocate() }
-        var meter = Meter(channels: outChannels)
+        var meter = measure ? Meter(channels: outChannels) : nil
+        var produced = 0
 
         func emit(_ block: UnsafeMutablePointer<Float>, _ count: Int) throws {
             guard count > 0 else { return }
             if gain != 1 { AudioKernels.applyGain(block, count: count * outChannels, gain: gain) }
-            meter.add(block, frames: count)
+            meter?.add(block, frames: count)
+            produced += count
             try writer?.write(block, frames: count)
         }
 
@@ -220,7 +225,7 @@ struct AudioStage {
            !(reader is FFmpegAudioReader) {
             throw ItemFailure("truncated: the stream ends after \(decoded) of \(reader.info.frames) frames")
         }
-        return meter
+        return (meter, produced)
     }
 }
 
