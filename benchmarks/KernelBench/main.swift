@@ -118,3 +118,37 @@ let exactTime = tileIn.withUnsafeBufferPointer { src in
     }
 }
 line("Gaussian blur σ = 3 (exact taps), float RGBA, 128² tiles", exactTime)
+
+// Audio sample kernels over 60 s of 48 kHz stereo float samples, against memcpy of the same buffer.
+let audioFrames = 48_000 * 60
+var audioBuffer = [Float](repeating: 0, count: audioFrames * 2)
+for i in audioBuffer.indices { audioBuffer[i] = sinf(Float(i) * 0.01) * 0.5 }
+var audioCopy = audioBuffer
+let audioBytes = Double(audioBuffer.count * 4)
+let audioMemcpy = audioBuffer.withUnsafeBytes { src in audioCopy.withUnsafeMutableBytes { dst in best { dst.copyMemory(from: src) } } }
+func gbLine(_ name: String, _ seconds: Double) {
+    print("| " + name + " | " + String(format: "%.2f", audioBytes / seconds / 1e9) + " | "
+          + String(format: "%.2f×", seconds / audioMemcpy) + " |")
+}
+print("")
+print("Audio kernels over 60 s of 48 kHz stereo float samples (\(Int(audioBytes / 1e6)) MB), one thread")
+print("")
+print("| kernel | GB/s | time ÷ memcpy |")
+print("|---|---:|---:|")
+gbLine("memcpy (same buffer)", audioMemcpy)
+gbLine("gain (SIMD8 multiply, in place)", audioCopy.withUnsafeMutableBufferPointer { buffer in
+    best { AudioKernels.applyGain(buffer.baseAddress!, count: buffer.count, gain: 0.999) }
+})
+gbLine("meter: per-channel peak and sum of squares", audioBuffer.withUnsafeBufferPointer { buffer in
+    best {
+        var meter = Meter(channels: 2)
+        meter.add(buffer.baseAddress!, frames: audioFrames)
+        precondition(meter.frames == audioFrames)
+    }
+})
+var mono = [Float](repeating: 0, count: audioFrames)
+gbLine("mix stereo → mono (coefficient matrix)", audioBuffer.withUnsafeBufferPointer { buffer in
+    mono.withUnsafeMutableBufferPointer { out in
+        best { ChannelMixer.standard(from: 2, to: 1).mix(buffer.baseAddress!, frames: audioFrames, into: out.baseAddress!) }
+    }
+})
