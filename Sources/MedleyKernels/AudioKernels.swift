@@ -36,6 +36,10 @@ public struct Meter: Sendable, Equatable {
     /// Adds `frames` interleaved frames to the tally.
     public mutating func add(_ samples: UnsafePointer<Float>, frames: Int) {
         let channels = peak.count
+        if 8 % channels == 0 {
+            addVectorised(samples, frames: frames)
+            return
+        }
         for c in 0..<channels {
             var top: Float = peak[c]
             var sum: Float = 0  // per block in Float (short), accumulated in Double across blocks
@@ -48,6 +52,54 @@ public struct Meter: Sendable, Equatable {
             }
             peak[c] = top
             sumOfSquares[c] += Double(sum)
+        }
+        self.frames += frames
+    }
+
+    /// For 1, 2, 4 or 8 channels, eight interleaved samples are eight lanes whose channel is
+    /// lane % channels: accumulate whole vectors and fold the lanes per channel at the end.
+    private mutating func addVectorised(_ samples: UnsafePointer<Float>, frames: Int) {
+        let channels = peak.count
+        let count = frames * channels
+        let raw = UnsafeRawPointer(samples)
+        var top = SIMD8<UInt32>()  // |v| as bits: for non-negative floats, integer order is float order
+        var squares = SIMD8<Float>(), squares2 = SIMD8<Float>()
+        var i = 0
+        while i + 16 <= count {
+            let a = raw.loadUnaligned(fromByteOffset: i * 4, as: SIMD8<Float>.self)
+            let b = raw.loadUnaligned(fromByteOffset: i * 4 + 32, as: SIMD8<Float>.self)
+            let ma = unsafeBitCast(a, to: SIMD8<UInt32>.self) & 0x7FFF_FFFF
+            let mb = unsafeBitCast(b, to: SIMD8<UInt32>.self) & 0x7FFF_FFFF
+            top.replace(with: ma, where: ma .> top)
+            top.replace(with: mb, where: mb .> top)
+            squares.addProduct(a, a)
+            squares2.addProduct(b, b)
+            i += 16
+        }
+        squares += squares2
+        if i + 8 <= count {
+            let a = raw.loadUnaligned(fromByteOffset: i * 4, as: SIMD8<Float>.self)
+            let ma = unsafeBitCast(a, to: SIMD8<UInt32>.self) & 0x7FFF_FFFF
+            top.replace(with: ma, where: ma .> top)
+            squares.addProduct(a, a)
+            i += 8
+        }
+        let peaks = unsafeBitCast(top, to: SIMD8<Float>.self)
+        var lanePeak = [Float](repeating: 0, count: channels)
+        var laneSquares = [Float](repeating: 0, count: channels)
+        for lane in 0..<8 {
+            lanePeak[lane % channels] = max(lanePeak[lane % channels], peaks[lane])
+            laneSquares[lane % channels] += squares[lane]
+        }
+        while i < count {  // the tail: fewer than eight samples
+            let v = samples[i]
+            lanePeak[i % channels] = max(lanePeak[i % channels], abs(v))
+            laneSquares[i % channels] += v * v
+            i += 1
+        }
+        for c in 0..<channels {
+            peak[c] = max(peak[c], lanePeak[c])
+            sumOfSquares[c] += Double(laneSquares[c])
         }
         self.frames += frames
     }

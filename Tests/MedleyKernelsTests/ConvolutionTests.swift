@@ -165,3 +165,23 @@ final class BoxCascadeTests: XCTestCase {
         XCTAssertLessThan(worst, 0.002, "in linear light (measured 0.0005): well under one 8-bit step")
     }
 }
+
+final class MeterTests: XCTestCase {
+    func testVectorisedAndScalarTalliesAgreeWithHandSums() {
+        // Three channels take the scalar path, two the vector path; sums written out here.
+        for channels in [1, 2, 3, 6] {
+            let frames = 1001
+            var samples = [Float](repeating: 0, count: frames * channels)
+            for i in samples.indices { samples[i] = sinf(Float(i) * 0.37) * Float(1 + i % channels) / Float(channels + 1) }
+            var meter = Meter(channels: channels)
+            samples.withUnsafeBufferPointer { meter.add($0.baseAddress!, frames: frames) }
+            for c in 0..<channels {
+                let channel = stride(from: c, to: samples.count, by: channels).map { Double(samples[$0]) }
+                let peak = channel.map(abs).max()!
+                let rms = (channel.map { $0 * $0 }.reduce(0, +) / Double(frames)).squareRoot()
+                XCTAssertEqual(meter.peakPower(channel: c), 20 * log10(peak), accuracy: 1e-4, "\(channels) ch, channel \(c)")
+                XCTAssertEqual(meter.averagePower(channel: c), 20 * log10(rms), accuracy: 1e-3, "\(channels) ch, channel \(c)")
+            }
+        }
+    }
+}
