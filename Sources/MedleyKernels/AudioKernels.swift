@@ -158,7 +158,18 @@ public struct ChannelMixer: Sendable {
     /// Mixes `frames` interleaved frames from `input` into `output`.
     public func mix(_ input: UnsafePointer<Float>, frames: Int, into output: UnsafeMutablePointer<Float>) {
         let i = inputs, o = outputs
-        for f in 0..<frames {
+        var start = 0
+        if i == 2 && o == 1 {
+            // Stereo → mono, eight frames at a time: even lanes are left, odd lanes right.
+            let left = coefficients[0][0], right = coefficients[0][1]
+            let src = UnsafeRawPointer(input), dst = UnsafeMutableRawPointer(output)
+            while start + 8 <= frames {
+                let pair = src.loadUnaligned(fromByteOffset: start * 8, as: SIMD16<Float>.self)
+                dst.storeBytes(of: pair.evenHalf * left + pair.oddHalf * right, toByteOffset: start * 4, as: SIMD8<Float>.self)
+                start += 8
+            }
+        }
+        for f in start..<frames {
             let source = input + f * i, target = output + f * o
             for out in 0..<o {
                 var sum: Float = 0

@@ -185,3 +185,24 @@ final class MeterTests: XCTestCase {
         }
     }
 }
+
+final class ChannelMixerTests: XCTestCase {
+    func testStandardMixesByHand() {
+        // Stereo → mono: the average, for a frame count that exercises the vector path and the tail.
+        let frames = 13
+        let stereo = (0..<frames * 2).map { Float($0) * 0.01 }
+        var mono = [Float](repeating: 0, count: frames)
+        ChannelMixer.standard(from: 2, to: 1).mix(stereo, frames: frames, into: &mono)
+        for f in 0..<frames { XCTAssertEqual(mono[f], (stereo[2 * f] + stereo[2 * f + 1]) / 2, accuracy: 1e-6) }
+        // Mono → stereo: both sides carry the signal.
+        var wide = [Float](repeating: 0, count: 6)
+        ChannelMixer.standard(from: 1, to: 2).mix([0.1, 0.2, 0.3], frames: 3, into: &wide)
+        XCTAssertEqual(wide, [0.1, 0.1, 0.2, 0.2, 0.3, 0.3])
+        // 5.1 → stereo: L = (FL + h·FC + h·BL) / (1 + 2h), LFE dropped.
+        let h: Float = 0.70710677
+        var two = [Float](repeating: 0, count: 2)
+        ChannelMixer.standard(from: 6, to: 2).mix([1, 0, 1, 1, 1, 0], frames: 1, into: &two)
+        XCTAssertEqual(two[0], (1 + h + h) / (1 + 2 * h), accuracy: 1e-6)
+        XCTAssertEqual(two[1], h / (1 + 2 * h), accuracy: 1e-6)
+    }
+}
