@@ -16,6 +16,22 @@ public enum ItemProperties {
     /// Names an export template may use: the properties, `job`, and any EXIF field (`exif.*`).
     public static let templateNames: Set<String> = Set(names + ["job", "exif.*"])
 
+    /// The file facts every item has, after its `mediaType`: path, relpath (the folder below the
+    /// ingest root), stem, ext, size, modified (ISO 8601, UTC).
+    static func fileFacts(_ file: IngestedFile, mediaType: String) -> [(name: String, value: TemplateValue)] {
+        let (stem, ext) = split(fileName: (file.relativePath as NSString).lastPathComponent)
+        return [
+            ("mediaType", .text(mediaType)),
+            ("path", .text(file.path)),
+            ("relpath", .path((file.relativePath as NSString).deletingLastPathComponent)),
+            ("stem", .text(stem)),
+            ("ext", .text(ext)),
+            ("size", .integer(Int(file.size))),
+            // A value-type format style: no formatter object built per item.
+            ("modified", .text(file.modified.formatted(.iso8601))),
+        ]
+    }
+
     /// `stem` and `ext` of a file name: "a.b.jpg" → ("a.b", "jpg"); "README" → ("README", "").
     public static func split(fileName: String) -> (stem: String, ext: String) {
         guard let dot = fileName.lastIndex(of: "."), dot != fileName.startIndex else { return (fileName, "") }
@@ -33,17 +49,7 @@ public struct ImageProperties: Sendable {
 
     /// Reads the header (no pixels) of an image already opened by libvips.
     public init(file: IngestedFile, image: VipsImage, format: String) {
-        let fileName = (file.relativePath as NSString).lastPathComponent
-        let (stem, ext) = ItemProperties.split(fileName: fileName)
-        let folder = (file.relativePath as NSString).deletingLastPathComponent
-        values = [
-            ("mediaType", .text("image")),
-            ("path", .text(file.path)),
-            ("relpath", .path(folder)),
-            ("stem", .text(stem)),
-            ("ext", .text(ext)),
-            ("size", .integer(Int(file.size))),
-            ("modified", .text(ISO8601DateFormatter().string(from: file.modified))),
+        values = ItemProperties.fileFacts(file, mediaType: "image") + [
             ("format", .text(format)),
             ("width", .integer(image.width)),
             ("height", .integer(image.height)),

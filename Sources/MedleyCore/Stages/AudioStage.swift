@@ -234,16 +234,7 @@ struct AudioProperties {
     var values: [(name: String, value: TemplateValue)]
 
     init(file: IngestedFile, info: AudioStreamInfo, format: String) {
-        let fileName = (file.relativePath as NSString).lastPathComponent
-        let (stem, ext) = ItemProperties.split(fileName: fileName)
-        values = [
-            ("mediaType", .text("music")),
-            ("path", .text(file.path)),
-            ("relpath", .path((file.relativePath as NSString).deletingLastPathComponent)),
-            ("stem", .text(stem)),
-            ("ext", .text(ext)),
-            ("size", .integer(Int(file.size))),
-            ("modified", .text(ISO8601DateFormatter().string(from: file.modified))),
+        values = ItemProperties.fileFacts(file, mediaType: "music") + [
             ("format", .text(format)),
             ("codec", .text(info.encoding)),
             ("sampleRate", .integer(info.sampleRate)),
