@@ -14,6 +14,9 @@ let package = Package(
         .systemLibrary(name: "CYAML", pkgConfig: "yaml-0.1", providers: [.apt(["libyaml-dev"])]),
         .systemLibrary(name: "CSndfile", pkgConfig: "sndfile", providers: [.apt(["libsndfile1-dev"])]),
         .systemLibrary(name: "CSamplerate", pkgConfig: "samplerate", providers: [.apt(["libsamplerate0-dev"])]),
+        // XXH3: the 64-bit content hash behind persistentID and run-state fingerprints (memory speed,
+        // and `xxhsum -H3` checks it independently).
+        .systemLibrary(name: "CXXHash", pkgConfig: "libxxhash", providers: [.apt(["libxxhash-dev"])]),
         .systemLibrary(name: "CFFmpeg", pkgConfig: "libavformat", providers: [.apt(["libavformat-dev", "libavcodec-dev"])]),
         // Audio encode/decode through libavformat/libavcodec without FFmpeg's macros in Swift.
         .target(name: "CFFmpegShim", dependencies: ["CFFmpeg"],
@@ -27,8 +30,9 @@ let package = Package(
         .target(name: "MedleyFilters", dependencies: ["MedleyKernels"]),
         // libyaml adapter: YAML text → a node tree that remembers line and column.
         .target(name: "MedleyYAML", dependencies: ["CYAML"]),
-        // Adapters over media C libraries: libvips (images), libsndfile, libsamplerate and FFmpeg (audio).
-        .target(name: "MedleyMedia", dependencies: ["CVipsShim", "CFFmpegShim", "CSndfile", "CSamplerate", "MedleyKernels"]),
+        // Adapters over media C libraries: libvips (images), libsndfile, libsamplerate and FFmpeg (audio),
+        // xxHash (content hashes).
+        .target(name: "MedleyMedia", dependencies: ["CVipsShim", "CFFmpegShim", "CSndfile", "CSamplerate", "CXXHash", "MedleyKernels"]),
         // Pipeline model and validation, ingest, templates, scheduler, stages, events.
         .target(name: "MedleyCore", dependencies: ["MedleyYAML", "MedleyFilters", "MedleyMedia", "MedleyKernels"]),
         .executableTarget(name: "medley", dependencies: ["MedleyCore"]),

@@ -12,6 +12,8 @@ PACKAGES=(
   libvips-dev libvips-tools
   libyaml-dev
   libsqlite3-dev
+  # XXH3 content hashes (persistentID); xxhsum is the independent check in tests
+  libxxhash-dev xxhash
   # audio: libsndfile (WAV/AIFF/CAF/FLAC/Ogg/Opus/MP3 I/O), libsamplerate (resampling),
   # FFmpeg's libraries (AAC/ALAC in M4A)
   libsndfile1-dev libsamplerate0-dev libavformat-dev libavcodec-dev libavutil-dev

@@ -155,27 +155,66 @@ public struct ChannelMixer: Sendable {
         return ChannelMixer(coefficients: m)
     }
 
-    /// Mixes `frames` interleaved frames from `input` into `output`.
+    /// Mixes `frames` interleaved frames from `input` into `output`. The common maps (stereo →
+    /// mono, mono → stereo, 5.1 → stereo) have their own loops, written so LLVM vectorises
+    /// them; other maps run the general matrix loop.
     public func mix(_ input: UnsafePointer<Float>, frames: Int, into output: UnsafeMutablePointer<Float>) {
-        let i = inputs, o = outputs
-        var start = 0
-        if i == 2 && o == 1 {
-            // Stereo → mono, eight frames at a time: even lanes are left, odd lanes right.
-            let left = coefficients[0][0], right = coefficients[0][1]
-            let src = UnsafeRawPointer(input), dst = UnsafeMutableRawPointer(output)
-            while start + 8 <= frames {
-                let pair = src.loadUnaligned(fromByteOffset: start * 8, as: SIMD16<Float>.self)
-                dst.storeBytes(of: pair.evenHalf * left + pair.oddHalf * right, toByteOffset: start * 4, as: SIMD8<Float>.self)
-                start += 8
-            }
+        switch (inputs, outputs) {
+        case (2, 1): mixStereoToMono(input, frames: frames, into: output)
+        case (1, 2): mixMonoToStereo(input, frames: frames, into: output)
+        case (6, 2): mixFiveOneToStereo(input, frames: frames, into: output)
+        default: mixMatrix(input, frames: frames, into: output)
         }
-        for f in start..<frames {
-            let source = input + f * i, target = output + f * o
-            for out in 0..<o {
-                var sum: Float = 0
-                let row = coefficients[out]
-                for channel in 0..<i { sum += row[channel] * source[channel] }
-                target[out] = sum
+    }
+
+    private func mixStereoToMono(_ input: UnsafePointer<Float>, frames: Int, into output: UnsafeMutablePointer<Float>) {
+        // Eight frames at a time: even lanes are left, odd lanes right.
+        let left = coefficients[0][0], right = coefficients[0][1]
+        let src = UnsafeRawPointer(input), dst = UnsafeMutableRawPointer(output)
+        var f = 0
+        while f + 8 <= frames {
+            let pair = src.loadUnaligned(fromByteOffset: f * 8, as: SIMD16<Float>.self)
+            dst.storeBytes(of: pair.evenHalf * left + pair.oddHalf * right, toByteOffset: f * 4, as: SIMD8<Float>.self)
+            f += 8
+        }
+        while f < frames {
+            output[f] = input[2 * f] * left + input[2 * f + 1] * right
+            f += 1
+        }
+    }
+
+    private func mixMonoToStereo(_ input: UnsafePointer<Float>, frames: Int, into output: UnsafeMutablePointer<Float>) {
+        let left = coefficients[0][0], right = coefficients[1][0]
+        for f in 0..<frames {
+            let v = input[f]
+            output[2 * f] = v * left
+            output[2 * f + 1] = v * right
+        }
+    }
+
+    private func mixFiveOneToStereo(_ input: UnsafePointer<Float>, frames: Int, into output: UnsafeMutablePointer<Float>) {
+        let l = coefficients[0], r = coefficients[1]
+        let (l0, l1, l2, l3, l4, l5) = (l[0], l[1], l[2], l[3], l[4], l[5])
+        let (r0, r1, r2, r3, r4, r5) = (r[0], r[1], r[2], r[3], r[4], r[5])
+        for f in 0..<frames {
+            let x = input + 6 * f
+            let (a, b, c, d, e, g) = (x[0], x[1], x[2], x[3], x[4], x[5])
+            output[2 * f] = a * l0 + b * l1 + c * l2 + d * l3 + e * l4 + g * l5
+            output[2 * f + 1] = a * r0 + b * r1 + c * r2 + d * r3 + e * r4 + g * r5
+        }
+    }
+
+    private func mixMatrix(_ input: UnsafePointer<Float>, frames: Int, into output: UnsafeMutablePointer<Float>) {
+        let i = inputs, o = outputs
+        let flat = coefficients.flatMap { $0 }
+        flat.withUnsafeBufferPointer { weights in
+            for f in 0..<frames {
+                let source = input + f * i, target = output + f * o
+                for out in 0..<o {
+                    var sum: Float = 0
+                    for channel in 0..<i { sum += weights[out * i + channel] * source[channel] }
+                    target[out] = sum
+                }
             }
         }
     }

@@ -90,6 +90,8 @@ enum Tool {
         guard let walker = FileManager.default.enumerator(atPath: folder) else { return [] }
         var found: [String] = []
         while let next = walker.nextObject() as? String {
+            // Medley's own files (manifest, run state) live in .medley/; tests look there by name.
+            if next == ".medley" || next.hasPrefix(".medley/") { continue }
             var isDirectory: ObjCBool = false
             if FileManager.default.fileExists(atPath: folder + "/" + next, isDirectory: &isDirectory), !isDirectory.boolValue {
                 found.append(next)

@@ -205,4 +205,34 @@ final class ChannelMixerTests: XCTestCase {
         XCTAssertEqual(two[0], (1 + h + h) / (1 + 2 * h), accuracy: 1e-6)
         XCTAssertEqual(two[1], h / (1 + 2 * h), accuracy: 1e-6)
     }
+
+    /// The specialised loops against the textbook formulas, over many frames of varied values.
+    func testSpecialisedMixesMatchTheFormulasOverManyFrames() {
+        let frames = 1003
+        let h: Float = 0.70710677
+        var generator = SystemRandomNumberGenerator()
+        let six = (0..<frames * 6).map { _ in Float.random(in: -1...1, using: &generator) }
+        var stereo = [Float](repeating: .nan, count: frames * 2)
+        ChannelMixer.standard(from: 6, to: 2).mix(six, frames: frames, into: &stereo)
+        for f in 0..<frames {
+            let x = Array(six[6 * f..<6 * f + 6])
+            XCTAssertEqual(stereo[2 * f], (x[0] + h * x[2] + h * x[4]) / (1 + 2 * h), accuracy: 1e-6)
+            XCTAssertEqual(stereo[2 * f + 1], (x[1] + h * x[2] + h * x[5]) / (1 + 2 * h), accuracy: 1e-6)
+        }
+        let mono = Array(six[0..<frames])
+        var wide = [Float](repeating: .nan, count: frames * 2)
+        ChannelMixer.standard(from: 1, to: 2).mix(mono, frames: frames, into: &wide)
+        for f in 0..<frames {
+            XCTAssertEqual(wide[2 * f], mono[f])
+            XCTAssertEqual(wide[2 * f + 1], mono[f])
+        }
+        // A map without its own loop: quad → stereo keeps the front pair.
+        let quad = Array(six[0..<frames * 4])
+        var front = [Float](repeating: .nan, count: frames * 2)
+        ChannelMixer.standard(from: 4, to: 2).mix(quad, frames: frames, into: &front)
+        for f in 0..<frames {
+            XCTAssertEqual(front[2 * f], quad[4 * f])
+            XCTAssertEqual(front[2 * f + 1], quad[4 * f + 1])
+        }
+    }
 }

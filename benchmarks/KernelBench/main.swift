@@ -126,8 +126,9 @@ for i in audioBuffer.indices { audioBuffer[i] = sinf(Float(i) * 0.01) * 0.5 }
 var audioCopy = audioBuffer
 let audioBytes = Double(audioBuffer.count * 4)
 let audioMemcpy = audioBuffer.withUnsafeBytes { src in audioCopy.withUnsafeMutableBytes { dst in best { dst.copyMemory(from: src) } } }
-func gbLine(_ name: String, _ seconds: Double) {
-    print("| " + name + " | " + String(format: "%.2f", audioBytes / seconds / 1e9) + " | "
+/// GB/s over `bytes` (the stereo buffer unless said), and time ÷ memcpy of the stereo buffer.
+func gbLine(_ name: String, _ seconds: Double, bytes: Double = audioBytes) {
+    print("| " + name + " | " + String(format: "%.2f", bytes / seconds / 1e9) + " | "
           + String(format: "%.2f×", seconds / audioMemcpy) + " |")
 }
 print("")
@@ -152,3 +153,20 @@ gbLine("mix stereo → mono (coefficient matrix)", audioBuffer.withUnsafeBufferP
         best { ChannelMixer.standard(from: 2, to: 1).mix(buffer.baseAddress!, frames: audioFrames, into: out.baseAddress!) }
     }
 })
+gbLine("mix mono → stereo (GB/s of stereo written)", mono.withUnsafeBufferPointer { input in
+    audioCopy.withUnsafeMutableBufferPointer { out in
+        best { ChannelMixer.standard(from: 1, to: 2).mix(input.baseAddress!, frames: audioFrames, into: out.baseAddress!) }
+    }
+})
+var fiveOne = [Float](repeating: 0, count: audioFrames * 6)
+for i in fiveOne.indices { fiveOne[i] = sinf(Float(i) * 0.003) * 0.5 }
+gbLine("mix 5.1 → stereo (GB/s of 5.1 read)", fiveOne.withUnsafeBufferPointer { input in
+    audioCopy.withUnsafeMutableBufferPointer { out in
+        best { ChannelMixer.standard(from: 6, to: 2).mix(input.baseAddress!, frames: audioFrames, into: out.baseAddress!) }
+    }
+}, bytes: Double(fiveOne.count * 4))
+gbLine("mix quad → stereo (general matrix loop, GB/s of quad read)", fiveOne.withUnsafeBufferPointer { input in
+    audioCopy.withUnsafeMutableBufferPointer { out in
+        best { ChannelMixer(coefficients: [[0.5, 0, 0.5, 0], [0, 0.5, 0, 0.5]]).mix(input.baseAddress!, frames: audioFrames, into: out.baseAddress!) }
+    }
+}, bytes: Double(audioFrames * 4 * 4))

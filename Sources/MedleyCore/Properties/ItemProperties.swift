@@ -16,11 +16,13 @@ public enum ItemProperties {
     /// Names an export template may use: the properties, `job`, and any EXIF field (`exif.*`).
     public static let templateNames: Set<String> = Set(names + ["job", "exif.*"])
 
-    /// The file facts every item has, after its `mediaType`: path, relpath (the folder below the
-    /// ingest root), stem, ext, size, modified (ISO 8601, UTC).
-    static func fileFacts(_ file: IngestedFile, mediaType: String) -> [(name: String, value: TemplateValue)] {
+    /// The facts every item has: its `persistentID` (the XXH3 hash of its bytes, as 16 hex
+    /// digits), `mediaType`, path, relpath (the folder below the ingest root), stem, ext, size,
+    /// modified (ISO 8601, UTC).
+    static func fileFacts(_ file: IngestedFile, persistentID: UInt64, mediaType: String) -> [(name: String, value: TemplateValue)] {
         let (stem, ext) = split(fileName: (file.relativePath as NSString).lastPathComponent)
         return [
+            ("persistentID", .text(ContentHash.hex(persistentID))),
             ("mediaType", .text(mediaType)),
             ("path", .text(file.path)),
             ("relpath", .path((file.relativePath as NSString).deletingLastPathComponent)),
@@ -48,8 +50,8 @@ public struct ImageProperties: Sendable {
     }
 
     /// Reads the header (no pixels) of an image already opened by libvips.
-    public init(file: IngestedFile, image: VipsImage, format: String) {
-        values = ItemProperties.fileFacts(file, mediaType: "image") + [
+    public init(file: IngestedFile, persistentID: UInt64, image: VipsImage, format: String) {
+        values = ItemProperties.fileFacts(file, persistentID: persistentID, mediaType: "image") + [
             ("format", .text(format)),
             ("width", .integer(image.width)),
             ("height", .integer(image.height)),

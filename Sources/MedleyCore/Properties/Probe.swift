@@ -17,12 +17,18 @@ public enum Probe {
         guard let sniffed = try PipelineRunner.identify(file) else {
             throw ItemFailure("not a recognised image, audio or movie file")
         }
+        let persistentID: UInt64
+        do {
+            persistentID = try ContentHash.ofFile(at: absolute)
+        } catch let error as MediaError {
+            throw ItemFailure(error.reason)
+        }
         if sniffed.kind == .audio {
-            return try audioProperties(file, format: sniffed.format)
+            return try audioProperties(file, persistentID: persistentID, format: sniffed.format)
         }
         guard sniffed.kind == .image else {
             let (stem, ext) = ItemProperties.split(fileName: file.relativePath)
-            return [("mediaType", .text(sniffed.kind.rawValue)), ("format", .text(sniffed.format)),
+            return [("persistentID", .text(ContentHash.hex(persistentID))), ("mediaType", .text(sniffed.kind.rawValue)), ("format", .text(sniffed.format)),
                     ("path", .text(absolute)), ("stem", .text(stem)), ("ext", .text(ext)),
                     ("size", .integer(Int(file.size)))]
         }
@@ -33,13 +39,13 @@ public enum Probe {
         } catch {
             throw ItemFailure("cannot decode: \(error)")
         }
-        return ImageProperties(file: file, image: image, format: sniffed.format).values
+        return ImageProperties(file: file, persistentID: persistentID, image: image, format: sniffed.format).values
     }
 }
 
 extension Probe {
     /// Header properties plus metering of the whole stream (AVAudioPlayer's peak and average power).
-    static func audioProperties(_ file: IngestedFile, format: String) throws -> [(name: String, value: TemplateValue)] {
+    static func audioProperties(_ file: IngestedFile, persistentID: UInt64, format: String) throws -> [(name: String, value: TemplateValue)] {
         let reader: AudioSource
         do {
             reader = format == "m4a" ? try FFmpegAudioReader(path: file.path) : try AudioReader(path: file.path)
@@ -59,7 +65,7 @@ extension Probe {
         } catch let error as MediaError {
             throw ItemFailure(error.reason)
         }
-        var values = AudioProperties(file: file, info: reader.info, format: format).values
+        var values = AudioProperties(file: file, persistentID: persistentID, info: reader.info, format: format).values
         values += AudioProperties.metering(meter)
         return values
     }

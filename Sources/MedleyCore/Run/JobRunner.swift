@@ -72,16 +72,18 @@ public final class PipelineRunner: @unchecked Sendable {
         let stage: ImageStage?
         let audio: AudioStage?
         let output: AtomicOutput?
+        let manifest: ManifestWriter?
         var counts = JobCounts()
         var failures: [(String, String)] = []
         var claimed: [String: String] = [:]  // output path → input path
         let started = Date()
         var expected: Int?
-        init(job: Job, stage: ImageStage?, audio: AudioStage?, output: AtomicOutput?) {
+        init(job: Job, stage: ImageStage?, audio: AudioStage?, output: AtomicOutput?, manifest: ManifestWriter?) {
             self.job = job
             self.stage = stage
             self.audio = audio
             self.output = output
+            self.manifest = manifest
         }
     }
 
@@ -89,8 +91,10 @@ public final class PipelineRunner: @unchecked Sendable {
         let stage = try job.export.map { try ImageStage(job: job, export: $0) }
         let output = job.export.map { AtomicOutput(exportRoot: $0.to) }
         if !options.dryRun { try output?.prepare() }
+        let manifest = options.dryRun ? nil
+            : try job.export.map { try ManifestWriter(exportRoot: $0.to, job: job.name, shard: options.shard) }
         let audio = job.transcode.map { AudioStage(settings: $0, metering: job.metering) }
-        let state = JobState(job: job, stage: stage, audio: audio, output: output)
+        let state = JobState(job: job, stage: stage, audio: audio, output: output, manifest: manifest)
         emit(.jobStarted(job: job.name))
         if console.interactive && !options.quiet { countInBackground(job, state) }
 
@@ -103,9 +107,12 @@ public final class PipelineRunner: @unchecked Sendable {
         scheduler.run(files) { [self] result in
             switch result {
             case .success(let file): self.process(file, state)
-            case .failure(let error): self.record(state, failed: "", reason: error.description)
+            case .failure(let error):
+                self.record(state, failed: ManifestRecord(job: job.name, item: "", input: "", status: .failed),
+                            reason: error.description)
             }
         }
+        try manifest?.finish()
         if !options.dryRun { output?.finish() }
         console.endProgress()
         let seconds = Date().timeIntervalSince(state.started)
@@ -119,76 +126,103 @@ public final class PipelineRunner: @unchecked Sendable {
         let job = state.job
         let started = Date()
         var announced = false
+        var entry = ManifestRecord(job: job.name, item: file.relativePath, input: file.path, status: .failed)
         do {
             // ingest: what is it, and does this job want it?
             guard let sniffed = try Self.identify(file) else { return record(state, ignored: file) }
             guard job.ingest.media.contains(where: { $0.selects(sniffed.kind) }) else { return record(state, ignored: file) }
             emit(.itemStarted(job: job.name, input: file.path))
             announced = true
+            entry.mediaType = sniffed.kind == .audio ? "music" : sniffed.kind.rawValue
+            let persistentID = try Self.persistentID(of: file)
+            entry.persistentID = ContentHash.hex(persistentID)
             guard let export = job.export, let output = state.output else {
                 throw ItemFailure("the job has no export stage")
             }
-            let outcome: Outcome
+            let item = Item(file: file, sniffed: sniffed, persistentID: persistentID)
             switch sniffed.kind {
-            case .image: outcome = try processImage(file, sniffed, export: export, output: output, state)
-            case .audio: outcome = try processAudio(file, sniffed, export: export, output: output, state)
+            case .image: try processImage(item, export: export, output: output, state, &entry)
+            case .audio: try processAudio(item, export: export, output: output, state, &entry)
             case .movie: throw ItemFailure("\(sniffed.format) movies cannot be processed by this version of Medley yet")
             }
-            switch outcome {
-            case .finished(let destination, let bytes, let details):
-                record(state, finished: file.path, output: destination, bytes: bytes,
-                       milliseconds: Date().timeIntervalSince(started) * 1000, details: details)
-            case .skipped(let destination, let reason):
-                record(state, skipped: file.path, output: destination, reason: reason)
+            if entry.status == .skipped {
+                record(state, skipped: entry)
+            } else {
+                entry.status = .succeeded
+                record(state, finished: entry, milliseconds: Date().timeIntervalSince(started) * 1000)
             }
         } catch {
             // A file that failed before it was identified still gets its itemStarted, so every
             // itemFailed in the event stream has one.
             if !announced { emit(.itemStarted(job: job.name, input: file.path)) }
-            record(state, failed: file.path, reason: "\(error)")
+            entry.status = .failed
+            record(state, failed: entry, reason: "\(error)")
         }
     }
 
-    private enum Outcome {
-        case finished(output: String, bytes: Int64, details: [(String, JSONValue)])
-        case skipped(output: String, reason: String)
+    /// An ingested file once it is known to be media the job wants.
+    private struct Item {
+        let file: IngestedFile
+        let sniffed: SniffedFormat
+        let persistentID: UInt64
+    }
+
+    /// The XXH3 hash of the file's bytes (SPEC §4: stable across runs and machines).
+    static func persistentID(of file: IngestedFile) throws -> UInt64 {
+        do {
+            return try ContentHash.ofFile(at: file.path)
+        } catch let error as MediaError {
+            throw ItemFailure(error.reason)
+        }
     }
 
     /// Image: header → properties → destination → filters and encoding, written atomically.
-    private func processImage(_ file: IngestedFile, _ sniffed: SniffedFormat, export: ExportStage,
-                              output: AtomicOutput, _ state: JobState) throws -> Outcome {
+    private func processImage(_ item: Item, export: ExportStage, output: AtomicOutput, _ state: JobState,
+                              _ entry: inout ManifestRecord) throws {
         guard let stage = state.stage else { throw ItemFailure("the job has no image stage") }
+        let file = item.file
         let header = try stage.openHeader(file.path)
-        let properties = ImageProperties(file: file, image: header, format: sniffed.format)
+        let properties = ImageProperties(file: file, persistentID: item.persistentID, image: header,
+                                         format: item.sniffed.format)
+        entry.properties = properties.values
         let format = stage.outputFormat(for: header)
         let destination = try self.destination(export, state, file, ext: format.fileExtension) { properties[$0] }
-        if let skip = try skipReason(destination, export, file, state) { return .skipped(output: destination, reason: skip) }
-        let bytes = try output.write(to: destination, fileExtension: format.fileExtension) { temporary in
+        entry.output = destination
+        if let skip = try skipReason(destination, export, file, state) {
+            entry.status = .skipped
+            entry.error = skip
+            return
+        }
+        entry.bytes = try output.write(to: destination, fileExtension: format.fileExtension) { temporary in
             try stage.render(file.path, header: header, format: format, to: temporary)
         }
-        return .finished(output: destination, bytes: bytes, details: [])
     }
 
     /// Audio: header → properties → destination → transcode (mix, resample, level, meter), atomically.
-    private func processAudio(_ file: IngestedFile, _ sniffed: SniffedFormat, export: ExportStage,
-                              output: AtomicOutput, _ state: JobState) throws -> Outcome {
+    private func processAudio(_ item: Item, export: ExportStage, output: AtomicOutput, _ state: JobState,
+                              _ entry: inout ManifestRecord) throws {
+        let file = item.file
         guard let stage = state.audio else {
-            throw ItemFailure("\(sniffed.format) audio needs a 'transcode' stage in this job")
+            throw ItemFailure("\(item.sniffed.format) audio needs a 'transcode' stage in this job")
         }
-        let reader = try stage.open(file.path, format: sniffed.format)
-        let properties = AudioProperties(file: file, info: reader.info, format: sniffed.format)
+        let reader = try stage.open(file.path, format: item.sniffed.format)
+        let properties = AudioProperties(file: file, persistentID: item.persistentID, info: reader.info,
+                                         format: item.sniffed.format)
+        entry.properties = properties.values
         let destination = try self.destination(export, state, file, ext: stage.defaultExtension) { properties[$0] }
+        entry.output = destination
         let plan = try stage.plan(for: reader.info, destination: destination)
-        if let skip = try skipReason(destination, export, file, state) { return .skipped(output: destination, reason: skip) }
+        if let skip = try skipReason(destination, export, file, state) {
+            entry.status = .skipped
+            entry.error = skip
+            return
+        }
         var outcome: AudioStage.Outcome?
-        let bytes = try output.write(to: destination, fileExtension: (destination as NSString).pathExtension) { temporary in
+        entry.bytes = try output.write(to: destination, fileExtension: (destination as NSString).pathExtension) { temporary in
             outcome = try stage.render(reader, plan: plan, to: temporary)
         }
-        var details: [(String, JSONValue)] = [("duration", .number(((outcome?.duration ?? 0) * 1000).rounded() / 1000))]
-        if stage.metering, let meter = outcome?.meter {
-            details += AudioProperties.metering(meter).map { ($0.name, $0.value.json) }
-        }
-        return .finished(output: destination, bytes: bytes, details: details)
+        entry.duration = outcome?.duration
+        entry.meter = stage.metering ? outcome?.meter : nil
     }
 
     /// The output path the job's name template gives this item (claimed, so no two items share it).
@@ -275,25 +309,37 @@ public final class PipelineRunner: @unchecked Sendable {
         lock.unlock()
     }
 
-    private func record(_ state: JobState, finished input: String, output: String, bytes: Int64, milliseconds: Double,
-                        details: [(String, JSONValue)]) {
+    private func record(_ state: JobState, finished entry: ManifestRecord, milliseconds: Double) {
+        let bytes = entry.bytes ?? 0, output = entry.output ?? ""
         update(state) { $0.succeeded += 1; $0.bytesWritten += bytes }
-        emit(.itemFinished(job: state.job.name, input: input, output: output, bytes: bytes, milliseconds: milliseconds,
-                           details: details))
-        console.itemLine(String(format: "ok    %@ → %@ (%.0f ms)", input, output, milliseconds), failure: false)
+        state.manifest?.append(entry)
+        var details: [(String, JSONValue)] = []
+        if let duration = entry.duration { details.append(("duration", .number((duration * 1000).rounded() / 1000))) }
+        if let meter = entry.meter { details += AudioProperties.metering(meter).map { ($0.name, $0.value.json) } }
+        emit(.itemFinished(job: state.job.name, input: entry.input, output: output, bytes: bytes,
+                           milliseconds: milliseconds, details: details))
+        console.itemLine(String(format: "ok    %@ → %@ (%.0f ms)", entry.input, output, milliseconds), failure: false)
     }
 
-    private func record(_ state: JobState, skipped input: String, output: String, reason: String) {
+    private func record(_ state: JobState, skipped entry: ManifestRecord) {
+        let output = entry.output ?? "", reason = entry.error ?? ""
         update(state) { $0.skipped += 1 }
-        emit(.itemSkipped(job: state.job.name, input: input, output: output, reason: reason))
-        console.itemLine("skip  \(input) → \(output) (\(reason))", failure: false)
+        state.manifest?.append(entry)
+        emit(.itemSkipped(job: state.job.name, input: entry.input, output: output, reason: reason))
+        console.itemLine("skip  \(entry.input) → \(output) (\(reason))", failure: false)
     }
 
-    private func record(_ state: JobState, failed input: String, reason: String) {
+    private func record(_ state: JobState, failed entry: ManifestRecord, reason: String) {
+        var entry = entry
+        entry.error = reason
+        entry.output = nil
+        entry.bytes = nil
+        let input = entry.input
         update(state) { $0.failed += 1 }
         lock.lock()
         state.failures.append((input, reason))
         lock.unlock()
+        state.manifest?.append(entry)
         emit(.itemFailed(job: state.job.name, input: input, error: reason))
         console.itemLine("FAIL  \(input.isEmpty ? "" : input + ": ")\(reason)", failure: true)
     }

@@ -233,8 +233,8 @@ struct AudioStage {
 struct AudioProperties {
     var values: [(name: String, value: TemplateValue)]
 
-    init(file: IngestedFile, info: AudioStreamInfo, format: String) {
-        values = ItemProperties.fileFacts(file, mediaType: "music") + [
+    init(file: IngestedFile, persistentID: UInt64, info: AudioStreamInfo, format: String) {
+        values = ItemProperties.fileFacts(file, persistentID: persistentID, mediaType: "music") + [
             ("format", .text(format)),
             ("codec", .text(info.encoding)),
             ("sampleRate", .integer(info.sampleRate)),

@@ -1,0 +1,42 @@
+import CXXHash
+import Foundation
+
+/// The 64-bit XXH3 hash of a file's bytes: the content half of an item's identity
+/// (`persistentID`) and of its run-state fingerprint. The same bytes give the same value on any
+/// machine; `xxhsum -H3 FILE` prints it too.
+public enum ContentHash {
+    /// Bytes read per call: large enough that the hash runs at memory speed.
+    static let chunk = 1 << 20
+
+    public static func ofFile(at path: String) throws -> UInt64 {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw MediaError("cannot read: \(String(cString: strerror(errno)))") }
+        defer { close(fd) }
+        guard let state = XXH3_createState() else { throw MediaError("out of memory") }
+        defer { XXH3_freeState(state) }
+        XXH3_64bits_reset(state)
+        let buffer = UnsafeMutableRawPointer.allocate(byteCount: chunk, alignment: 64)
+        defer { buffer.deallocate() }
+        while true {
+            let count = read(fd, buffer, chunk)
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw MediaError("cannot read: \(String(cString: strerror(errno)))")
+            }
+            if count == 0 { break }
+            XXH3_64bits_update(state, buffer, count)
+        }
+        return XXH3_64bits_digest(state)
+    }
+
+    /// XXH3 of bytes in memory.
+    public static func of(_ bytes: UnsafeRawBufferPointer) -> UInt64 {
+        XXH3_64bits(bytes.baseAddress, bytes.count)
+    }
+
+    /// iTunes' spelling of a persistent ID: 16 upper-case hex digits.
+    public static func hex(_ value: UInt64) -> String {
+        let digits = String(value, radix: 16, uppercase: true)
+        return String(repeating: "0", count: 16 - digits.count) + digits
+    }
+}
