@@ -13,6 +13,37 @@ public enum ItemProperties {
         "colorSpace", "path", "relpath", "stem", "ext", "size", "modified",
     ]
 
+    /// What kind of value each property holds: `where` compares by it and rejects mismatches
+    /// (`genre: {gt: 3}`) at validation. EXIF fields (`exif.*`) are text.
+    public enum Kind: String, Sendable {
+        /// Compared case-insensitively; `contains`, `matches`.
+        case text
+        /// Whole numbers (track numbers, sizes, pixels).
+        case integer
+        /// Real numbers (seconds, frames per second).
+        case number
+        /// true / false.
+        case boolean
+        /// ISO 8601 dates or years ("2024", "2024-05-01", "2024-05-01T10:00:00Z"), compared in time order.
+        case date
+    }
+
+    public static let kinds: [String: Kind] = [
+        "persistentID": .text, "mediaType": .text, "title": .text, "artist": .text, "albumArtist": .text,
+        "albumTitle": .text, "genre": .text, "composer": .text, "comments": .text, "lyrics": .text,
+        "userGrouping": .text, "albumTrackNumber": .integer, "albumTrackCount": .integer, "discNumber": .integer,
+        "discCount": .integer, "beatsPerMinute": .integer, "isCompilation": .boolean, "releaseDate": .date,
+        "playbackDuration": .number, "artwork": .boolean, "podcastTitle": .text, "format": .text, "codec": .text,
+        "sampleRate": .integer, "channels": .integer, "bitRate": .integer, "width": .integer, "height": .integer,
+        "frameRate": .number, "orientation": .integer, "colorSpace": .text, "path": .text, "relpath": .text,
+        "stem": .text, "ext": .text, "size": .integer, "modified": .date,
+    ]
+
+    /// The kind of a property name (`exif.*` fields are text), or nil for an unknown name.
+    public static func kind(of name: String) -> Kind? {
+        name.hasPrefix("exif.") ? .text : kinds[name]
+    }
+
     /// Names an export template may use: the properties, `job`, and any EXIF field (`exif.*`).
     public static let templateNames: Set<String> = Set(names + ["job", "exif.*"])
 

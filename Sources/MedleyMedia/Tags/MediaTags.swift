@@ -1,0 +1,44 @@
+/// The tags of one audio file by their MPMediaItem property names (SPEC §4), independent of the
+/// container they came from or go to.
+///
+/// Keys: `title`, `artist`, `albumArtist`, `albumTitle`, `genre`, `composer`, `comments`,
+/// `lyrics`, `userGrouping`, `releaseDate` (as written: "2024" or "2024-05-01"), `podcastTitle`,
+/// `albumTrackNumber`, `albumTrackCount`, `discNumber`, `discCount`, `beatsPerMinute` (decimal
+/// text), `isCompilation` ("1" or "0"), and `mediaKind` ("music", "podcast", "audioBook": MP4
+/// `stik`, ID3 podcast frames, or genre Podcast).
+public struct MediaTags: Sendable, Equatable {
+    public var values: [String: String]
+    public var artwork: Artwork?
+
+    public init(values: [String: String] = [:], artwork: Artwork? = nil) {
+        self.values = values
+        self.artwork = artwork
+    }
+
+    public subscript(name: String) -> String? {
+        get { values[name] }
+        set { values[name] = newValue }
+    }
+
+    /// Every key a tag can have, in the order `probe` lists them.
+    public static let names = [
+        "title", "artist", "albumArtist", "albumTitle", "genre", "composer", "comments", "lyrics", "userGrouping",
+        "albumTrackNumber", "albumTrackCount", "discNumber", "discCount", "beatsPerMinute", "isCompilation",
+        "releaseDate", "podcastTitle", "mediaKind",
+    ]
+}
+
+/// Embedded cover art: the encoded image as stored (JPEG or PNG).
+public struct Artwork: Sendable, Equatable {
+    public var data: [UInt8]
+    /// "image/jpeg" or "image/png".
+    public var mimeType: String
+
+    public init(data: [UInt8], mimeType: String) {
+        self.data = data
+        self.mimeType = mimeType
+    }
+
+    /// The file extension for `mimeType`.
+    public var fileExtension: String { mimeType == "image/png" ? "png" : "jpg" }
+}
