@@ -1,0 +1,126 @@
+import Foundation
+
+/// One exported item as a playlist sees it.
+struct PlaylistEntry: Sendable {
+    /// Absolute path of the exported file.
+    var path: String
+    /// Position in ingest order (byte-wise sorted relative path): the `ingest` order and every tie-break.
+    var ingestIndex: Int
+    var persistentID: String?
+    var duration: Double?
+    var title: String?
+    var artist: String?
+    var albumTitle: String?
+    var discNumber: Int?
+    var albumTrackNumber: Int?
+}
+
+/// Playlist order (`MPMusicPlayerController` queue order; `shuffle` is MPMusicShuffleMode.songs).
+enum PlaylistOrder: String, Sendable, CaseIterable {
+    case ingest, title, album, artist, shuffle
+}
+
+/// Builds M3U8 playlists: `#EXTM3U`, then `#EXTINF:<seconds>,<artist> - <title>` and the path of
+/// each item relative to the playlist's folder.
+enum Playlist {
+    /// The playlist text. `seed` makes a shuffle reproducible; `dedupe` keeps the first item (in
+    /// ingest order) of each persistentID.
+    static func render(_ entries: [PlaylistEntry], order: PlaylistOrder, seed: UInt64, dedupe: Bool,
+                       playlistPath: String) -> String {
+        var items = entries.sorted { $0.ingestIndex < $1.ingestIndex }
+        if dedupe {
+            var seen = Set<String>()
+            items = items.filter { entry in
+                guard let id = entry.persistentID else { return true }
+                return seen.insert(id).inserted
+            }
+        }
+        items = arrange(items, order: order, seed: seed)
+        let folder = (playlistPath as NSString).deletingLastPathComponent
+        var text = "#EXTM3U\n"
+        if order == .shuffle { text += "# shuffled by Medley with seed \(seed)\n" }
+        for item in items {
+            let seconds = item.duration.map { String(Int($0.rounded())) } ?? "-1"
+            let title = clean(item.title) ?? ((item.path as NSString).lastPathComponent as NSString).deletingPathExtension
+            let label = clean(item.artist).map { "\($0) - \(title)" } ?? title
+            text += "#EXTINF:\(seconds),\(label)\n" + relativePath(of: item.path, from: folder) + "\n"
+        }
+        return text
+    }
+
+    static func arrange(_ items: [PlaylistEntry], order: PlaylistOrder, seed: UInt64) -> [PlaylistEntry] {
+        switch order {
+        case .ingest:
+            return items
+        case .shuffle:
+            // Fisher–Yates driven by SplitMix64: the same seed gives the same order everywhere.
+            var shuffled = items
+            var generator = SplitMix64(seed: seed)
+            if shuffled.count > 1 {
+                for i in stride(from: shuffled.count - 1, to: 0, by: -1) {
+                    let j = Int(generator.next() % UInt64(i + 1))
+                    shuffled.swapAt(i, j)
+                }
+            }
+            return shuffled
+        case .title:
+            return items.sorted { precedes($0, $1, keys: [\.title, \.artist, \.albumTitle]) }
+        case .album:
+            return items.sorted { precedes($0, $1, keys: [\.albumTitle]) }
+        case .artist:
+            return items.sorted { precedes($0, $1, keys: [\.artist, \.albumTitle]) }
+        }
+    }
+
+    /// Compares by the text keys (case-insensitive, missing values last), then disc and track
+    /// number, then ingest order.
+    static func precedes(_ a: PlaylistEntry, _ b: PlaylistEntry, keys: [KeyPath<PlaylistEntry, String?>]) -> Bool {
+        for key in keys {
+            switch (a[keyPath: key], b[keyPath: key]) {
+            case let (x?, y?):
+                let order = x.compare(y, options: [.caseInsensitive, .numeric])
+                if order != .orderedSame { return order == .orderedAscending }
+            case (_?, nil): return true
+            case (nil, _?): return false
+            case (nil, nil): break
+            }
+        }
+        let numbers: [(Int?, Int?)] = [(a.discNumber, b.discNumber), (a.albumTrackNumber, b.albumTrackNumber)]
+        for (x, y) in numbers where x != y {
+            return (x ?? Int.max) < (y ?? Int.max)
+        }
+        return a.ingestIndex < b.ingestIndex
+    }
+
+    /// Text for an #EXTINF line: no line breaks or other control characters; nil when empty.
+    static func clean(_ text: String?) -> String? {
+        guard let text else { return nil }
+        let cleaned = String(text.unicodeScalars.map { CharacterSet.controlCharacters.contains($0) ? " " : Character($0) })
+            .trimmingCharacters(in: .whitespaces)
+        return cleaned.isEmpty ? nil : cleaned
+    }
+
+    /// `path` as seen from `folder`: "Artist/Album/01 Song.m4a" or "../aac/01 Song.m4a".
+    static func relativePath(of path: String, from folder: String) -> String {
+        let target = (path as NSString).standardizingPath.split(separator: "/", omittingEmptySubsequences: true)
+        let base = (folder as NSString).standardizingPath.split(separator: "/", omittingEmptySubsequences: true)
+        // Shared leading folders (the file name itself never counts as one).
+        var common = 0
+        while common < min(target.count - 1, base.count), target[common] == base[common] { common += 1 }
+        let ups = Array(repeating: "..", count: base.count - common)
+        return (ups + target[common...].map(String.init)).joined(separator: "/")
+    }
+}
+
+/// SplitMix64 (Steele, Lea & Flood 2014): a small, well-mixed generator for reproducible shuffles.
+struct SplitMix64: RandomNumberGenerator {
+    private var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
