@@ -4,39 +4,66 @@ import MedleyFilters
 
 enum ProbeCommand {
     static let help = """
-        usage: medley probe FILE... [--json]
+        usage: medley probe FILE... [--json] [--meter]
 
-        Prints the media type and every property Medley can read of each file: file facts, format,
-        size, channels, bit depth, colour space, orientation and EXIF fields (audio and movie
-        properties arrive with audio and movie support). Exit 1 if any file could not be read.
+        Prints the media type and every property Medley can read of each file: persistentID (XXH3
+        of the content), file facts, format, codec, sample rate, channels, duration, tags and cover
+        art of audio, size, bit depth, colour space, orientation and EXIF fields of images.
+        --meter also decodes each audio file for peak and average power per channel in dBFS
+        (AVAudioPlayer's peakPower / averagePower). Files are read in parallel; output keeps the
+        order given. Exit 1 if any file could not be read.
         """
 
     static func main(_ arguments: [String]) throws -> Int32 {
         let parsed: ParsedArguments
         do {
-            parsed = try ParsedArguments(arguments, flags: ["--json"], valued: [], help: help)
+            parsed = try ParsedArguments(arguments, flags: ["--json", "--meter"], valued: [], help: help)
         } catch let help as HelpRequested {
             printError(help.text)
             return 0
         }
         guard !parsed.positional.isEmpty else { throw UsageError("name at least one file\n\n" + help) }
+        let paths = parsed.positional
+        let metering = parsed.flags.contains("--meter")
+        let results = ProbeResults(count: paths.count)
+        DispatchQueue.concurrentPerform(iterations: paths.count) { index in
+            results.set(index, Result { try Probe.properties(ofFileAt: paths[index], metering: metering) })
+        }
         var failed = false
         var reports: [JSONValue] = []
-        for path in parsed.positional {
-            do {
-                let properties = try Probe.properties(ofFileAt: path)
+        for (path, result) in zip(paths, results.all) {
+            switch result {
+            case .success(let properties):
                 if parsed.flags.contains("--json") {
                     reports.append(.object(properties.map { ($0.name, $0.value.json) }))
                 } else {
                     print(path)
                     for (name, value) in properties { print("  \(name): \(value.text)") }
                 }
-            } catch {
+            case .failure(let error):
                 failed = true
                 printError("medley probe: \(path): \(error)")
             }
         }
         if parsed.flags.contains("--json") { print(JSONValue.array(reports).rendered(pretty: true)) }
         return failed ? 1 : 0
+    }
+}
+
+/// Results filled in by parallel workers, read once all are done.
+private final class ProbeResults: @unchecked Sendable {
+    // @unchecked: each slot is written by one worker; `lock` orders the writes against the read.
+    private var slots: [Result<[(name: String, value: TemplateValue)], Error>?]
+    private let lock = NSLock()
+    init(count: Int) { slots = Array(repeating: nil, count: count) }
+    func set(_ index: Int, _ result: Result<[(name: String, value: TemplateValue)], Error>) {
+        lock.lock()
+        slots[index] = result
+        lock.unlock()
+    }
+    var all: [Result<[(name: String, value: TemplateValue)], Error>] {
+        lock.lock()
+        defer { lock.unlock() }
+        return slots.map { $0 ?? .failure(ItemFailure("not probed")) }
     }
 }

@@ -85,7 +85,7 @@ final class AudioRunTests: EndToEndCase {
     }
 
     func testMeteringOfAFullScaleSine() throws {
-        let result = try Tool.medley(["probe", audio + "/sine-1k-44100-stereo.wav", "--json"])
+        let result = try Tool.medley(["probe", audio + "/sine-1k-44100-stereo.wav", "--json", "--meter"])
         XCTAssertEqual(result.status, 0, result.stderr)
         let item = try XCTUnwrap((try JSONSerialization.jsonObject(with: result.data) as? [[String: Any]])?.first)
         // A sine's RMS is its peak ÷ √2: 20·log10(1/√2) = −3.0103 dBFS; the fixture peaks at 32767/32768.

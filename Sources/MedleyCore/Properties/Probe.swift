@@ -5,7 +5,8 @@ import MedleyMedia
 
 /// `medley probe`: the properties Medley reads from one file, without a pipeline.
 public enum Probe {
-    public static func properties(ofFileAt path: String) throws -> [(name: String, value: TemplateValue)] {
+    /// `metering`: also decode the whole audio stream for peak and average power per channel.
+    public static func properties(ofFileAt path: String, metering: Bool = false) throws -> [(name: String, value: TemplateValue)] {
         var info = stat()
         guard stat(path, &info) == 0 else { throw ItemFailure(String(cString: strerror(errno))) }
         guard (info.st_mode & S_IFMT) == S_IFREG else { throw ItemFailure("not a regular file") }
@@ -24,7 +25,7 @@ public enum Probe {
             throw ItemFailure(error.reason)
         }
         if sniffed.kind == .audio {
-            return try audioProperties(file, persistentID: persistentID, format: sniffed.format)
+            return try audioProperties(file, persistentID: persistentID, format: sniffed.format, metering: metering)
         }
         guard sniffed.kind == .image else {
             let (stem, ext) = ItemProperties.split(fileName: file.relativePath)
@@ -44,29 +45,23 @@ public enum Probe {
 }
 
 extension Probe {
-    /// Header properties plus metering of the whole stream (AVAudioPlayer's peak and average power).
-    static func audioProperties(_ file: IngestedFile, persistentID: UInt64, format: String) throws -> [(name: String, value: TemplateValue)] {
+    /// Header properties, plus metering of the whole stream (AVAudioPlayer's peak and average
+    /// power) when asked.
+    static func audioProperties(_ file: IngestedFile, persistentID: UInt64, format: String,
+                                metering: Bool) throws -> [(name: String, value: TemplateValue)] {
         let reader: AudioSource
         do {
             reader = format == "m4a" ? try FFmpegAudioReader(path: file.path) : try AudioReader(path: file.path)
         } catch let error as MediaError {
             throw ItemFailure(error.reason)
         }
-        var meter = Meter(channels: reader.info.channels)
-        let frames = 4096
-        let buffer = UnsafeMutablePointer<Float>.allocate(capacity: frames * reader.info.channels)
-        defer { buffer.deallocate() }
+        var values = AudioProperties(file: file, persistentID: persistentID, info: reader.info, format: format).values
+        guard metering else { return values }
         do {
-            while true {
-                let read = try reader.read(into: buffer, frames: frames)
-                meter.add(buffer, frames: read)
-                if read < frames { break }
-            }
+            values += AudioProperties.metering(try reader.meterToEnd())
         } catch let error as MediaError {
             throw ItemFailure(error.reason)
         }
-        var values = AudioProperties(file: file, persistentID: persistentID, info: reader.info, format: format).values
-        values += AudioProperties.metering(meter)
         return values
     }
 }

@@ -1,3 +1,4 @@
+import MedleyKernels
 import CFFmpegShim
 import Foundation
 
@@ -8,6 +9,21 @@ public protocol AudioSource: AnyObject {
     func read(into buffer: UnsafeMutablePointer<Float>, frames: Int) throws -> Int
     /// Back to the first frame.
     func rewind() throws
+}
+
+extension AudioSource {
+    /// Reads the whole stream from where it is and meters it (peak and sum of squares per channel).
+    public func meterToEnd() throws -> Meter {
+        let channels = info.channels, frames = 4096
+        var meter = Meter(channels: channels)
+        let buffer = UnsafeMutablePointer<Float>.allocate(capacity: frames * channels)
+        defer { buffer.deallocate() }
+        while true {
+            let read = try read(into: buffer, frames: frames)
+            meter.add(buffer, frames: read)
+            if read < frames { return meter }
+        }
+    }
 }
 
 /// Something audio frames are written to: libsndfile's writer or FFmpeg's.
