@@ -17,6 +17,7 @@ let package = Package(
         // XXH3: the 64-bit content hash behind persistentID and run-state fingerprints (memory speed,
         // and `xxhsum -H3` checks it independently).
         .systemLibrary(name: "CXXHash", pkgConfig: "libxxhash", providers: [.apt(["libxxhash-dev"])]),
+        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CFFmpeg", pkgConfig: "libavformat", providers: [.apt(["libavformat-dev", "libavcodec-dev"])]),
         // Audio encode/decode through libavformat/libavcodec without FFmpeg's macros in Swift.
         .target(name: "CFFmpegShim", dependencies: ["CFFmpeg"],
@@ -33,8 +34,10 @@ let package = Package(
         // Adapters over media C libraries: libvips (images), libsndfile, libsamplerate and FFmpeg (audio),
         // xxHash (content hashes).
         .target(name: "MedleyMedia", dependencies: ["CVipsShim", "CFFmpegShim", "CSndfile", "CSamplerate", "CXXHash", "MedleyKernels"]),
+        // SQLite adapter: the run state behind incremental runs and resume.
+        .target(name: "MedleyStore", dependencies: ["CSQLite"]),
         // Pipeline model and validation, ingest, templates, scheduler, stages, events.
-        .target(name: "MedleyCore", dependencies: ["MedleyYAML", "MedleyFilters", "MedleyMedia", "MedleyKernels"]),
+        .target(name: "MedleyCore", dependencies: ["MedleyYAML", "MedleyFilters", "MedleyMedia", "MedleyKernels", "MedleyStore"]),
         .executableTarget(name: "medley", dependencies: ["MedleyCore"]),
 
         // Kernel micro-benchmark (MP/s against memcpy of the same buffer).

@@ -34,6 +34,12 @@ public enum ContentHash {
         XXH3_64bits(bytes.baseAddress, bytes.count)
     }
 
+    /// XXH3 of a text's UTF-8 bytes.
+    public static func of(text: String) -> UInt64 {
+        var text = text
+        return text.withUTF8 { of(UnsafeRawBufferPointer($0)) }
+    }
+
     /// iTunes' spelling of a persistent ID: 16 upper-case hex digits.
     public static func hex(_ value: UInt64) -> String {
         let digits = String(value, radix: 16, uppercase: true)

@@ -1,3 +1,4 @@
+import Foundation
 /// A place in a YAML file, 1-based, as a person counts lines and columns.
 public struct SourceMark: Sendable, Equatable, Hashable, CustomStringConvertible {
     public var line: Int
@@ -35,6 +36,20 @@ public indirect enum YAMLNode: Sendable, Equatable {
     public var isNull: Bool {
         if case .scalar(let text, true, _) = self { return ["", "~", "null", "Null", "NULL"].contains(text) }
         return false
+    }
+
+    /// The node as one line of text without source positions: two nodes that say the same
+    /// thing in the same order give the same text (hashed to notice changed job settings).
+    public var canonicalText: String {
+        switch self {
+        case .scalar(let text, let plain, _):
+            let escaped = text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
+            return (plain ? "" : "'") + "\"" + escaped + "\""
+        case .sequence(let items, _):
+            return "[" + items.map(\.canonicalText).joined(separator: ",") + "]"
+        case .mapping(let pairs, _):
+            return "{" + pairs.map { $0.key.canonicalText + ":" + $0.value.canonicalText }.joined(separator: ",") + "}"
+        }
     }
 
     /// A word for error messages: "a mapping", "a list", "the text 'x'".

@@ -30,6 +30,15 @@ public struct Job: Sendable {
     /// Stages the schema defines that this version parses but cannot run yet. A job that has
     /// any is refused at validation, never run with the stage skipped.
     public let plannedStages: PlannedStages
+    /// The settings that shape each kind of output, for noticing what a changed pipeline affects.
+    public internal(set) var settings = JobSettings()
+}
+
+/// The job's settings as canonical text, per kind of item: changing a filter redoes the images
+/// only, changing the transcode settings the audio only, changing the export both.
+public struct JobSettings: Sendable {
+    public var image = ""
+    public var audio = ""
 }
 
 /// Where a job's items come from.

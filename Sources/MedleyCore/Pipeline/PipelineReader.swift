@@ -172,8 +172,14 @@ private struct Reader {
             selected = IngestStage(roots: ingest.roots, recursive: ingest.recursive, media: media,
                                    include: ingest.include, exclude: ingest.exclude)
         }
-        return Job(name: name, mark: node.mark, ingest: selected, imageGraph: graph, workingSpace: space,
-                   export: export, transcode: transcode, metering: metering, maxPixels: maxPixels, plannedStages: planned)
+        var job = Job(name: name, mark: node.mark, ingest: selected, imageGraph: graph, workingSpace: space,
+                      export: export, transcode: transcode, metering: metering, maxPixels: maxPixels, plannedStages: planned)
+        func settings(_ keys: [String]) -> String {
+            keys.map { key in key + "=" + (fields[key]?.canonicalText ?? "-") }.joined(separator: ";")
+        }
+        job.settings = JobSettings(image: settings(["filters", "graph", "colorSpace", "limits", "export"]),
+                                   audio: settings(["transcode", "analyze", "tag", "export"]))
+        return job
     }
 
     static let plannedIn = [

@@ -1,6 +1,7 @@
 import Foundation
 import MedleyFilters
 import MedleyMedia
+import MedleyStore
 
 /// How a run was asked for on the command line.
 public struct RunOptions: Sendable {
@@ -73,6 +74,10 @@ public final class PipelineRunner: @unchecked Sendable {
         let audio: AudioStage?
         let output: AtomicOutput?
         let manifest: ManifestWriter?
+        /// The run state of the export root, and what it said about each input when the job began.
+        var runState: RunState?
+        var previous: [String: StateRow] = [:]
+        var settingsHash = (image: "", audio: "")
         var counts = JobCounts()
         var failures: [(String, String)] = []
         var claimed: [String: String] = [:]  // output path → input path
@@ -95,6 +100,7 @@ public final class PipelineRunner: @unchecked Sendable {
             : try job.export.map { try ManifestWriter(exportRoot: $0.to, job: job.name, shard: options.shard) }
         let audio = job.transcode.map { AudioStage(settings: $0, metering: job.metering) }
         let state = JobState(job: job, stage: stage, audio: audio, output: output, manifest: manifest)
+        if let export = job.export { try openRunState(export, state) }
         emit(.jobStarted(job: job.name))
         if console.interactive && !options.quiet { countInBackground(job, state) }
 
@@ -113,6 +119,7 @@ public final class PipelineRunner: @unchecked Sendable {
             }
         }
         try manifest?.finish()
+        state.runState?.checkpoint()
         if !options.dryRun { output?.finish() }
         console.endProgress()
         let seconds = Date().timeIntervalSince(state.started)
@@ -127,6 +134,9 @@ public final class PipelineRunner: @unchecked Sendable {
         let started = Date()
         var announced = false
         var entry = ManifestRecord(job: job.name, item: file.relativePath, input: file.path, status: .failed)
+        if let row = state.previous[file.path], let reason = unchanged(row, file, state) {
+            return record(state, unchanged: row, file: file, reason: reason)
+        }
         do {
             // ingest: what is it, and does this job want it?
             guard let sniffed = try Self.identify(file) else { return record(state, ignored: file) }
@@ -149,6 +159,7 @@ public final class PipelineRunner: @unchecked Sendable {
                 record(state, skipped: entry)
             } else {
                 entry.status = .succeeded
+                try remember(entry, file, state)
                 record(state, finished: entry, milliseconds: Date().timeIntervalSince(started) * 1000)
             }
         } catch {
@@ -158,6 +169,59 @@ public final class PipelineRunner: @unchecked Sendable {
             entry.status = .failed
             record(state, failed: entry, reason: "\(error)")
         }
+    }
+
+    // MARK: incremental runs
+
+    /// Opens `<to>/.medley/state.sqlite` (one file per shard, so shards on shared storage never
+    /// write the same database) and loads what it knows of this job. A dry run only reads it.
+    private func openRunState(_ export: ExportStage, _ state: JobState) throws {
+        let name = "state" + (options.shard.map { "-shard-\($0.index)-of-\($0.count)" } ?? "") + ".sqlite"
+        let path = export.to + "/.medley/" + name
+        if options.dryRun && !FileManager.default.fileExists(atPath: path) { return }
+        do {
+            let store = try RunState(path: path)
+            state.previous = try store.rows(job: state.job.name)
+            state.runState = options.dryRun ? nil : store
+        } catch let error as StateError {
+            throw RunError.cannotWrite(path: path, reason: error.description)
+        }
+        state.settingsHash = (ContentHash.hex(ContentHash.of(text: state.job.settings.image)),
+                              ContentHash.hex(ContentHash.of(text: state.job.settings.audio)))
+    }
+
+    /// Why an item needs no work (its input, the settings for its kind and its output are as the
+    /// last run left them), or nil. Size and modification time decide first; when only the time
+    /// changed, the content hash does.
+    private func unchanged(_ row: StateRow, _ file: IngestedFile, _ state: JobState) -> String? {
+        guard !options.force, row.status == "succeeded", let output = row.output else { return nil }
+        let settings = row.kind == "image" ? state.settingsHash.image : state.settingsHash.audio
+        guard row.settingsHash == settings, row.size == file.size else { return nil }
+        var info = stat()
+        guard stat(output, &info) == 0, Int64(info.st_size) == row.outputSize else { return nil }
+        if row.modifiedNanoseconds != Self.nanoseconds(file.modified) {
+            guard let hash = try? ContentHash.ofFile(at: file.path), ContentHash.hex(hash) == row.contentHash else { return nil }
+        }
+        return "unchanged since the last run"
+    }
+
+    /// Records a finished item in the run state (after its output is in place: a crash between
+    /// the two only means the item is done again).
+    private func remember(_ entry: ManifestRecord, _ file: IngestedFile, _ state: JobState) throws {
+        guard let store = state.runState, let output = entry.output else { return }
+        let row = StateRow(input: file.path, size: file.size, modifiedNanoseconds: Self.nanoseconds(file.modified),
+                           contentHash: entry.persistentID ?? "", kind: entry.mediaType == "image" ? "image" : "audio",
+                           settingsHash: entry.mediaType == "image" ? state.settingsHash.image : state.settingsHash.audio,
+                           status: "succeeded", output: output, outputSize: entry.bytes, record: entry.json.rendered())
+        do {
+            try store.save(job: state.job.name, row)
+        } catch {
+            throw ItemFailure("\(error)")
+        }
+    }
+
+    static func nanoseconds(_ date: Date) -> Int64 {
+        Int64((date.timeIntervalSince1970 * 1e9).rounded())
     }
 
     /// An ingested file once it is known to be media the job wants.
@@ -319,6 +383,22 @@ public final class PipelineRunner: @unchecked Sendable {
         emit(.itemFinished(job: state.job.name, input: entry.input, output: output, bytes: bytes,
                            milliseconds: milliseconds, details: details))
         console.itemLine(String(format: "ok    %@ → %@ (%.0f ms)", entry.input, output, milliseconds), failure: false)
+    }
+
+    private func record(_ state: JobState, unchanged row: StateRow, file: IngestedFile, reason: String) {
+        let output = row.output ?? "", input = file.path
+        emit(.itemStarted(job: state.job.name, input: input))
+        do {
+            try claim(output, for: input, state)
+        } catch {
+            var entry = ManifestRecord(job: state.job.name, item: file.relativePath, input: input, status: .failed)
+            entry.persistentID = row.contentHash
+            return record(state, failed: entry, reason: "\(error)")
+        }
+        update(state) { $0.skipped += 1 }
+        state.manifest?.append(line: row.record)
+        emit(.itemSkipped(job: state.job.name, input: input, output: output, reason: reason))
+        console.itemLine("skip  \(input) → \(output) (\(reason))", failure: false)
     }
 
     private func record(_ state: JobState, skipped entry: ManifestRecord) {

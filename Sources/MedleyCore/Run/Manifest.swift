@@ -75,7 +75,12 @@ final class ManifestWriter: @unchecked Sendable {
     }
 
     func append(_ record: ManifestRecord) {
-        let line = record.json.rendered() + "\n"
+        append(line: record.json.rendered())
+    }
+
+    /// Appends a line already rendered (an unchanged item's line from the run state).
+    func append(line: String) {
+        let line = line + "\n"
         lock.lock()
         handle.write(Data(line.utf8))
         lock.unlock()

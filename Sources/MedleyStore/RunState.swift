@@ -1,0 +1,182 @@
+import CSQLite
+import Foundation
+
+/// What the last run did with one input, as stored in the run state.
+public struct StateRow: Sendable, Equatable {
+    /// Absolute input path: the key, with the job name.
+    public var input: String
+    public var size: Int64
+    /// Modification time in nanoseconds since 1970.
+    public var modifiedNanoseconds: Int64
+    /// XXH3 of the input's bytes, 16 hex digits.
+    public var contentHash: String
+    /// "image" or "audio": which of the job's settings shaped the output.
+    public var kind: String
+    /// Hash of the job settings that shape this item's output.
+    public var settingsHash: String
+    /// "succeeded" or "failed".
+    public var status: String
+    public var output: String?
+    public var outputSize: Int64?
+    /// The item's manifest line (JSON), reused when the item is skipped as unchanged.
+    public var record: String
+
+    public init(input: String, size: Int64, modifiedNanoseconds: Int64, contentHash: String, kind: String,
+                settingsHash: String, status: String, output: String?, outputSize: Int64?, record: String) {
+        self.input = input
+        self.size = size
+        self.modifiedNanoseconds = modifiedNanoseconds
+        self.contentHash = contentHash
+        self.kind = kind
+        self.settingsHash = settingsHash
+        self.status = status
+        self.output = output
+        self.outputSize = outputSize
+        self.record = record
+    }
+}
+
+/// Problems with the state database.
+public struct StateError: Error, CustomStringConvertible {
+    public let description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// The run state of one export root (or one shard of it): an SQLite database in WAL mode, one
+/// row per (job, input). Rows are written as items finish, each in its own transaction, so a
+/// process killed at any moment loses at most the items in flight — their outputs, written
+/// atomically, are simply redone.
+public final class RunState: @unchecked Sendable {
+    // @unchecked: the connection is used under `lock` only.
+    private var db: OpaquePointer?
+    private let lock = NSLock()
+    private var upsert: OpaquePointer?
+    public let path: String
+
+    public init(path: String) throws {
+        self.path = path
+        var handle: OpaquePointer?
+        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX
+        guard sqlite3_open_v2(path, &handle, flags, nil) == SQLITE_OK, let handle else {
+            let reason = handle.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
+            sqlite3_close(handle)
+            throw StateError("cannot open the run state \(path): \(reason)")
+        }
+        db = handle
+        sqlite3_busy_timeout(handle, 10_000)
+        try execute("""
+            PRAGMA journal_mode = WAL;
+            PRAGMA synchronous = NORMAL;
+            CREATE TABLE IF NOT EXISTS items (
+                job TEXT NOT NULL, input TEXT NOT NULL, size INTEGER NOT NULL, mtime_ns INTEGER NOT NULL,
+                content_hash TEXT NOT NULL, kind TEXT NOT NULL, settings_hash TEXT NOT NULL, status TEXT NOT NULL,
+                output TEXT, output_size INTEGER, record TEXT NOT NULL, updated REAL NOT NULL,
+                PRIMARY KEY (job, input)
+            ) WITHOUT ROWID;
+            """)
+        upsert = try prepare("""
+            INSERT INTO items (job, input, size, mtime_ns, content_hash, kind, settings_hash, status, output,
+                               output_size, record, updated)
+            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)
+            ON CONFLICT (job, input) DO UPDATE SET size = ?3, mtime_ns = ?4, content_hash = ?5, kind = ?6,
+                settings_hash = ?7, status = ?8, output = ?9, output_size = ?10, record = ?11, updated = ?12
+            """)
+    }
+
+    deinit {
+        sqlite3_finalize(upsert)
+        sqlite3_close(db)
+    }
+
+    /// Every row of `job`, by input path.
+    public func rows(job: String) throws -> [String: StateRow] {
+        lock.lock()
+        defer { lock.unlock() }
+        let statement = try prepare("""
+            SELECT input, size, mtime_ns, content_hash, kind, settings_hash, status, output, output_size, record
+            FROM items WHERE job = ?1
+            """)
+        defer { sqlite3_finalize(statement) }
+        bind(statement, 1, job)
+        var rows: [String: StateRow] = [:]
+        while true {
+            let step = sqlite3_step(statement)
+            if step == SQLITE_DONE { break }
+            guard step == SQLITE_ROW else { throw StateError("cannot read the run state \(path): \(message)") }
+            let row = StateRow(
+                input: text(statement, 0) ?? "", size: sqlite3_column_int64(statement, 1),
+                modifiedNanoseconds: sqlite3_column_int64(statement, 2), contentHash: text(statement, 3) ?? "",
+                kind: text(statement, 4) ?? "", settingsHash: text(statement, 5) ?? "", status: text(statement, 6) ?? "",
+                output: text(statement, 7),
+                outputSize: sqlite3_column_type(statement, 8) == SQLITE_NULL ? nil : sqlite3_column_int64(statement, 8),
+                record: text(statement, 9) ?? "{}")
+            rows[row.input] = row
+        }
+        return rows
+    }
+
+    /// Inserts or replaces the row of (`job`, `row.input`), committed before it returns.
+    public func save(job: String, _ row: StateRow) throws {
+        lock.lock()
+        defer { lock.unlock() }
+        guard let upsert else { throw StateError("the run state is closed") }
+        sqlite3_reset(upsert)
+        sqlite3_clear_bindings(upsert)
+        bind(upsert, 1, job)
+        bind(upsert, 2, row.input)
+        sqlite3_bind_int64(upsert, 3, row.size)
+        sqlite3_bind_int64(upsert, 4, row.modifiedNanoseconds)
+        bind(upsert, 5, row.contentHash)
+        bind(upsert, 6, row.kind)
+        bind(upsert, 7, row.settingsHash)
+        bind(upsert, 8, row.status)
+        bind(upsert, 9, row.output)
+        if let size = row.outputSize { sqlite3_bind_int64(upsert, 10, size) } else { sqlite3_bind_null(upsert, 10) }
+        bind(upsert, 11, row.record)
+        sqlite3_bind_double(upsert, 12, Date().timeIntervalSince1970)
+        guard sqlite3_step(upsert) == SQLITE_DONE else {
+            throw StateError("cannot write the run state \(path): \(message)")
+        }
+    }
+
+    /// Writes the WAL back into the database file (at the end of a job).
+    public func checkpoint() {
+        lock.lock()
+        defer { lock.unlock() }
+        sqlite3_wal_checkpoint_v2(db, nil, SQLITE_CHECKPOINT_TRUNCATE, nil, nil)
+    }
+
+    // MARK: SQLite plumbing
+
+    private var message: String { db.map { String(cString: sqlite3_errmsg($0)) } ?? "closed" }
+
+    private func execute(_ sql: String) throws {
+        var error: UnsafeMutablePointer<CChar>?
+        guard sqlite3_exec(db, sql, nil, nil, &error) == SQLITE_OK else {
+            let reason = error.map { String(cString: $0) } ?? message
+            sqlite3_free(error)
+            throw StateError("run state \(path): \(reason)")
+        }
+    }
+
+    private func prepare(_ sql: String) throws -> OpaquePointer? {
+        var statement: OpaquePointer?
+        guard sqlite3_prepare_v2(db, sql, -1, &statement, nil) == SQLITE_OK else {
+            throw StateError("run state \(path): \(message)")
+        }
+        return statement
+    }
+
+    private func bind(_ statement: OpaquePointer?, _ index: Int32, _ value: String?) {
+        guard let value else {
+            sqlite3_bind_null(statement, index)
+            return
+        }
+        sqlite3_bind_text(statement, index, value, -1, medley_sqlite_transient())
+    }
+
+    private func text(_ statement: OpaquePointer?, _ column: Int32) -> String? {
+        guard let pointer = sqlite3_column_text(statement, column) else { return nil }
+        return String(cString: pointer)
+    }
+}
