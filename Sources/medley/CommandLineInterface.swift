@@ -13,7 +13,8 @@ enum CommandLineInterface {
                                    [--events FILE.jsonl] [--quiet] [--set job.key=value]
           medley validate PIPELINE.yaml
           medley filters [list | describe NAME] [--category C] [--json]
-          medley probe FILE... [--json]
+          medley probe FILE... [--json] [--meter]
+          medley merge PIPELINE.yaml [--only JOB]
           medley --version
 
         Run 'medley COMMAND --help' for a command's options.
@@ -31,6 +32,7 @@ enum CommandLineInterface {
             case "validate": return try ValidateCommand.main(rest)
             case "filters": return try FiltersCommand.main(rest)
             case "probe": return try ProbeCommand.main(rest)
+            case "merge": return try MergeCommand.main(rest)
             case "bench":
                 printError("medley bench: not built yet; run benchmarks/bench-sepia.sh (see benchmarks/README.md)")
                 return 2
@@ -41,7 +43,7 @@ enum CommandLineInterface {
                 printError(usage)
                 return 0
             default:
-                let known = ["run", "validate", "filters", "probe", "bench"]
+                let known = ["run", "validate", "filters", "probe", "merge", "bench"]
                 printError("medley: unknown command '\(command)'"
                            + (nearest(command, in: known).map { "; did you mean '\($0)'?" } ?? "") + "\n\n" + usage)
                 return 2

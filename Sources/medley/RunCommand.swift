@@ -83,8 +83,13 @@ enum RunCommand {
             }
             return (k, n)
         }
-        if let index = environment["SLURM_ARRAY_TASK_ID"].flatMap(Int.init),
-           let count = environment["SLURM_ARRAY_TASK_COUNT"].flatMap(Int.init), count >= 1, (0..<count).contains(index) {
+        // Slurm numbers tasks as the --array range says (0-3 or 1-4): count from its minimum.
+        if let id = environment["SLURM_ARRAY_TASK_ID"].flatMap(Int.init),
+           let count = environment["SLURM_ARRAY_TASK_COUNT"].flatMap(Int.init), count >= 1 {
+            let index = id - (environment["SLURM_ARRAY_TASK_MIN"].flatMap(Int.init) ?? 0)
+            guard (0..<count).contains(index) else {
+                throw UsageError("SLURM_ARRAY_TASK_ID \(id) is outside the array of \(count) tasks; use a contiguous --array range")
+            }
             return (index + 1, count)
         }
         if let index = environment["JOB_COMPLETION_INDEX"].flatMap(Int.init) {

@@ -1,0 +1,98 @@
+import Foundation
+import MedleyFilters
+
+/// What `medley merge` found for one job.
+public struct MergeReport: Sendable {
+    public var job: String
+    /// The merged manifest written, or nil when there were no shard manifests.
+    public var manifest: String?
+    public var shards: [Int] = []
+    public var shardCount = 0
+    /// Shards (1-based) whose manifest is absent.
+    public var missingShards: [Int] = []
+    public var items = 0
+    /// Inputs listed by more than one shard.
+    public var duplicates: [String] = []
+    /// Inputs the job selects that no shard manifest lists, with the shard that owns each.
+    public var missing: [(input: String, shard: Int)] = []
+    public var isComplete: Bool { missingShards.isEmpty && duplicates.isEmpty && missing.isEmpty && manifest != nil }
+}
+
+/// Unions the per-shard manifests of each job into `<to>/.medley/manifest-<job>.jsonl` and checks
+/// them against the job's ingest: every item the job selects must be listed exactly once.
+public enum ManifestMerge {
+    public static func merge(_ pipeline: Pipeline, onlyJob: String? = nil) throws -> [MergeReport] {
+        try pipeline.jobs.filter { onlyJob == nil || $0.name == onlyJob }.compactMap { job in
+            guard let export = job.export else { return nil }
+            return try merge(job, export: export)
+        }
+    }
+
+    static func merge(_ job: Job, export: ExportStage) throws -> MergeReport {
+        var report = MergeReport(job: job.name)
+        let folder = export.to + "/.medley"
+        let prefix = "manifest-" + ManifestWriter.fileSafe(job.name) + "-shard-"
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
+        var files: [(shard: Int, count: Int, path: String)] = []
+        for name in names where name.hasPrefix(prefix) && name.hasSuffix(".jsonl") {
+            let middle = name.dropFirst(prefix.count).dropLast(".jsonl".count)
+            let parts = middle.components(separatedBy: "-of-")
+            guard parts.count == 2, let k = Int(parts[0]), let n = Int(parts[1]) else { continue }
+            files.append((k, n, folder + "/" + name))
+        }
+        guard !files.isEmpty else { return report }
+        let counts = Set(files.map(\.count))
+        guard counts.count == 1, let n = counts.first else {
+            throw RunError.internalError("shard manifests of job '\(job.name)' disagree on the shard count: \(counts.sorted())")
+        }
+        report.shardCount = n
+        report.shards = files.map(\.shard).sorted()
+        report.missingShards = (1...n).filter { !report.shards.contains($0) }
+
+        // Union, keyed by input path; a second listing of an input is a duplicate.
+        var lines: [(item: String, line: String)] = []
+        var seen: [String: Int] = [:]
+        for file in files.sorted(by: { $0.shard < $1.shard }) {
+            let text = try String(contentsOfFile: file.path, encoding: .utf8)
+            for line in text.split(separator: "\n") where !line.isEmpty {
+                guard let record = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+                      let input = record["input"] as? String else {
+                    throw RunError.internalError("\(file.path): a line that is not a manifest record")
+                }
+                if let first = seen[input] {
+                    report.duplicates.append("\(input) (shards \(first) and \(file.shard))")
+                    continue
+                }
+                seen[input] = file.shard
+                lines.append((record["item"] as? String ?? input, String(line)))
+            }
+        }
+        report.items = lines.count
+
+        // Every file the job selects must be in its owner shard's manifest.
+        for result in FileEnumerator(job.ingest.source) {
+            guard case .success(let file) = result, !file.path.hasPrefix(export.to + "/"), seen[file.path] == nil else { continue }
+            guard let sniffed = try? PipelineRunner.identify(file),
+                  job.ingest.media.contains(where: { $0.selects(sniffed.kind) }) else { continue }
+            report.missing.append((file.path, Int(PipelineRunner.stableHash(file.relativePath) % UInt64(n)) + 1))
+        }
+
+        let merged = lines.sorted { Array($0.item.utf8).lexicographicallyPrecedes(Array($1.item.utf8)) }
+            .map(\.line).joined(separator: "\n") + "\n"
+        let destination = folder + "/manifest-" + ManifestWriter.fileSafe(job.name) + ".jsonl"
+        try FileManager.default.createDirectory(atPath: folder + "/tmp", withIntermediateDirectories: true)
+        let temporary = folder + "/tmp/\(getpid())-merge.jsonl"
+        do {
+            try Data(merged.utf8).write(to: URL(fileURLWithPath: temporary))
+            guard rename(temporary, destination) == 0 else {
+                throw RunError.cannotWrite(path: destination, reason: String(cString: strerror(errno)))
+            }
+        } catch {
+            unlink(temporary)
+            throw error
+        }
+        rmdir(folder + "/tmp")
+        report.manifest = destination
+        return report
+    }
+}

@@ -1,0 +1,51 @@
+import Foundation
+import MedleyCore
+
+/// `medley merge PIPELINE.yaml`: unions the shards' manifests of each job and checks them.
+enum MergeCommand {
+    static let help = """
+        usage: medley merge PIPELINE.yaml [--only JOB] [--set JOB.KEY=VALUE]
+
+        After a sharded run (--shard K/N, a Kubernetes Indexed Job or a Slurm job array), unions each
+        job's per-shard manifests (<to>/.medley/manifest-JOB-shard-K-of-N.jsonl) into
+        <to>/.medley/manifest-JOB.jsonl, sorted by item, and checks them against the job's ingest:
+        every item listed exactly once, every shard present. Reports missing shards, items no shard
+        listed (with the shard that owns each) and duplicates.
+        Exit codes: 0 complete, 1 something missing or duplicated, 2 invalid pipeline or options.
+        """
+
+    static func main(_ arguments: [String]) throws -> Int32 {
+        let parsed: ParsedArguments
+        do {
+            parsed = try ParsedArguments(arguments, flags: [], valued: ["--only", "--set"], help: help)
+        } catch let help as HelpRequested {
+            printError(help.text)
+            return 0
+        }
+        guard parsed.positional.count == 1 else { throw UsageError("expected one pipeline file\n\n" + help) }
+        let pipeline: Pipeline
+        do {
+            pipeline = try PipelineReader.load(path: parsed.positional[0], overrides: parsed.values["--set"] ?? [])
+        } catch let failure as ValidationFailure {
+            printError(failure.description)
+            return 2
+        }
+        if let only = parsed.value("--only"), !pipeline.jobs.contains(where: { $0.name == only }) {
+            throw UsageError("--only \(only): no such job (jobs: \(pipeline.jobs.map(\.name).joined(separator: ", ")))")
+        }
+        var complete = true
+        for report in try ManifestMerge.merge(pipeline, onlyJob: parsed.value("--only")) {
+            guard let manifest = report.manifest else {
+                printError("\(report.job): no shard manifests to merge")
+                complete = false
+                continue
+            }
+            printError("\(report.job): \(report.items) items from shards \(report.shards.map(String.init).joined(separator: ", ")) of \(report.shardCount) → \(manifest)")
+            for shard in report.missingShards { printError("  ✗ shard \(shard)/\(report.shardCount): no manifest (not run, or still running)") }
+            for (input, shard) in report.missing { printError("  ✗ missing: \(input) (shard \(shard)/\(report.shardCount))") }
+            for duplicate in report.duplicates { printError("  ✗ listed twice: \(duplicate)") }
+            complete = complete && report.isComplete
+        }
+        return complete ? 0 : 1
+    }
+}

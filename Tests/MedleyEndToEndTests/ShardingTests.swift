@@ -1,0 +1,74 @@
+import Foundation
+import XCTest
+
+/// Sharding through a real engine (GNU parallel standing in for a cluster): disjoint shares whose
+/// union is the whole set, per-shard run state, and `medley merge`.
+final class ShardingTests: EndToEndCase {
+    func records(_ path: String) throws -> [String] {
+        try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").map { line in
+            let record = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+            return record["item"] as? String ?? ""
+        }
+    }
+
+    func testFourShardsThroughGNUParallelMergeIntoTheWholeSet() throws {
+        let input = work + "/in"
+        try FileManager.default.createDirectory(atPath: input + "/sub", withIntermediateDirectories: true)
+        let seed = work + "/seed.png"
+        XCTAssertEqual(try Tool.run("vips", ["black", seed, "8", "8", "--bands", "3"]).status, 0)
+        let base = try Data(contentsOf: URL(fileURLWithPath: seed))
+        var names: [String] = []
+        for i in 0..<40 {
+            let name = (i % 2 == 0 ? "" : "sub/") + "p\(i).png"
+            try (base + Data("\(i)".utf8)).write(to: URL(fileURLWithPath: input + "/" + name))
+            names.append(name)
+        }
+        let path = try pipeline("""
+            version: 1
+            jobs:
+              - name: shards
+                ingest: { from: [in] }
+                filters: [ CIPhotoEffectMono ]
+                export: { to: out, format: png, name: "{relpath}/{stem}.png" }
+            """)
+        let engine = try Tool.run("parallel", ["--will-cite", "-j", "4", Tool.medley, "run", path, "--quiet", "--shard", "{}/4",
+                                               ":::", "1", "2", "3", "4"])
+        XCTAssertEqual(engine.status, 0, engine.stderr)
+
+        var shares: [Set<String>] = []
+        for k in 1...4 {
+            let items = try records(work + "/out/.medley/manifest-shards-shard-\(k)-of-4.jsonl")
+            XCTAssertEqual(items.count, Set(items).count)
+            XCTAssertFalse(items.isEmpty, "40 items over 4 shards: none should be empty")
+            shares.append(Set(items))
+        }
+        for a in 0..<4 { for b in (a + 1)..<4 { XCTAssertTrue(shares[a].isDisjoint(with: shares[b]), "shards \(a + 1) and \(b + 1)") } }
+        XCTAssertEqual(shares.reduce(Set<String>()) { $0.union($1) }, Set(names), "the union is the whole set")
+        XCTAssertEqual(Set(Tool.files(under: work + "/out")), Set(names))
+
+        // The same shard again: only skips (its own run state remembers its items).
+        let again = try Tool.medley(["run", path, "--quiet", "--shard", "2/4", "--events", work + "/events.jsonl"])
+        XCTAssertEqual(again.status, 0, again.stderr)
+        let events = try String(contentsOfFile: work + "/events.jsonl", encoding: .utf8)
+        XCTAssertEqual(events.components(separatedBy: "\"itemSkipped\"").count - 1, shares[1].count)
+        XCTAssertFalse(events.contains("\"itemFinished\""))
+        // A Slurm array task with a 1-based range is the same shard.
+        let slurm = try Tool.medley(["run", path, "--quiet", "--events", work + "/events.jsonl"],
+                                    environment: ["SLURM_ARRAY_TASK_ID": "2", "SLURM_ARRAY_TASK_MIN": "1", "SLURM_ARRAY_TASK_COUNT": "4"])
+        XCTAssertEqual(slurm.status, 0, slurm.stderr)
+        XCTAssertEqual(try String(contentsOfFile: work + "/events.jsonl", encoding: .utf8)
+            .components(separatedBy: "\"itemSkipped\"").count - 1, shares[1].count)
+
+        // Merge: one manifest of every item, sorted; exit 0.
+        let merged = try Tool.medley(["merge", path])
+        XCTAssertEqual(merged.status, 0, merged.stderr)
+        XCTAssertEqual(try records(work + "/out/.medley/manifest-shards.jsonl"), names.sorted())
+
+        // A lost shard manifest: merge names the shard and its items, exit 1.
+        try FileManager.default.removeItem(atPath: work + "/out/.medley/manifest-shards-shard-3-of-4.jsonl")
+        let incomplete = try Tool.medley(["merge", path])
+        XCTAssertEqual(incomplete.status, 1)
+        XCTAssertTrue(incomplete.stderr.contains("shard 3/4: no manifest"), incomplete.stderr)
+        for item in shares[2] { XCTAssertTrue(incomplete.stderr.contains("missing: \(input)/\(item) (shard 3/4)"), item) }
+    }
+}
