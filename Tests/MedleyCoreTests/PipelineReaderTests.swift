@@ -122,11 +122,11 @@ final class PipelineReaderTests: XCTestCase {
               - name: podcasts
                 ingest: { from: [photos] }
                 transcode: { AVFormatIDKey: kAudioFormatFLAC, AVSampleRatKey: 44100 }
-                playlist: { to: out/list.m3u8, ordr: shuffle }
+                report: { to: out/report.html, thumbnale: true }
                 export: { to: out }
             """)
-        XCTAssertTrue(found.contains { $0.hasPrefix("p.yaml:6:15: error: the 'playlist' stage is part of the pipeline schema but this version of Medley cannot run it yet") }, found.joined(separator: "\n"))
-        XCTAssertTrue(found.contains { $0.hasPrefix("p.yaml:6:36: error: unknown key 'ordr' in playlist; did you mean 'order'?") }, found.joined(separator: "\n"))
+        XCTAssertTrue(found.contains { $0.hasPrefix("p.yaml:6:13: error: the 'report' stage is part of the pipeline schema but this version of Medley cannot run it yet") }, found.joined(separator: "\n"))
+        XCTAssertTrue(found.contains { $0.hasPrefix("p.yaml:6:36: error: unknown key 'thumbnale' in report; did you mean 'thumbnails'?") }, found.joined(separator: "\n"))
         XCTAssertTrue(found.contains { $0.hasPrefix("p.yaml:5:51: error: unknown key 'AVSampleRatKey' in transcode; did you mean 'AVSampleRateKey'?") }, found.joined(separator: "\n"))
     }
 

@@ -27,6 +27,12 @@ public struct Job: Sendable {
     public let metering: Bool
     /// `limits.maxPixels`: images whose header claims more pixels fail before decoding (nil: the default).
     public let maxPixels: Int?
+    /// `where:`: items that fail it are left out (nil: every item).
+    public let `where`: WhereClause?
+    /// `tag:`: properties derived from the path and assigned from templates.
+    public let tag: TagStage?
+    /// `playlist:`: an M3U8 of the exported items.
+    public let playlist: PlaylistStage?
     /// Stages the schema defines that this version parses but cannot run yet. A job that has
     /// any is refused at validation, never run with the stage skipped.
     public let plannedStages: PlannedStages

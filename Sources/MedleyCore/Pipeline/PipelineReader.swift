@@ -36,7 +36,7 @@ public enum PipelineReader {
         for assignment in overrides {
             root = Overrides.apply(assignment, to: root, sink: sink)
         }
-        let reader = Reader(sink: sink, directory: directory)
+        let reader = SchemaReader(sink: sink, directory: directory)
         let jobs = reader.pipeline(root)
         guard sink.diagnostics.isEmpty, let jobs else { throw ValidationFailure(diagnostics: sink.sorted) }
         return Pipeline(file: file, directory: directory, jobs: jobs)
@@ -53,8 +53,9 @@ public enum PipelineReader {
 }
 
 /// The schema walk. Each method reads one part of the file, reports what is wrong with it and
-/// returns nil for parts it could not make sense of (so later checks do not pile on).
-private struct Reader {
+/// returns nil for parts it could not make sense of (so later checks do not pile on). The `where`,
+/// `tag` and `playlist` readers live beside their stages (Where/, Tag/, Playlist/).
+struct SchemaReader {
     let sink: DiagnosticSink
     let directory: String
 
@@ -152,7 +153,11 @@ private struct Reader {
                        suggestion: "add 'export: { to: out }'")
         }
 
-        for key in ["where", "tag", "poster", "playlist", "report"] {
+        let whereClause = fields["where"].flatMap(self.whereClause)
+        let tag = fields["tag"].flatMap(self.tag)
+        let playlist = fields["playlist"].flatMap { self.playlist($0, exportRoot: export?.to) }
+
+        for key in ["poster", "report"] {
             guard let stage = fields[key] else { continue }
             planned.present.append((key, stage.mark))
             checkPlannedStage(key, stage)
@@ -173,7 +178,8 @@ private struct Reader {
                                    include: ingest.include, exclude: ingest.exclude)
         }
         var job = Job(name: name, mark: node.mark, ingest: selected, imageGraph: graph, workingSpace: space,
-                      export: export, transcode: transcode, metering: metering, maxPixels: maxPixels, plannedStages: planned)
+                      export: export, transcode: transcode, metering: metering, maxPixels: maxPixels,
+                      where: whereClause, tag: tag, playlist: playlist, plannedStages: planned)
         func settings(_ keys: [String]) -> String {
             keys.map { key in key + "=" + (fields[key]?.canonicalText ?? "-") }.joined(separator: ";")
         }
@@ -183,9 +189,6 @@ private struct Reader {
     }
 
     static let plannedIn = [
-        "where": "the media library (properties, where, tag, playlists)",
-        "tag": "the media library (properties, where, tag, playlists)",
-        "playlist": "the media library (properties, where, tag, playlists)",
         "poster": "movie support",
         "report": "the HTML run report",
     ]
@@ -538,23 +541,12 @@ private struct Reader {
     // MARK: planned stages: checked for unknown keys so typos surface now
 
     static let plannedKeys: [String: [String]] = [
-        "tag": ["set", "from_path", "artwork"],
-        "playlist": ["to", "order", "seed", "dedupe"],
         "poster": ["at"],
         "report": ["to", "thumbnails"],
     ]
 
     func checkPlannedStage(_ key: String, _ node: YAMLNode) {
-        if key == "where" {
-            guard case .mapping(let pairs, _) = node else { return }
-            for (property, _) in pairs {
-                guard let name = property.scalarText, name != "any", !name.hasPrefix("exif.") else { continue }
-                if !ItemProperties.names.contains(name) {
-                    sink.error(property, "unknown property '\(name)' in where",
-                               suggestion: DiagnosticSink.didYouMean(name, in: ItemProperties.names))
-                }
-            }
-        } else if let keys = Self.plannedKeys[key] {
+        if let keys = Self.plannedKeys[key] {
             _ = mapping(node, keys: keys, what: key)
         }
     }

@@ -97,7 +97,7 @@ extension TemplatePlaceholder {
         throw missingValueError()
     }
 
-    private func missingValueError() -> TemplateError {
+    func missingValueError() -> TemplateError {
         let names = alternatives.compactMap { alternative -> String? in
             if case .property(let name) = alternative { return name }
             return nil

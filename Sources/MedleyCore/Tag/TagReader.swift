@@ -1,0 +1,148 @@
+import Foundation
+import MedleyYAML
+
+/// Reading `tag:`: only writable tag properties may be set or read from the path; templates and patterns
+/// are parsed here, and literal values are checked against their property's kind.
+extension SchemaReader {
+    static let tagKeys = ["set", "from_path", "artwork"]
+
+    func tag(_ node: YAMLNode) -> TagStage? {
+        guard let fields = mapping(node, keys: Self.tagKeys, what: "tag") else { return nil }
+        if case .mapping(let pairs, _) = node, pairs.isEmpty {
+            sink.error(node, "tag has nothing to do", suggestion: "add 'set:', 'from_path:' or 'artwork:'")
+            return nil
+        }
+        var ok = true
+        var pattern: PathPattern?
+        if let patternNode = fields["from_path"] {
+            if let text = string(patternNode, what: "tag.from_path") {
+                do {
+                    pattern = try PathPattern(text, settable: TagStage.writableProperties)
+                } catch let error as TemplateError {
+                    sink.error(at: Self.mark(in: patternNode, offset: error.offset), "tag.from_path: \(error.message)",
+                               suggestion: error.suggestion.map { "did you mean '{\($0)}'?" })
+                    ok = false
+                } catch {
+                    sink.error(patternNode, "tag.from_path: \(error)")
+                    ok = false
+                }
+            } else {
+                ok = false
+            }
+        }
+        var assignments: [(property: String, value: TagStage.Assignment)] = []
+        if let setNode = fields["set"] {
+            if let set = tagAssignments(setNode) { assignments = set } else { ok = false }
+        }
+        var artwork: TagStage.ArtworkAction?
+        if let artworkNode = fields["artwork"] {
+            artwork = self.artwork(artworkNode)
+            if artwork == nil { ok = false }
+        }
+        return ok ? TagStage(fromPath: pattern, assignments: assignments, artwork: artwork) : nil
+    }
+
+    /// `set: { property: template }`.
+    private func tagAssignments(_ node: YAMLNode) -> [(property: String, value: TagStage.Assignment)]? {
+        guard let fields = mapping(node, keys: nil, what: "tag.set") else { return nil }
+        guard case .mapping(let pairs, _) = node else { return nil }
+        var assignments: [(property: String, value: TagStage.Assignment)] = []
+        var ok = true
+        for (keyNode, valueNode) in pairs {
+            guard let name = keyNode.scalarText, fields[name] == valueNode else { continue }  // reported by mapping()
+            guard writable(name, at: keyNode) else { ok = false; continue }
+            guard case .scalar(let text, _, _) = valueNode, !valueNode.isNull else {
+                sink.error(valueNode, "tag.set.\(name) takes a template, found \(valueNode.kindDescription)",
+                           suggestion: "write a value like \"{artist} live\", or \"{-}\" to clear it")
+                ok = false
+                continue
+            }
+            if text.trimmingCharacters(in: .whitespaces) == "{-}" {
+                assignments.append((name, .clear))
+                continue
+            }
+            let template: NameTemplate
+            do {
+                template = try NameTemplate(text, knownProperties: Set(ItemProperties.names + ["exif.*"]))
+            } catch let error as TemplateError {
+                sink.error(at: Self.mark(in: valueNode, offset: error.offset), "tag.set.\(name): \(error.message)",
+                           suggestion: error.suggestion.map { "did you mean '{\($0)}'?" })
+                ok = false
+                continue
+            } catch {
+                sink.error(valueNode, "tag.set.\(name): \(error)")
+                ok = false
+                continue
+            }
+            // A template without placeholders is a constant: check it now rather than on every item.
+            let kind = ItemProperties.kind(of: name) ?? .text
+            if template.properties.isEmpty, let constant = try? template.renderText({ _ in nil }),
+               !constant.allSatisfy(\.isWhitespace), TagStage.value(constant, kind: kind, lenient: true) == nil {
+                sink.error(valueNode, "tag.set.\(name): '\(constant)' is not \(Self.kindPhrase(kind))",
+                           suggestion: Self.kindExample[kind].map { "\(name) takes \(Self.kindPhrase(kind)), like \($0)" })
+                ok = false
+                continue
+            }
+            assignments.append((name, .template(template)))
+        }
+        return ok ? assignments : nil
+    }
+
+    static let kindExample: [ItemProperties.Kind: String] = [
+        .integer: "3", .number: "29.97", .boolean: "true", .date: "2024-05-01",
+    ]
+
+    /// Whether a property may be written; reports why not.
+    private func writable(_ name: String, at node: YAMLNode) -> Bool {
+        if TagStage.writableProperties.contains(name) { return true }
+        if ItemProperties.kind(of: name) != nil {
+            sink.error(node, "'\(name)' is read from the file and cannot be set",
+                       suggestion: "tag sets \(TagStage.writableProperties.joined(separator: ", "))")
+        } else {
+            sink.error(node, "unknown property '\(name)' in tag.set",
+                       suggestion: DiagnosticSink.didYouMean(name, in: TagStage.writableProperties)
+                           ?? "tag sets \(TagStage.writableProperties.joined(separator: ", "))")
+        }
+        return false
+    }
+
+    /// `artwork: {export: TEMPLATE}` or `artwork: {embed: FILE}`.
+    private func artwork(_ node: YAMLNode) -> TagStage.ArtworkAction? {
+        guard let fields = mapping(node, keys: ["export", "embed"], what: "tag.artwork") else { return nil }
+        if let exportNode = fields["export"], fields["embed"] != nil {
+            sink.error(exportNode, "tag.artwork takes 'export' or 'embed', not both")
+            return nil
+        }
+        if let exportNode = fields["export"] {
+            guard let text = string(exportNode, what: "tag.artwork.export") else { return nil }
+            do {
+                return .export(try NameTemplate(text, knownProperties: ItemProperties.templateNames))
+            } catch let error as TemplateError {
+                sink.error(at: Self.mark(in: exportNode, offset: error.offset), "tag.artwork.export: \(error.message)",
+                           suggestion: error.suggestion.map { "did you mean '{\($0)}'?" })
+            } catch {
+                sink.error(exportNode, "tag.artwork.export: \(error)")
+            }
+            return nil
+        }
+        if let embedNode = fields["embed"] {
+            guard let text = string(embedNode, what: "tag.artwork.embed") else { return nil }
+            let path = resolve(text)
+            var isFolder: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder), !isFolder.boolValue else {
+                sink.error(embedNode, "tag.artwork.embed: no such file '\(text)' (looked for \(path))")
+                return nil
+            }
+            let format = try? ContentSniffer.sniff(fileAt: path)
+            guard format == .jpeg || format == .png else {
+                sink.error(embedNode, "tag.artwork.embed: '\(text)' is not a JPEG or PNG image",
+                           suggestion: "cover art is stored as JPEG or PNG")
+                return nil
+            }
+            return .embed(path: path)
+        }
+        sink.error(node, "tag.artwork needs 'export' or 'embed'",
+                   suggestion: "write { export: \"{stem}-cover.jpg\" } or { embed: cover.jpg }")
+        return nil
+    }
+}
