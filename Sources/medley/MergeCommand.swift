@@ -41,6 +41,7 @@ enum MergeCommand {
                 continue
             }
             printError("\(report.job): \(report.items) items from shards \(report.shards.map(String.init).joined(separator: ", ")) of \(report.shardCount) → \(manifest)")
+            if let entries = report.playlistItems { printError("  playlist: \(entries) item\(entries == 1 ? "" : "s")") }
             for shard in report.missingShards { printError("  ✗ shard \(shard)/\(report.shardCount): no manifest (not run, or still running)") }
             for (input, shard) in report.missing { printError("  ✗ missing: \(input) (shard \(shard)/\(report.shardCount))") }
             for duplicate in report.duplicates { printError("  ✗ listed twice: \(duplicate)") }

@@ -51,7 +51,7 @@ final class PlaylistTests: XCTestCase {
             entry(4, "/o/5.m4a", title: "track 10", artist: "Zed", album: "A", disc: 1, track: 1),
             entry(5, "/o/6.m4a", title: "track 9", artist: "Zed", album: "A", disc: 1, track: 3),
         ]
-        func order(_ o: PlaylistOrder) -> [Int] {
+        func order(_ o: PlaylistStage.Order) -> [Int] {
             Playlist.arrange(entries, order: o, seed: 0).map(\.ingestIndex)
         }
         // Case-insensitive, numbers compared as numbers ("track 9" < "track 10"), missing last.

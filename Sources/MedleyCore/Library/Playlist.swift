@@ -15,17 +15,12 @@ struct PlaylistEntry: Sendable {
     var albumTrackNumber: Int?
 }
 
-/// Playlist order (`MPMusicPlayerController` queue order; `shuffle` is MPMusicShuffleMode.songs).
-enum PlaylistOrder: String, Sendable, CaseIterable {
-    case ingest, title, album, artist, shuffle
-}
-
 /// Builds M3U8 playlists: `#EXTM3U`, then `#EXTINF:<seconds>,<artist> - <title>` and the path of
 /// each item relative to the playlist's folder.
 enum Playlist {
     /// The playlist text. `seed` makes a shuffle reproducible; `dedupe` keeps the first item (in
     /// ingest order) of each persistentID.
-    static func render(_ entries: [PlaylistEntry], order: PlaylistOrder, seed: UInt64, dedupe: Bool,
+    static func render(_ entries: [PlaylistEntry], order: PlaylistStage.Order, seed: UInt64, dedupe: Bool,
                        playlistPath: String) -> String {
         var items = entries.sorted { $0.ingestIndex < $1.ingestIndex }
         if dedupe {
@@ -48,7 +43,7 @@ enum Playlist {
         return text
     }
 
-    static func arrange(_ items: [PlaylistEntry], order: PlaylistOrder, seed: UInt64) -> [PlaylistEntry] {
+    static func arrange(_ items: [PlaylistEntry], order: PlaylistStage.Order, seed: UInt64) -> [PlaylistEntry] {
         switch order {
         case .ingest:
             return items
@@ -109,6 +104,48 @@ enum Playlist {
         while common < min(target.count - 1, base.count), target[common] == base[common] { common += 1 }
         let ups = Array(repeating: "..", count: base.count - common)
         return (ups + target[common...].map(String.init)).joined(separator: "/")
+    }
+}
+
+extension Playlist {
+    /// Writes the playlist of a job from its manifest lines: every item with an output, in
+    /// the stage's order, atomically (temporary file beside it, then rename).
+    static func write(_ stage: PlaylistStage, manifestLines: [String]) throws -> Int {
+        var entries: [PlaylistEntry] = []
+        var inputs: [String] = []
+        for line in manifestLines where !line.isEmpty {
+            guard let record = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+                  let output = record["output"] as? String, record["status"] as? String != "failed" else { continue }
+            let properties = record["properties"] as? [String: Any] ?? [:]
+            func text(_ key: String) -> String? {
+                (properties[key] as? String) ?? (properties[key] as? NSNumber).map { $0.stringValue }
+            }
+            func number(_ key: String) -> Int? { (properties[key] as? NSNumber)?.intValue }
+            entries.append(PlaylistEntry(
+                path: output, ingestIndex: 0, persistentID: record["persistentID"] as? String,
+                duration: (record["duration"] as? NSNumber)?.doubleValue ?? (properties["playbackDuration"] as? NSNumber)?.doubleValue,
+                title: text("title"), artist: text("artist"), albumTitle: text("albumTitle"),
+                discNumber: number("discNumber"), albumTrackNumber: number("albumTrackNumber")))
+            if let input = record["input"] as? String { inputs.append(input) } else { inputs.append(output) }
+        }
+        // Ingest order: byte-wise by input path (the enumeration order of one root).
+        let order = inputs.indices.sorted { Array(inputs[$0].utf8).lexicographicallyPrecedes(Array(inputs[$1].utf8)) }
+        for (rank, index) in order.enumerated() { entries[index].ingestIndex = rank }
+        let seed = stage.seed ?? UInt64.random(in: 0...UInt64(UInt32.max))
+        let text = render(entries, order: stage.order, seed: seed, dedupe: stage.dedupe, playlistPath: stage.to)
+        let folder = (stage.to as NSString).deletingLastPathComponent
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let temporary = folder + "/.\((stage.to as NSString).lastPathComponent).\(getpid()).tmp"
+        do {
+            try Data(text.utf8).write(to: URL(fileURLWithPath: temporary))
+            guard rename(temporary, stage.to) == 0 else {
+                throw ItemFailure("cannot write the playlist \(stage.to): \(String(cString: strerror(errno)))")
+            }
+        } catch {
+            unlink(temporary)
+            throw error
+        }
+        return entries.count
     }
 }
 

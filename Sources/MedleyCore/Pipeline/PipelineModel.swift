@@ -66,15 +66,26 @@ public struct IngestStage: Sendable {
 public enum MediaTypeName: String, Sendable, CaseIterable {
     case music, podcast, audioBook, anyAudio, movie, musicVideo, tvShow, anyVideo, image, any
 
-    /// Whether an item of this content kind is selected. Audio is `music` until tags can say
-    /// podcast or audiobook (read with the media library, a later stage).
+    /// Whether an item of this content kind could be selected (audio: before its tags say
+    /// music, podcast or audiobook).
     public func selects(_ kind: MediaKind) -> Bool {
+        switch kind {
+        case .image: return selects(mediaType: "image")
+        case .audio: return ["music", "podcast", "audioBook"].contains { selects(mediaType: $0) }
+        case .movie: return selects(mediaType: "movie")
+        }
+    }
+
+    /// Whether an item of this `mediaType` (image, music, podcast, audioBook, movie) is selected.
+    public func selects(mediaType: String) -> Bool {
         switch self {
         case .any: return true
-        case .image: return kind == .image
-        case .music, .anyAudio: return kind == .audio
-        case .podcast, .audioBook: return false
-        case .movie, .anyVideo: return kind == .movie
+        case .image: return mediaType == "image"
+        case .music: return mediaType == "music"
+        case .podcast: return mediaType == "podcast"
+        case .audioBook: return mediaType == "audioBook"
+        case .anyAudio: return ["music", "podcast", "audioBook"].contains(mediaType)
+        case .movie, .anyVideo: return mediaType == "movie"
         case .musicVideo, .tvShow: return false
         }
     }

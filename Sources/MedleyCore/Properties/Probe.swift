@@ -49,13 +49,14 @@ extension Probe {
     /// power) when asked.
     static func audioProperties(_ file: IngestedFile, persistentID: UInt64, format: String,
                                 metering: Bool) throws -> [(name: String, value: TemplateValue)] {
-        let reader: AudioSource
-        do {
-            reader = format == "m4a" ? try FFmpegAudioReader(path: file.path) : try AudioReader(path: file.path)
-        } catch let error as MediaError {
-            throw ItemFailure(error.reason)
+        let reader = try AudioStage.open(file.path, format: format)
+        let tags = AudioStage.readTags(file.path)
+        var values = AudioProperties(file: file, persistentID: persistentID, info: reader.info, format: format,
+                                     tags: tags).values
+        if let artwork = tags.artwork {
+            values.append(("artworkType", .text(artwork.mimeType)))
+            values.append(("artworkBytes", .integer(artwork.data.count)))
         }
-        var values = AudioProperties(file: file, persistentID: persistentID, info: reader.info, format: format).values
         guard metering else { return values }
         do {
             values += AudioProperties.metering(try reader.meterToEnd())

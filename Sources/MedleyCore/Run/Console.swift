@@ -22,11 +22,27 @@ final class Console: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         clearStatus()
-        FileHandle.standardError.write(Data((text + "\n").utf8))
+        FileHandle.standardError.write(Data((Self.visible(text) + "\n").utf8))
+    }
+
+    /// Control characters inside a line (a file named "a\nb.jpg") shown escaped, so one message
+    /// stays one line; line breaks between lines are kept.
+    static func visible(_ text: String) -> String {
+        text.split(separator: "\n", omittingEmptySubsequences: false).map { line in
+            line.unicodeScalars.map { scalar -> String in
+                guard scalar.value < 0x20 || scalar.value == 0x7F, scalar != "\u{1B}" else { return String(scalar) }
+                switch scalar {
+                case "\t": return "\\t"
+                case "\r": return "\\r"
+                default: return String(format: "\\x%02X", scalar.value)
+                }
+            }.joined()
+        }.joined(separator: "\n")
     }
 
     /// One item's outcome as a plain line (not on a terminal, where the progress line shows it).
     func itemLine(_ text: String, failure: Bool) {
+        let text = text.replacingOccurrences(of: "\n", with: "\\n")
         if failure {
             say(paint(text, code: "31"))
         } else if !quiet && !interactive {

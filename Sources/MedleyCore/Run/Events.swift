@@ -10,7 +10,8 @@ public enum RunEvent: Sendable {
     case itemFinished(job: String, input: String, output: String, bytes: Int64, milliseconds: Double,
                       details: [(String, JSONValue)])
     case itemSkipped(job: String, input: String, output: String, reason: String)
-    case itemFailed(job: String, input: String, error: String)
+    /// `milliseconds`: time spent on the item before it failed (nil when not timed).
+    case itemFailed(job: String, input: String, error: String, milliseconds: Double?)
     case jobFinished(job: String, counts: JobCounts, seconds: Double)
 
     /// One line of JSON.
@@ -28,13 +29,15 @@ public enum RunEvent: Sendable {
         case .itemSkipped(let job, let input, let output, let reason):
             fields = [("event", .string("itemSkipped")), ("job", .string(job)), ("input", .string(input)),
                       ("output", .string(output)), ("reason", .string(reason))]
-        case .itemFailed(let job, let input, let error):
-            fields = [("event", .string("itemFailed")), ("job", .string(job)), ("input", .string(input)),
+        case .itemFailed(let job, let input, let error, let ms):
+            fields = [("event", .string("itemFailed")), ("job", .string(job)), ("input", .string(input))]
+                + (ms.map { [("ms", JSONValue.number(($0 * 10).rounded() / 10))] } ?? []) + [
                       ("error", .string(error))]
         case .jobFinished(let job, let counts, let seconds):
             fields = [("event", .string("jobFinished")), ("job", .string(job)),
                       ("succeeded", .number(Double(counts.succeeded))), ("failed", .number(Double(counts.failed))),
                       ("skipped", .number(Double(counts.skipped))), ("ignored", .number(Double(counts.ignored))),
+                      ("excluded", .number(Double(counts.excluded))),
                       ("seconds", .number((seconds * 1000).rounded() / 1000))]
         }
         fields.append(("time", .string(Self.timestamp())))
@@ -54,8 +57,10 @@ public struct JobCounts: Sendable, Equatable {
     public var failed = 0
     /// Outputs already present and kept (`overwrite: skip`).
     public var skipped = 0
-    /// Files that were not selected: not media, or not of the job's media types.
+    /// Files that were not selected: not media, or not of the job's kinds of media.
     public var ignored = 0
+    /// Media the job's media types (podcast, audioBook …) or `where` left out.
+    public var excluded = 0
     public var bytesWritten: Int64 = 0
     public var done: Int { succeeded + failed + skipped }
     public init() {}

@@ -120,6 +120,9 @@ public final class PipelineRunner: @unchecked Sendable {
         }
         try manifest?.finish()
         state.runState?.checkpoint()
+        if let playlist = job.playlist, let manifest, !options.dryRun {
+            try writePlaylist(playlist, manifest: manifest.path)
+        }
         if !options.dryRun { output?.finish() }
         console.endProgress()
         let seconds = Date().timeIntervalSince(state.started)
@@ -128,7 +131,20 @@ public final class PipelineRunner: @unchecked Sendable {
         return state.counts
     }
 
-    /// One item's journey: what is it, does the job want it, then its image or audio path.
+    /// The job's playlist from its finished manifest. A shard knows only its share, so sharded
+    /// runs leave the playlist to `medley merge`.
+    private func writePlaylist(_ playlist: PlaylistStage, manifest: String) throws {
+        guard options.shard == nil else {
+            if !options.quiet { console.say("playlist \(playlist.to): written by 'medley merge' once every shard has run") }
+            return
+        }
+        let lines = try String(contentsOfFile: manifest, encoding: .utf8).components(separatedBy: "\n")
+        let count = try Playlist.write(playlist, manifestLines: lines)
+        if !options.quiet { console.say("playlist \(playlist.to): \(count) item\(count == 1 ? "" : "s")") }
+    }
+
+    /// One item's journey: what is it, does the job want it (media type, `where`), `tag`, then
+    /// its image or audio path.
     private func process(_ file: IngestedFile, _ state: JobState) {
         let job = state.job
         let started = Date()
@@ -138,22 +154,24 @@ public final class PipelineRunner: @unchecked Sendable {
             return record(state, unchanged: row, file: file, reason: reason)
         }
         do {
-            // ingest: what is it, and does this job want it?
+            // ingest: what is it, and could this job want it?
             guard let sniffed = try Self.identify(file) else { return record(state, ignored: file) }
             guard job.ingest.media.contains(where: { $0.selects(sniffed.kind) }) else { return record(state, ignored: file) }
-            emit(.itemStarted(job: job.name, input: file.path))
-            announced = true
-            entry.mediaType = sniffed.kind == .audio ? "music" : sniffed.kind.rawValue
-            let persistentID = try Self.persistentID(of: file)
-            entry.persistentID = ContentHash.hex(persistentID)
+            let announce = { [self] in
+                emit(.itemStarted(job: job.name, input: file.path))
+                announced = true
+            }
             guard let export = job.export, let output = state.output else {
                 throw ItemFailure("the job has no export stage")
             }
-            let item = Item(file: file, sniffed: sniffed, persistentID: persistentID)
+            let item = Item(file: file, sniffed: sniffed, persistentID: try Self.persistentID(of: file))
+            entry.persistentID = ContentHash.hex(item.persistentID)
             switch sniffed.kind {
-            case .image: try processImage(item, export: export, output: output, state, &entry)
-            case .audio: try processAudio(item, export: export, output: output, state, &entry)
-            case .movie: throw ItemFailure("\(sniffed.format) movies cannot be processed by this version of Medley yet")
+            case .image: try processImage(item, export: export, output: output, state, &entry, announce: announce)
+            case .audio: try processAudio(item, export: export, output: output, state, &entry, announce: announce)
+            case .movie:
+                announce()
+                throw ItemFailure("\(sniffed.format) movies cannot be processed by this version of Medley yet")
             }
             if entry.status == .skipped {
                 record(state, skipped: entry)
@@ -162,13 +180,37 @@ public final class PipelineRunner: @unchecked Sendable {
                 try remember(entry, file, state)
                 record(state, finished: entry, milliseconds: Date().timeIntervalSince(started) * 1000)
             }
+        } catch let reason as NotSelected {
+            entry.status = .excluded
+            entry.error = reason.reason
+            entry.output = nil
+            record(state, excluded: entry)
         } catch {
             // A file that failed before it was identified still gets its itemStarted, so every
             // itemFailed in the event stream has one.
             if !announced { emit(.itemStarted(job: job.name, input: file.path)) }
             entry.status = .failed
-            record(state, failed: entry, reason: "\(error)")
+            record(state, failed: entry, reason: "\(error)", milliseconds: Date().timeIntervalSince(started) * 1000)
         }
+    }
+
+    /// An item the job's media types or `where` leave out (not an error).
+    private struct NotSelected: Error {
+        let reason: String
+    }
+
+    /// `where` (on the properties as read), then `tag` (from_path, set) on what passes.
+    private func select(_ properties: inout [(name: String, value: TemplateValue)], _ item: Item, mediaType: String,
+                        _ state: JobState) throws {
+        let job = state.job
+        guard job.ingest.media.contains(where: { $0.selects(mediaType: mediaType) }) else {
+            throw NotSelected(reason: "\(mediaType) is not among the job's media types")
+        }
+        let values = properties
+        if let clause = job.where, !clause.matches({ name in values.first { $0.name == name }?.value }) {
+            throw NotSelected(reason: "not selected by where")
+        }
+        try job.tag?.apply(to: &properties, relativePath: item.file.relativePath)
     }
 
     // MARK: incremental runs
@@ -201,6 +243,10 @@ public final class PipelineRunner: @unchecked Sendable {
         guard stat(output, &info) == 0, Int64(info.st_size) == row.outputSize else { return nil }
         if row.modifiedNanoseconds != Self.nanoseconds(file.modified) {
             guard let hash = try? ContentHash.ofFile(at: file.path), ContentHash.hex(hash) == row.contentHash else { return nil }
+            // Same bytes, newer time (a touch, a copy): remember the time so the next run need not hash.
+            var touched = row
+            touched.modifiedNanoseconds = Self.nanoseconds(file.modified)
+            try? state.runState?.save(job: state.job.name, touched)
         }
         return "unchanged since the last run"
     }
@@ -240,14 +286,17 @@ public final class PipelineRunner: @unchecked Sendable {
         }
     }
 
-    /// Image: header → properties → destination → filters and encoding, written atomically.
+    /// Image: header → properties → where, tag → destination → filters and encoding, written atomically.
     private func processImage(_ item: Item, export: ExportStage, output: AtomicOutput, _ state: JobState,
-                              _ entry: inout ManifestRecord) throws {
-        guard let stage = state.stage else { throw ItemFailure("the job has no image stage") }
+                              _ entry: inout ManifestRecord, announce: () -> Void) throws {
         let file = item.file
+        entry.mediaType = "image"
+        guard let stage = state.stage else { throw ItemFailure("the job has no image stage") }
         let header = try stage.openHeader(file.path)
-        let properties = ImageProperties(file: file, persistentID: item.persistentID, image: header,
+        var properties = ImageProperties(file: file, persistentID: item.persistentID, image: header,
                                          format: item.sniffed.format)
+        try select(&properties.values, item, mediaType: "image", state)
+        announce()
         entry.properties = properties.values
         let format = stage.outputFormat(for: header)
         let destination = try self.destination(export, state, file, ext: format.fileExtension) { properties[$0] }
@@ -262,16 +311,23 @@ public final class PipelineRunner: @unchecked Sendable {
         }
     }
 
-    /// Audio: header → properties → destination → transcode (mix, resample, level, meter), atomically.
+    /// Audio: header and tags → properties → where, tag → destination → transcode (mix, resample,
+    /// level, meter), atomically.
     private func processAudio(_ item: Item, export: ExportStage, output: AtomicOutput, _ state: JobState,
-                              _ entry: inout ManifestRecord) throws {
+                              _ entry: inout ManifestRecord, announce: () -> Void) throws {
         let file = item.file
+        let reader = try AudioStage.open(file.path, format: item.sniffed.format)
+        let tags = AudioStage.readTags(file.path)
+        var properties = AudioProperties(file: file, persistentID: item.persistentID, info: reader.info,
+                                         format: item.sniffed.format, tags: tags)
+        let mediaType = properties["mediaType"]?.text ?? "music"
+        entry.mediaType = mediaType
+        try select(&properties.values, item, mediaType: mediaType, state)
+        announce()
         guard let stage = state.audio else {
             throw ItemFailure("\(item.sniffed.format) audio needs a 'transcode' stage in this job")
         }
-        let reader = try stage.open(file.path, format: item.sniffed.format)
-        let properties = AudioProperties(file: file, persistentID: item.persistentID, info: reader.info,
-                                         format: item.sniffed.format)
+        try stage.check(reader)
         entry.properties = properties.values
         let destination = try self.destination(export, state, file, ext: stage.defaultExtension) { properties[$0] }
         entry.output = destination
@@ -281,12 +337,64 @@ public final class PipelineRunner: @unchecked Sendable {
             entry.error = skip
             return
         }
+        // Tags: the input's, as the tag stage left them, carried into the output's own fields.
+        var artwork = tags.artwork
+        if case .embed(let path)? = state.job.tag?.artwork { artwork = try Self.artwork(fromFileAt: path) }
+        let outputTags = AudioProperties.tags(from: properties.values, artwork: artwork)
+        let ext = (destination as NSString).pathExtension.lowercased()
         var outcome: AudioStage.Outcome?
-        entry.bytes = try output.write(to: destination, fileExtension: (destination as NSString).pathExtension) { temporary in
+        var dropped: [String] = []
+        entry.bytes = try output.write(to: destination, fileExtension: ext) { temporary in
             outcome = try stage.render(reader, plan: plan, to: temporary)
+            do {
+                dropped = try TagIO.write(outputTags, toFileAt: temporary, container: ext)
+            } catch let error as MediaError {
+                throw ItemFailure("cannot write tags: \(error.reason)")
+            }
+        }
+        if !dropped.isEmpty {
+            entry.warnings.append(".\(ext) cannot hold \(dropped.joined(separator: ", ")); not written")
         }
         entry.duration = outcome?.duration
         entry.meter = stage.metering ? outcome?.meter : nil
+        if case .export(let template)? = state.job.tag?.artwork, let artwork = tags.artwork {
+            try exportArtwork(artwork, template: template, export: export, output: output, state, file) { properties[$0] }
+        }
+    }
+
+    /// A JPEG or PNG file as cover art (the tag stage checked its kind at validation).
+    static func artwork(fromFileAt path: String) throws -> Artwork {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw ItemFailure("tag.artwork.embed: cannot read \(path)")
+        }
+        let png = data.starts(with: [0x89, 0x50, 0x4E, 0x47])
+        return Artwork(data: [UInt8](data), mimeType: png ? "image/png" : "image/jpeg")
+    }
+
+    /// `tag.artwork.export`: the item's embedded cover as its own file, named by the template
+    /// (`{ext}` is the cover's own: jpg or png), under the export root, written atomically.
+    private func exportArtwork(_ artwork: Artwork, template: NameTemplate, export: ExportStage, output: AtomicOutput,
+                               _ state: JobState, _ file: IngestedFile,
+                               _ property: @escaping (String) -> TemplateValue?) throws {
+        let relative = try template.render { name in
+            switch name {
+            case "ext": return .text(artwork.fileExtension)
+            case "job": return .text(state.job.name)
+            default: return property(name)
+            }
+        }
+        let destination = export.to + "/" + relative
+        lock.lock()
+        let owner = state.claimed[destination]
+        if owner == nil { state.claimed[destination] = file.path }
+        lock.unlock()
+        // Tracks of one album share a cover: the first item writes it, the others find it claimed.
+        guard owner == nil else { return }
+        _ = try output.write(to: destination, fileExtension: artwork.fileExtension) { temporary in
+            guard FileManager.default.createFile(atPath: temporary, contents: Data(artwork.data)) else {
+                throw ItemFailure("cannot write the cover art: \(String(cString: strerror(errno)))")
+            }
+        }
     }
 
     /// The output path the job's name template gives this item (claimed, so no two items share it).
@@ -373,6 +481,13 @@ public final class PipelineRunner: @unchecked Sendable {
         lock.unlock()
     }
 
+    private func record(_ state: JobState, excluded entry: ManifestRecord) {
+        lock.lock()
+        state.counts.excluded += 1
+        lock.unlock()
+        state.manifest?.append(entry)
+    }
+
     private func record(_ state: JobState, finished entry: ManifestRecord, milliseconds: Double) {
         let bytes = entry.bytes ?? 0, output = entry.output ?? ""
         update(state) { $0.succeeded += 1; $0.bytesWritten += bytes }
@@ -383,6 +498,7 @@ public final class PipelineRunner: @unchecked Sendable {
         emit(.itemFinished(job: state.job.name, input: entry.input, output: output, bytes: bytes,
                            milliseconds: milliseconds, details: details))
         console.itemLine(String(format: "ok    %@ → %@ (%.0f ms)", entry.input, output, milliseconds), failure: false)
+        for warning in entry.warnings { console.say("warn  \(entry.input): \(warning)") }
     }
 
     private func record(_ state: JobState, unchanged row: StateRow, file: IngestedFile, reason: String) {
@@ -409,7 +525,7 @@ public final class PipelineRunner: @unchecked Sendable {
         console.itemLine("skip  \(entry.input) → \(output) (\(reason))", failure: false)
     }
 
-    private func record(_ state: JobState, failed entry: ManifestRecord, reason: String) {
+    private func record(_ state: JobState, failed entry: ManifestRecord, reason: String, milliseconds: Double? = nil) {
         var entry = entry
         entry.error = reason
         entry.output = nil
@@ -420,7 +536,7 @@ public final class PipelineRunner: @unchecked Sendable {
         state.failures.append((input, reason))
         lock.unlock()
         state.manifest?.append(entry)
-        emit(.itemFailed(job: state.job.name, input: input, error: reason))
+        emit(.itemFailed(job: state.job.name, input: input, error: reason, milliseconds: milliseconds))
         console.itemLine("FAIL  \(input.isEmpty ? "" : input + ": ")\(reason)", failure: true)
     }
 
@@ -454,6 +570,7 @@ public final class PipelineRunner: @unchecked Sendable {
         let rate = seconds > 0 ? Double(c.done) / seconds : 0
         var line = "\(state.job.name): \(c.succeeded) succeeded, \(c.failed) failed, \(c.skipped) skipped"
         if c.ignored > 0 { line += " (\(c.ignored) file\(c.ignored == 1 ? "" : "s") ignored: not media of the job's types)" }
+        if c.excluded > 0 { line += " (\(c.excluded) left out by the job's media types or where)" }
         line += String(format: " in %.2f s, %.1f items/s", seconds, rate)
         if c.bytesWritten > 0, let to = state.job.export?.to { line += ", \(Console.bytes(c.bytesWritten)) written to \(to)" }
         if options.dryRun { line += " (dry run: nothing written)" }

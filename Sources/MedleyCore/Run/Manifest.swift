@@ -5,7 +5,9 @@ import MedleyKernels
 /// What happened to one item, as one line of the job's manifest (SPEC §9: input, persistentID,
 /// output, status, error, properties, metering).
 struct ManifestRecord {
-    enum Status: String { case succeeded, skipped, failed }
+    /// `excluded`: media the job's media types or `where` left out (listed so that every media
+    /// file of the ingest is accounted for, which `medley merge` checks).
+    enum Status: String { case succeeded, skipped, failed, excluded }
 
     var job: String
     /// The input's path below its ingest root: the key that shards' manifests merge on.
@@ -17,6 +19,8 @@ struct ManifestRecord {
     var output: String?
     var bytes: Int64?
     var error: String?
+    /// What the item's output could not keep (tags its container cannot hold).
+    var warnings: [String] = []
     var properties: [(name: String, value: TemplateValue)] = []
     var meter: Meter?
     /// Seconds of audio written.
@@ -30,6 +34,7 @@ struct ManifestRecord {
         if let output { fields.append(("output", .string(output))) }
         if let bytes { fields.append(("bytes", .number(Double(bytes)))) }
         if let error { fields.append(("error", .string(error))) }
+        if !warnings.isEmpty { fields.append(("warnings", .array(warnings.map { .string($0) }))) }
         if let duration { fields.append(("duration", .number((duration * 1000).rounded() / 1000))) }
         if let meter {
             let channels = 0..<meter.peak.count

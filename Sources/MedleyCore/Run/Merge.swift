@@ -11,6 +11,8 @@ public struct MergeReport: Sendable {
     /// Shards (1-based) whose manifest is absent.
     public var missingShards: [Int] = []
     public var items = 0
+    /// Entries of the job's playlist, written from the merged manifest (nil: the job has none).
+    public var playlistItems: Int?
     /// Inputs listed by more than one shard.
     public var duplicates: [String] = []
     /// Inputs the job selects that no shard manifest lists, with the shard that owns each.
@@ -93,6 +95,9 @@ public enum ManifestMerge {
         }
         rmdir(folder + "/tmp")
         report.manifest = destination
+        if let playlist = job.playlist {
+            report.playlistItems = try Playlist.write(playlist, manifestLines: lines.map(\.line))
+        }
         return report
     }
 }

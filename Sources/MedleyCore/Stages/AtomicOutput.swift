@@ -5,10 +5,21 @@ import Foundation
 /// atomic within one file system, and `.medley/` is inside the export root, so it is the same
 /// one). A failed item removes its temporary file and leaves no folders behind.
 struct AtomicOutput {
+    let exportRoot: String
     let temporaryFolder: String
 
     init(exportRoot: String) {
+        self.exportRoot = exportRoot
         temporaryFolder = exportRoot + "/.medley/tmp"
+    }
+
+    /// Whether `folder`, with every symlink resolved, still lies in the export root: a link
+    /// inside the root that points elsewhere must not carry an output out of it.
+    func staysInside(_ folder: String) -> Bool {
+        guard let root = realpath(exportRoot, nil), let resolved = realpath(folder, nil) else { return false }
+        defer { free(root); free(resolved) }
+        let rootPath = String(cString: root), path = String(cString: resolved)
+        return path == rootPath || path.hasPrefix(rootPath.hasSuffix("/") ? rootPath : rootPath + "/")
     }
 
     /// Creates the working folder and removes temporary files that earlier runs, since dead,
@@ -52,6 +63,9 @@ struct AtomicOutput {
             guard size > 0 else { throw ItemFailure("the encoder wrote an empty file") }
             let folder = (destination as NSString).deletingLastPathComponent
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            guard staysInside(folder) else {
+                throw ItemFailure("refused to write \(destination): a symbolic link under the export root leads outside it")
+            }
             guard rename(temporary, destination) == 0 else {
                 throw ItemFailure("cannot move the result into place at \(destination): \(String(cString: strerror(errno)))")
             }

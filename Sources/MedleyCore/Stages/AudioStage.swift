@@ -25,20 +25,27 @@ struct AudioStage {
         }
     }
 
-    /// Opens the item (M4A through FFmpeg, everything else through libsndfile) and checks what
-    /// can be known from the header.
-    func open(_ path: String, format: String) throws -> AudioSource {
-        let reader: AudioSource
+    /// Opens the item: M4A through FFmpeg, everything else through libsndfile.
+    static func open(_ path: String, format: String) throws -> AudioSource {
         do {
-            reader = format == "m4a" ? try FFmpegAudioReader(path: path) : try AudioReader(path: path)
+            return format == "m4a" ? try FFmpegAudioReader(path: path) : try AudioReader(path: path)
         } catch let error as MediaError {
             throw ItemFailure(error.reason)
         }
+    }
+
+    /// What can be refused from the header alone (a system sound longer than 30 s).
+    func check(_ reader: AudioSource) throws {
         if settings.systemSound, reader.info.frames > 0, reader.info.duration > Self.systemSoundLimit {
             throw ItemFailure(String(format: "is %.1f s long; system sounds must be at most %.0f s", reader.info.duration,
                                      Self.systemSoundLimit))
         }
-        return reader
+    }
+
+    /// The item's tags and cover art; a file whose tags cannot be read has none (its audio may
+    /// still be fine — the decoder decides).
+    static func readTags(_ path: String) -> MediaTags {
+        (try? TagIO.read(path: path)) ?? MediaTags()
     }
 
     /// How an output is written: by libsndfile (PCM, FLAC, ALAC in CAF, µ-law, A-law) or by
@@ -233,14 +240,41 @@ struct AudioStage {
 struct AudioProperties {
     var values: [(name: String, value: TemplateValue)]
 
-    init(file: IngestedFile, persistentID: UInt64, info: AudioStreamInfo, format: String) {
-        values = ItemProperties.fileFacts(file, persistentID: persistentID, mediaType: "music") + [
+    init(file: IngestedFile, persistentID: UInt64, info: AudioStreamInfo, format: String, tags: MediaTags) {
+        values = ItemProperties.fileFacts(file, persistentID: persistentID, mediaType: tags["mediaKind"] ?? "music") + [
             ("format", .text(format)),
             ("codec", .text(info.encoding)),
             ("sampleRate", .integer(info.sampleRate)),
             ("channels", .integer(info.channels)),
             ("playbackDuration", .number((info.duration * 1000).rounded() / 1000)),
         ]
+        values += Self.tagValues(tags)
+    }
+
+    /// Tags as typed properties: numbers as integers, `isCompilation` and `artwork` (present or
+    /// not) as 1/0.
+    static func tagValues(_ tags: MediaTags) -> [(name: String, value: TemplateValue)] {
+        var values: [(name: String, value: TemplateValue)] = []
+        for name in MediaTags.names where name != "mediaKind" {
+            guard let text = tags[name], !text.isEmpty else { continue }
+            switch ItemProperties.kind(of: name) {
+            case .integer?, .boolean?:
+                if let number = Int(text.trimmingCharacters(in: .whitespaces)) { values.append((name, .integer(number))) }
+            default:
+                values.append((name, .text(text)))
+            }
+        }
+        values.append(("artwork", .integer(tags.artwork == nil ? 0 : 1)))
+        return values
+    }
+
+    /// The tag properties of `values` (after the tag stage) as tags to write, with `artwork`.
+    static func tags(from values: [(name: String, value: TemplateValue)], artwork: Artwork?) -> MediaTags {
+        var tags = MediaTags(artwork: artwork)
+        for (name, value) in values where MediaTags.names.contains(name) {
+            tags[name] = value.text
+        }
+        return tags
     }
 
     subscript(name: String) -> TemplateValue? { values.first { $0.name == name }?.value }

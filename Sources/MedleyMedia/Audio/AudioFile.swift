@@ -33,6 +33,26 @@ public final class AudioReader {
             sf_close(handle)
             throw MediaError("cannot decode: the header gives \(info.channels) channels at \(info.sampleRate) Hz")
         }
+        if let (promised, present) = Self.shortSampleChunk(handle) {
+            sf_close(handle)
+            throw MediaError("truncated: the header promises \(promised) bytes of samples, the file holds \(present)")
+        }
+    }
+
+    /// libsndfile reads a cut WAV or AIFF to the cut without an error, and notes in its log
+    /// "data : 88200 (should be 11939)": the sample chunk is shorter than its header says.
+    static func shortSampleChunk(_ handle: OpaquePointer) -> (promised: Int, present: Int)? {
+        var log = [CChar](repeating: 0, count: 4096)
+        sf_command(handle, Int32(SFC_GET_LOG_INFO), &log, Int32(log.count))
+        for line in String(cString: log).split(separator: "\n") {
+            let text = line.trimmingCharacters(in: .whitespaces)
+            guard text.hasPrefix("data :") || text.hasPrefix("SSND :"),
+                  let open = text.range(of: "(should be ") else { continue }
+            let promised = Int(text[text.index(text.startIndex, offsetBy: 6)..<open.lowerBound].trimmingCharacters(in: .whitespaces))
+            let present = Int(text[open.upperBound...].prefix { $0.isNumber })
+            if let promised, let present, present < promised { return (promised, present) }
+        }
+        return nil
     }
 
     deinit { sf_close(handle) }
