@@ -45,6 +45,7 @@ let package = Package(
 
         .testTarget(name: "MedleyKernelsTests", dependencies: ["MedleyKernels"]),
         .testTarget(name: "MedleyFiltersTests", dependencies: ["MedleyFilters"]),
+        .testTarget(name: "MedleyMediaTests", dependencies: ["MedleyMedia"]),
         .testTarget(name: "MedleyCoreTests", dependencies: ["MedleyCore"]),
         .testTarget(name: "MedleyEndToEndTests", dependencies: ["MedleyCore"]),
     ],

@@ -23,6 +23,9 @@ PACKAGES=(
   time
   # independent references in tests and peers in benchmarks
   ffmpeg sox libsox-fmt-all samplerate-programs
+  # independent tag readers for TagIO's tests: mutagen (raw ID3 frames, MP4 atoms, Vorbis
+  # fields), ogginfo and opusinfo (Ogg page CRCs and sequence numbers)
+  python3-mutagen vorbis-tools opus-tools
 )
 
 missing=()

@@ -1,0 +1,89 @@
+import Foundation
+
+/// Tags of Core Audio Format files: the 'info' chunk, a count and NUL-terminated key/value
+/// pairs with Apple's keys: "title", "artist", "album", "genre", "composer", "track number",
+/// "year" (releaseDate; "recorded date" is read too), "comments", "tempo". CAF defines no key for
+/// album artist, lyrics, grouping, track count, disc, compilation or media kind, and no artwork.
+/// Writing puts the chunk right after 'desc' and copies every other chunk byte for byte.
+enum CAFTags {
+    static let keys: Set<String> = [
+        "title", "artist", "albumTitle", "genre", "composer", "albumTrackNumber", "releaseDate", "comments", "beatsPerMinute",
+    ]
+
+    private static let fields = [
+        ("title", "title"), ("artist", "artist"), ("album", "albumTitle"), ("genre", "genre"), ("composer", "composer"),
+        ("track number", "albumTrackNumber"), ("year", "releaseDate"), ("comments", "comments"), ("tempo", "beatsPerMinute"),
+    ]
+
+    private struct Chunk {
+        let type: String
+        let offset: UInt64
+        /// Header and body; a final 'data' chunk of unknown size (−1) runs to the end of the file.
+        let length: UInt64
+    }
+
+    private static func chunks(_ file: FileBytes) throws -> [Chunk] {
+        let header = try file.readPrefix(at: 0, count: 8)
+        guard header.count == 8, header.starts(with: Array("caff".utf8)), header[4..<6].bigEndianInteger == 1 else {
+            throw MediaError("not a CAF file")
+        }
+        var found: [Chunk] = []
+        var offset: UInt64 = 8
+        while offset + 12 <= file.size {
+            var reader = ByteReader(try file.read(at: offset, count: 12))
+            let type = try reader.fourCC()
+            let size = try reader.u64BE()
+            if size == UInt64.max, type == "data" {
+                found.append(Chunk(type: type, offset: offset, length: file.size - offset))
+                break
+            }
+            guard size <= file.size - offset - 12 else { throw MediaError("the CAF \(type) chunk runs past the end of the file") }
+            found.append(Chunk(type: type, offset: offset, length: 12 + size))
+            offset += 12 + size
+        }
+        guard found.first?.type == "desc" else { throw MediaError("the CAF file does not start with a desc chunk") }
+        guard found.contains(where: { $0.type == "data" }) else { throw MediaError("the CAF file has no data chunk") }
+        return found
+    }
+
+    static func read(_ file: FileBytes) throws -> MediaTags {
+        var tags = MediaTags()
+        guard let chunk = try chunks(file).first(where: { $0.type == "info" }) else { return tags }
+        var reader = ByteReader(try file.read(at: chunk.offset + 12, count: Int(chunk.length - 12)))
+        var entries: [String: String] = [:]
+        let count = try reader.u32BE()
+        for _ in 0..<count where !reader.isAtEnd {
+            let key = decodeText(reader.terminated())
+            let value = decodeText(reader.terminated())
+            if entries[key] == nil, !value.isEmpty { entries[key] = value }
+        }
+        for (field, key) in fields where key != "albumTrackNumber" { tags[key] = entries[field] }
+        if let track = entries["track number"] {
+            let pair = TagValues.pair(track)
+            if pair.number == nil { tags["albumTrackNumber"] = track }
+            TagValues.store(pair, into: &tags, number: "albumTrackNumber", count: "albumTrackCount")
+        }
+        if tags["releaseDate"] == nil { tags["releaseDate"] = entries["recorded date"] }
+        TagValues.inferKind(&tags)
+        return tags
+    }
+
+    static func write(_ tags: MediaTags, to file: FileBytes, into output: ReplacementFile) throws -> [String] {
+        let found = try chunks(file)
+        let values = TagValues.present(tags)
+        let entries = fields.compactMap { field, key in values[key].map { (field, TagValues.clean($0)) } }
+        var body: [UInt8] = []
+        body.appendBE(entries.count, bytes: 4)
+        for (key, value) in entries { body += Array(key.utf8) + [0] + Array(value.utf8) + [0] }
+        try output.append(try file.read(at: 0, count: 8))
+        for chunk in found where chunk.type != "info" {
+            try output.copy(from: file, offset: chunk.offset, count: chunk.length)
+            if chunk.type == "desc", !entries.isEmpty {
+                var info = Array("info".utf8)
+                info.appendBE(body.count, bytes: 8)
+                try output.append(info + body)
+            }
+        }
+        return []
+    }
+}

@@ -1,0 +1,354 @@
+/// ID3v2 tags: reads versions 2.2, 2.3 and 2.4 (unsynchronisation, extended headers, v2.4
+/// data-length indicators; compressed or encrypted frames are skipped) and writes version 2.4
+/// with UTF-8 text. Used in MP3 files and in the "ID3 " chunk of AIFF and WAV.
+///
+/// Mapping: TIT2 title, TPE1 artist, TPE2 albumArtist, TALB albumTitle, TCON genre, TCOM
+/// composer, TIT1 userGrouping (iTunes' GRP1 is read too), TRCK "n/N", TPOS "n/N", TDRC
+/// releaseDate (v2.3 TYER+TDAT read), TBPM, TCMP isCompilation, COMM comments (language "eng",
+/// empty description), USLT lyrics, APIC artwork (front cover), PCST (iTunes' podcast flag)
+/// mediaKind podcast. ID3 has no frame for an audiobook or a podcast's title.
+enum ID3v2 {
+    /// The keys an ID3v2 tag holds ("mediaKind": music and podcast only).
+    static let keys: Set<String> = [
+        "title", "artist", "albumArtist", "albumTitle", "genre", "composer", "comments", "lyrics", "userGrouping",
+        "albumTrackNumber", "albumTrackCount", "discNumber", "discCount", "beatsPerMinute", "isCompilation",
+        "releaseDate", "mediaKind", "artwork",
+    ]
+
+    /// The length of the whole tag (header, frames, padding, footer) that starts with these
+    /// 10 header bytes, or nil if they are not an ID3v2 header.
+    static func tagLength(header: [UInt8]) -> Int? {
+        guard header.count >= 10, header[0] == 0x49, header[1] == 0x44, header[2] == 0x33,
+              (2...4).contains(header[3]), header[4] != 0xFF, header[6..<10].allSatisfy({ $0 < 0x80 }) else { return nil }
+        let footer = header[3] == 4 && header[5] & 0x10 != 0 ? 10 : 0
+        return 10 + syncsafe(header[6..<10]) + footer
+    }
+
+    // MARK: Reading
+
+    /// The tags in a whole ID3v2 tag (starting with its "ID3" header).
+    static func read(_ tag: [UInt8]) throws -> MediaTags {
+        guard let length = tagLength(header: Array(tag.prefix(10))) else { throw MediaError("not an ID3v2 tag") }
+        let version = tag[3], flags = tag[5]
+        var body = Array(tag[10..<min(tag.count, length - (version == 4 && flags & 0x10 != 0 ? 10 : 0))])
+        if version < 4, flags & 0x80 != 0 { body = removeUnsynchronisation(body) }
+        var reader = ByteReader(body)
+        if flags & 0x40 != 0 {
+            switch version {
+            case 2: return MediaTags() // v2.2's bit 6 means a compressed tag, which nobody defined.
+            case 3: try reader.skip(try reader.u32BE())
+            default: try reader.skip(syncsafe(try reader.take(4)) - 4)
+            }
+        }
+        var frames: [(id: String, data: [UInt8])] = []
+        let headerSize = version == 2 ? 6 : 10
+        while reader.remaining >= headerSize, reader.bytes[reader.position] != 0 {
+            let idBytes = try reader.take(version == 2 ? 3 : 4)
+            guard idBytes.allSatisfy({ (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) }) else { break }
+            let id = String(decoding: idBytes, as: UTF8.self)
+            let size: Int
+            var formatFlags: UInt8 = 0
+            switch version {
+            case 2:
+                size = try reader.take(3).bigEndianInteger
+            case 3:
+                size = try reader.u32BE()
+                try reader.skip(1)
+                formatFlags = try reader.u8()
+            default:
+                size = frameSize24(try reader.take(4), in: body, at: reader.position + 2)
+                try reader.skip(1)
+                formatFlags = try reader.u8()
+            }
+            guard size <= reader.remaining else { break }
+            var data = Array(try reader.take(size))
+            if version == 3 {
+                if formatFlags & 0xC0 != 0 { continue } // compressed or encrypted
+                if formatFlags & 0x20 != 0 { data = Array(data.dropFirst()) }
+            } else if version == 4 {
+                if formatFlags & 0x0C != 0 { continue }
+                var skip = 0
+                if formatFlags & 0x40 != 0 { skip += 1 }
+                if formatFlags & 0x01 != 0 { skip += 4 }
+                data = Array(data.dropFirst(skip))
+                if formatFlags & 0x02 != 0 || flags & 0x80 != 0 { data = removeUnsynchronisation(data) }
+            }
+            frames.append((version == 2 ? (v22Names[id] ?? id) : id, data))
+        }
+        return tags(from: frames, version: version)
+    }
+
+    /// v2.4 frame sizes are syncsafe, but iTunes once wrote plain ones: use the reading that
+    /// lands on the next frame, the padding or the end.
+    private static func frameSize24(_ raw: ArraySlice<UInt8>, in body: [UInt8], at dataStart: Int) -> Int {
+        let safe = syncsafe(raw), plain = raw.bigEndianInteger
+        guard safe != plain, raw.allSatisfy({ $0 < 0x80 }) else { return raw.allSatisfy({ $0 < 0x80 }) ? safe : plain }
+        func landsWell(_ size: Int) -> Bool {
+            let next = dataStart + size
+            if next == body.count { return true }
+            guard next + 4 <= body.count else { return false }
+            return body[next] == 0 || body[next..<next + 4].allSatisfy { (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) }
+        }
+        return landsWell(safe) || !landsWell(plain) ? safe : plain
+    }
+
+    private static let v22Names = [
+        "TT2": "TIT2", "TP1": "TPE1", "TP2": "TPE2", "TAL": "TALB", "TCO": "TCON", "TCM": "TCOM", "TT1": "TIT1",
+        "TRK": "TRCK", "TPA": "TPOS", "TBP": "TBPM", "TCP": "TCMP", "TYE": "TYER", "TDA": "TDAT", "COM": "COMM",
+        "ULT": "USLT", "PIC": "PIC", "GP1": "GRP1", "PCS": "PCST",
+    ]
+
+    private static let textFrames = [
+        "TIT2": "title", "TPE1": "artist", "TPE2": "albumArtist", "TALB": "albumTitle", "TCOM": "composer",
+        "TIT1": "userGrouping", "TDRC": "releaseDate",
+    ]
+
+    private static func tags(from frames: [(id: String, data: [UInt8])], version: UInt8) -> MediaTags {
+        var tags = MediaTags()
+        var first: [String: [UInt8]] = [:]
+        var comments: [(description: String, text: String)] = []
+        var lyrics: String?
+        var pictures: [(type: UInt8, artwork: Artwork)] = []
+        for frame in frames {
+            switch frame.id {
+            case "COMM", "USLT":
+                guard let (description, text) = describedText(frame.data) else { continue }
+                if frame.id == "COMM" { comments.append((description, text)) } else if lyrics == nil { lyrics = text }
+            case "APIC", "PIC":
+                if let picture = picture(frame.data, v22: frame.id == "PIC") { pictures.append(picture) }
+            default:
+                if first[frame.id] == nil { first[frame.id] = frame.data }
+            }
+        }
+        func text(_ id: String) -> String? {
+            guard let data = first[id], let values = textValues(data), !values.isEmpty else { return nil }
+            let joined = values.joined(separator: "; ")
+            return joined.isEmpty ? nil : joined
+        }
+        for (id, key) in textFrames { tags[key] = text(id) }
+        if tags["userGrouping"] == nil { tags["userGrouping"] = text("GRP1") }
+        if tags["releaseDate"] == nil { tags["releaseDate"] = text("TDRL") }
+        if tags["releaseDate"] == nil, let year = text("TYER") {
+            // v2.3 keeps the day and month apart, as "DDMM".
+            if let day = text("TDAT"), day.count == 4, day.allSatisfy(\.isNumber) {
+                tags["releaseDate"] = "\(year)-\(day.suffix(2))-\(day.prefix(2))"
+            } else {
+                tags["releaseDate"] = year
+            }
+        }
+        if let data = first["TCON"], let values = textValues(data) {
+            let genres = values.flatMap(genreNames).filter { !$0.isEmpty }
+            if !genres.isEmpty { tags["genre"] = genres.joined(separator: "; ") }
+        }
+        if let track = text("TRCK") { TagValues.store(TagValues.pair(track), into: &tags, number: "albumTrackNumber", count: "albumTrackCount") }
+        if let disc = text("TPOS") { TagValues.store(TagValues.pair(disc), into: &tags, number: "discNumber", count: "discCount") }
+        if let bpm = text("TBPM") { tags["beatsPerMinute"] = bpm }
+        if let compilation = text("TCMP") { tags["isCompilation"] = TagValues.flag(compilation) == true ? "1" : "0" }
+        if first["PCST"] != nil { tags["mediaKind"] = "podcast" }
+        let comment = comments.first { $0.description.isEmpty } ?? comments.first { !$0.description.hasPrefix("iTun") }
+        tags["comments"] = comment?.text.isEmpty == false ? comment?.text : nil
+        tags["lyrics"] = lyrics?.isEmpty == false ? lyrics : nil
+        tags.artwork = (pictures.first { $0.type == 3 } ?? pictures.first)?.artwork
+        return tags
+    }
+
+    /// A text frame's values (v2.4 separates several with NULs).
+    private static func textValues(_ data: [UInt8]) -> [String]? {
+        guard let encoding = data.first else { return nil }
+        var reader = ByteReader(data, at: 1)
+        var values: [String] = []
+        while !reader.isAtEnd { values.append(decode(reader.terminated(width: width(encoding)), encoding: encoding)) }
+        while values.last?.isEmpty == true { values.removeLast() }
+        return values
+    }
+
+    /// COMM and USLT: encoding, language, description, text.
+    private static func describedText(_ data: [UInt8]) -> (String, String)? {
+        guard data.count >= 4 else { return nil }
+        let encoding = data[0]
+        var reader = ByteReader(data, at: 4)
+        let description = decode(reader.terminated(width: width(encoding)), encoding: encoding)
+        var text = decode(reader.rest(), encoding: encoding)
+        while text.hasSuffix("\0") { text.removeLast() }
+        return (description, text)
+    }
+
+    /// APIC (encoding, MIME type, picture type, description, data) or v2.2's PIC (format "JPG").
+    private static func picture(_ data: [UInt8], v22: Bool) -> (UInt8, Artwork)? {
+        guard let encoding = data.first else { return nil }
+        var reader = ByteReader(data, at: 1)
+        let declared: String
+        if v22 {
+            guard let format = try? reader.take(3) else { return nil }
+            declared = "image/" + String(decoding: format, as: UTF8.self).lowercased()
+        } else {
+            declared = decodeText(reader.terminated()).lowercased()
+        }
+        guard let type = try? reader.u8() else { return nil }
+        _ = reader.terminated(width: width(encoding))
+        let bytes = Array(reader.rest())
+        guard !bytes.isEmpty else { return nil }
+        return (type, Artwork(sniffing: bytes, declared: declared))
+    }
+
+    private static func width(_ encoding: UInt8) -> Int { encoding == 1 || encoding == 2 ? 2 : 1 }
+
+    /// ID3 text: 0 ISO-8859-1, 1 UTF-16 with BOM, 2 UTF-16BE, 3 UTF-8.
+    private static func decode(_ bytes: ArraySlice<UInt8>, encoding: UInt8) -> String {
+        switch encoding {
+        case 1, 2:
+            var units = Array(bytes)
+            var bigEndian = encoding == 2
+            if units.count >= 2, units[0] == 0xFF, units[1] == 0xFE { bigEndian = false; units.removeFirst(2) }
+            else if units.count >= 2, units[0] == 0xFE, units[1] == 0xFF { bigEndian = true; units.removeFirst(2) }
+            return utf16(units[...], bigEndian: bigEndian)
+        case 3:
+            return String(decoding: bytes, as: UTF8.self)
+        default:
+            return String(bytes.map { Character(Unicode.Scalar($0)) })
+        }
+    }
+
+    static func utf16(_ bytes: ArraySlice<UInt8>, bigEndian: Bool) -> String {
+        var units: [UInt16] = []
+        units.reserveCapacity(bytes.count / 2)
+        var index = bytes.startIndex
+        while index + 1 < bytes.endIndex {
+            let high = UInt16(bytes[bigEndian ? index : index + 1]), low = UInt16(bytes[bigEndian ? index + 1 : index])
+            units.append(high << 8 | low)
+            index += 2
+        }
+        return String(decoding: units, as: UTF16.self)
+    }
+
+    /// TCON values: "Rock", "17", or v2.3's "(17)", "(17)Rock", "(RX)", "(17)(20)".
+    static func genreNames(_ value: String) -> [String] {
+        var rest = Substring(value)
+        var names: [String] = []
+        func resolve(_ code: Substring) -> String? {
+            switch code {
+            case "RX": return "Remix"
+            case "CR": return "Cover"
+            default: return Int(code).flatMap { TagValues.id3v1Genres.indices.contains($0) ? TagValues.id3v1Genres[$0] : nil }
+            }
+        }
+        while rest.hasPrefix("("), !rest.hasPrefix("(("), let close = rest.firstIndex(of: ")") {
+            let code = rest[rest.index(after: rest.startIndex)..<close]
+            guard let name = resolve(code) else { break }
+            names.append(name)
+            rest = rest[rest.index(after: close)...]
+        }
+        if rest.hasPrefix("((") { rest = rest.dropFirst() }
+        if !rest.isEmpty {
+            // A refinement after references replaces them (v2.3: "(4)Eurodisco").
+            names = [resolve(rest) ?? String(rest)]
+        }
+        return names
+    }
+
+    static func syncsafe<C: Collection>(_ bytes: C) -> Int where C.Element == UInt8 {
+        bytes.reduce(0) { $0 << 7 | Int($1 & 0x7F) }
+    }
+
+    /// Undoes unsynchronisation: every 0xFF 0x00 becomes 0xFF.
+    static func removeUnsynchronisation(_ bytes: [UInt8]) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count)
+        var previous: UInt8 = 0
+        for byte in bytes {
+            if !(previous == 0xFF && byte == 0) { out.append(byte) }
+            previous = byte
+        }
+        return out
+    }
+
+    // MARK: Writing
+
+    /// An ID3v2.4 tag holding `tags`, and the keys it could not hold (values ID3 has no field
+    /// for, e.g. a non-numeric track number or mediaKind audioBook).
+    static func encode(_ tags: MediaTags) throws -> (tag: [UInt8], unsupported: [String]) {
+        let values = TagValues.present(tags)
+        var unsupported: [String] = []
+        var frames: [UInt8] = []
+        func frame(_ id: String, _ payload: [UInt8]) {
+            frames.append(fourCC: id)
+            frames.append(contentsOf: syncsafeBytes(payload.count))
+            frames.append(contentsOf: [0, 0])
+            frames.append(contentsOf: payload)
+        }
+        func text(_ id: String, _ value: String?) {
+            guard let value else { return }
+            frame(id, [3] + Array(TagValues.clean(value).utf8))
+        }
+        func pair(_ id: String, _ numberKey: String, _ countKey: String) {
+            let number = values[numberKey], count = values[countKey]
+            guard number != nil || count != nil else { return }
+            let n = TagValues.integer(number, in: 0...Int(Int32.max))
+            let c = TagValues.integer(count, in: 0...Int(Int32.max))
+            if number != nil, n == nil { unsupported.append(numberKey) }
+            if count != nil, c == nil { unsupported.append(countKey) }
+            guard n != nil || c != nil else { return }
+            text(id, c.map { "\(n ?? 0)/\($0)" } ?? "\(n!)")
+        }
+        func described(_ id: String, _ value: String?) {
+            guard let value else { return }
+            // UTF-8, language "eng", an empty description, the text.
+            frame(id, [3] + Array("eng".utf8) + [0] + Array(TagValues.clean(value).utf8))
+        }
+        text("TIT2", values["title"])
+        text("TPE1", values["artist"])
+        text("TPE2", values["albumArtist"])
+        text("TALB", values["albumTitle"])
+        text("TIT1", values["userGrouping"])
+        text("TCOM", values["composer"])
+        text("TCON", values["genre"])
+        pair("TRCK", "albumTrackNumber", "albumTrackCount")
+        pair("TPOS", "discNumber", "discCount")
+        text("TDRC", values["releaseDate"])
+        if let bpm = values["beatsPerMinute"] {
+            if let value = TagValues.integer(bpm, in: 0...Int(Int32.max)) { text("TBPM", String(value)) } else { unsupported.append("beatsPerMinute") }
+        }
+        if let compilation = values["isCompilation"] {
+            if let flag = TagValues.flag(compilation) { text("TCMP", flag ? "1" : "0") } else { unsupported.append("isCompilation") }
+        }
+        switch values["mediaKind"] {
+        case nil, "music": break
+        case "podcast": frame("PCST", [0, 0, 0, 1])
+        default: unsupported.append("mediaKind")
+        }
+        described("COMM", values["comments"])
+        described("USLT", values["lyrics"])
+        if let artwork = tags.artwork {
+            // UTF-8, MIME type, front cover, an empty description, the image.
+            frame("APIC", [3] + Array(artwork.mimeType.utf8) + [0, 3, 0] + artwork.data)
+        }
+        guard frames.count < 1 << 28 else { throw MediaError("the tags are larger than ID3v2 allows (256 MB)") }
+        var tag: [UInt8] = [0x49, 0x44, 0x33, 4, 0, 0]
+        tag.append(contentsOf: syncsafeBytes(frames.count))
+        tag.append(contentsOf: frames)
+        return (tag, unsupported)
+    }
+
+    static func syncsafeBytes(_ value: Int) -> [UInt8] {
+        [UInt8(value >> 21 & 0x7F), UInt8(value >> 14 & 0x7F), UInt8(value >> 7 & 0x7F), UInt8(value & 0x7F)]
+    }
+}
+
+extension Artwork {
+    /// Artwork whose type comes from the image's magic bytes, else from the declared MIME type.
+    init(sniffing data: [UInt8], declared: String) {
+        let mime: String
+        if data.starts(with: [0x89, 0x50, 0x4E, 0x47]) {
+            mime = "image/png"
+        } else if data.starts(with: [0xFF, 0xD8, 0xFF]) {
+            mime = "image/jpeg"
+        } else {
+            switch declared.lowercased() {
+            case "image/jpg", "image/jpeg", "jpg", "jpeg": mime = "image/jpeg"
+            case "png": mime = "image/png"
+            default: mime = declared.isEmpty ? "application/octet-stream" : declared
+            }
+        }
+        self.init(data: data, mimeType: mime)
+    }
+}
