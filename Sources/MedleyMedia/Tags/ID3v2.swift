@@ -109,8 +109,14 @@ enum ID3v2 {
         var comments: [(description: String, text: String)] = []
         var lyrics: String?
         var pictures: [(type: UInt8, artwork: Artwork)] = []
+        // TXXX user frames by description: the ffmpeg CLI writes "compilation" as TXXX:TCMP.
+        var userText: [String: String] = [:]
         for frame in frames {
             switch frame.id {
+            case "TXXX":
+                if let values = textValues(frame.data), values.count >= 2, userText[values[0].uppercased()] == nil {
+                    userText[values[0].uppercased()] = values[1]
+                }
             case "COMM", "USLT":
                 guard let (description, text) = describedText(frame.data) else { continue }
                 if frame.id == "COMM" { comments.append((description, text)) } else if lyrics == nil { lyrics = text }
@@ -143,7 +149,10 @@ enum ID3v2 {
         if let track = text("TRCK") { TagValues.store(TagValues.pair(track), into: &tags, number: "albumTrackNumber", count: "albumTrackCount") }
         if let disc = text("TPOS") { TagValues.store(TagValues.pair(disc), into: &tags, number: "discNumber", count: "discCount") }
         if let bpm = text("TBPM") { tags["beatsPerMinute"] = bpm }
-        if let compilation = text("TCMP") { tags["isCompilation"] = TagValues.flag(compilation) == true ? "1" : "0" }
+        if let compilation = text("TCMP") ?? userText["TCMP"] ?? userText["COMPILATION"] {
+            tags["isCompilation"] = TagValues.flag(compilation) == true ? "1" : "0"
+        }
+        if tags["albumArtist"] == nil { tags["albumArtist"] = userText["ALBUMARTIST"] ?? userText["ALBUM ARTIST"] }
         if first["PCST"] != nil { tags["mediaKind"] = "podcast" }
         let comment = comments.first { $0.description.isEmpty } ?? comments.first { !$0.description.hasPrefix("iTun") }
         tags["comments"] = comment?.text.isEmpty == false ? comment?.text : nil
