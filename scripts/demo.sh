@@ -1,14 +1,18 @@
 #!/usr/bin/env bash
 # Sets everything up (Debian packages, release build) and runs the example pipelines over the
-# bundled fixtures: sepia photos into out/sepia/, and the audio fixtures as 44.1 kHz stereo
-# AAC into out/aac/ (with metering in out/aac-events.jsonl).
+# bundled fixtures: sepia photos into out/sepia/, the audio fixtures as 44.1 kHz stereo AAC into
+# out/aac/ (metering in the manifest), and the tagged music library's ambient tracks as AAC filed
+# by their tags, with covers and a shuffled playlist, into out/ambient/. Run it twice: the second
+# run skips everything (incremental).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
-echo "== medley run pipelines/sepia-photos.yaml" >&2
-.build/release/medley run pipelines/sepia-photos.yaml "$@"
-echo "== medley run pipelines/podcasts-aac.yaml" >&2
-mkdir -p out
-.build/release/medley run pipelines/podcasts-aac.yaml --events out/aac-events.jsonl "$@"
+for pipeline in sepia-photos podcasts-aac ambient-to-aac; do
+  echo "== medley run pipelines/$pipeline.yaml" >&2
+  .build/release/medley run "pipelines/$pipeline.yaml" "$@"
+done
 echo "== outputs:" >&2
-find out/sepia out/aac -type f -not -path '*/.medley/*' | sort >&2
+find out/sepia out/aac out/ambient -type f -not -path '*/.medley/*' | sort >&2
+echo "== the playlist (out/ambient/ambient.m3u8):" >&2
+cat out/ambient/ambient.m3u8 >&2
+echo "== manifests and run state: out/*/.medley/" >&2

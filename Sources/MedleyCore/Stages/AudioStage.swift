@@ -249,6 +249,10 @@ struct AudioProperties {
             ("playbackDuration", .number((info.duration * 1000).rounded() / 1000)),
         ]
         values += Self.tagValues(tags)
+        // iTunes files a podcast's title as the album of its episodes.
+        if tags["mediaKind"] == "podcast", tags["podcastTitle"] == nil, let album = tags["albumTitle"] {
+            values.append(("podcastTitle", .text(album)))
+        }
     }
 
     /// Tags as typed properties: numbers as integers, `isCompilation` and `artwork` (present or
