@@ -278,6 +278,8 @@ struct AudioProperties {
         for (name, value) in values where MediaTags.names.contains(name) {
             tags[name] = value.text
         }
+        // A podcast title that is the album (as read) is already stored as the album.
+        if tags["podcastTitle"] == tags["albumTitle"] { tags["podcastTitle"] = nil }
         return tags
     }
 
