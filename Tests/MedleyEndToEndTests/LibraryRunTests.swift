@@ -150,4 +150,32 @@ final class LibraryRunTests: EndToEndCase {
         XCTAssertFalse(expected.isEmpty)
         XCTAssertEqual(Tool.files(under: work + "/out"), expected.sorted())
     }
+
+    /// CAF's info chunk has no album artist, disc or artwork: converting the tagged FLAC to CAF
+    /// keeps what CAF holds (checked with ffprobe) and reports the rest, in the console and the
+    /// manifest.
+    func testTagsAContainerCannotHoldAreReported() throws {
+        let path = try pipeline("""
+            version: 1
+            jobs:
+              - name: caf
+                ingest: { from: [\(music)/incoming/ambient-01.flac] }
+                transcode: { AVFormatIDKey: kAudioFormatLinearPCM }
+                export: { to: out, name: "{stem}.caf" }
+            """)
+        let result = try Tool.medley(["run", path])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        let warning = try XCTUnwrap(result.stderr.split(separator: "\n").first { $0.hasPrefix("warn") }, result.stderr)
+        for lost in ["albumArtist", "artwork", "discNumber", "discCount", "albumTrackCount"] {
+            XCTAssertTrue(warning.contains(lost), "\(lost) in: \(warning)")
+        }
+        XCTAssertFalse(warning.contains("title"), "CAF holds the title: \(warning)")
+        let kept = try tags(work + "/out/ambient-01.caf")
+        XCTAssertEqual(kept["title"], "Morning Drone")
+        XCTAssertEqual(kept["artist"], "Aria Tone")
+        XCTAssertEqual(kept["album"], "Quiet Hours")
+        let line = try String(contentsOfFile: work + "/out/.medley/manifest-caf.jsonl", encoding: .utf8)
+        let record = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+        XCTAssertTrue((record["warnings"] as? [String] ?? []).joined().contains("albumArtist"), "\(record)")
+    }
 }
