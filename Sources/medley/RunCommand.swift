@@ -67,7 +67,9 @@ enum RunCommand {
         let summary = try runner.run()
         signals.forEach { $0.cancel() }
         if summary.interrupted {
-            printError("medley: interrupted; items not reached were not processed")
+            let done = summary.jobs.reduce(0) { $0 + $1.counts.done }
+            printError("medley: interrupted after \(done) item\(done == 1 ? "" : "s") (their outputs, manifest and run state are complete); "
+                       + "items not reached were not started — run the same command again to finish: finished items are skipped")
             return 1
         }
         return summary.failed > 0 ? 1 : 0

@@ -78,6 +78,48 @@ final class CrashSafetyTests: EndToEndCase {
     }
 }
 
+extension CrashSafetyTests {
+    /// SIGTERM: the items in flight finish, the manifest and run state are written, the summary
+    /// says what happened, and the next run finishes the rest without redoing anything.
+    func testTerminateStopsGracefullyAndTheNextRunFinishes() throws {
+        let names = try makeInputs()
+        let path = try pipeline("""
+            version: 1
+            jobs:
+              - name: stop
+                ingest: { from: [in] }
+                filters: [ { CIGaussianBlur: { inputRadius: 4 } } ]
+                export: { to: out, format: png, name: "{relpath}/{stem}.png" }
+            """)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Tool.medley)
+        process.arguments = ["run", path, "--jobs", "2"]
+        let errors = Pipe()
+        process.standardError = errors
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        usleep(400_000)
+        process.terminate()
+        let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        XCTAssertEqual(process.terminationStatus, 1, stderr)
+        XCTAssertTrue(stderr.contains("medley: interrupted after"), stderr)
+        let manifest = try String(contentsOfFile: work + "/out/.medley/manifest-stop.jsonl", encoding: .utf8)
+        let done = manifest.split(separator: "\n").count
+        XCTAssertGreaterThan(done, 0)
+        XCTAssertLessThan(done, names.count, "stopped before the end")
+        XCTAssertEqual(Tool.files(under: work + "/out").count, done, "every finished item has its output, nothing more")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: work + "/out/.medley/tmp"), "no temporary files")
+
+        let rest = try Tool.medley(["run", path, "--quiet", "--events", work + "/events.jsonl"])
+        XCTAssertEqual(rest.status, 0, rest.stderr)
+        let events = try String(contentsOfFile: work + "/events.jsonl", encoding: .utf8)
+        XCTAssertEqual(events.components(separatedBy: "\"itemSkipped\"").count - 1, done, "done items are not redone")
+        XCTAssertEqual(events.components(separatedBy: "\"itemFinished\"").count - 1, names.count - done)
+        XCTAssertEqual(Tool.files(under: work + "/out").count, names.count)
+    }
+}
+
 /// A seeded generator, so the kill moments are the same on every run of the test.
 struct SplitMix {
     var state: UInt64
