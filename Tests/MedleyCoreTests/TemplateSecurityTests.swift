@@ -11,18 +11,6 @@ private func render(_ text: String, _ values: [String: TemplateValue]) throws ->
     try NameTemplate(text, knownProperties: known).render { values[$0] }
 }
 
-/// A small deterministic generator (SplitMix64) so that the randomized test is reproducible on every platform.
-private struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 /// Tests that hostile values cannot escape the export root or produce invalid names.
 final class TemplateSecurityTests: XCTestCase {
     func testTraversalInTextIsNeutralised() throws {
@@ -127,7 +115,7 @@ final class TemplateSecurityTests: XCTestCase {
             "{albumArtist|artist|Unknown}/{albumTrackNumber|trackNumber:02} {title}",
             "{relpath}{title}{relpath}",
         ].map { try! NameTemplate($0, knownProperties: known) }
-        var generator = SeededGenerator(state: 20_240_601)
+        var generator = SplitMix64(seed: 20_240_601)  // deterministic: the same values on every platform
 
         func randomString() -> String {
             // Mostly short values, sometimes long enough to need truncation.

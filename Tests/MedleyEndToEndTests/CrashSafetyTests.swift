@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+@testable import MedleyCore
 
 /// SIGKILL at random moments (SPEC §9–10): every restart continues, and the finished export has
 /// every output exactly once, each decodable, no temporary files, and a manifest of every item.
@@ -36,7 +37,7 @@ final class CrashSafetyTests: EndToEndCase {
                 filters: [ { CISepiaTone: { inputIntensity: 0.7 } }, { CIGaussianBlur: { inputRadius: 2 } } ]
                 export: { to: out, format: png, name: "{relpath}/{stem}.png" }
             """)
-        var generator = SplitMix(seed: 2026)
+        var generator = SplitMix64(seed: 2026)  // seeded: the same kill moments on every run
         var killedMidRun = 0
         for _ in 0..<20 {
             let process = Process()
@@ -117,18 +118,5 @@ extension CrashSafetyTests {
         XCTAssertEqual(events.components(separatedBy: "\"itemSkipped\"").count - 1, done, "done items are not redone")
         XCTAssertEqual(events.components(separatedBy: "\"itemFinished\"").count - 1, names.count - done)
         XCTAssertEqual(Tool.files(under: work + "/out").count, names.count)
-    }
-}
-
-/// A seeded generator, so the kill moments are the same on every run of the test.
-struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

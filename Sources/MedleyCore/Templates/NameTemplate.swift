@@ -61,15 +61,7 @@ public struct NameTemplate: Sendable, Equatable {
     /// A `.text` value that sanitises to nothing (e.g. only control characters or spaces) counts as missing, so
     /// the next alternative is tried. A `.path` value is always present, even when empty.
     public func render(_ lookup: (String) -> TemplateValue?) throws -> String {
-        var rendered = ""
-        for segment in segments {
-            switch segment {
-            case .literal(let literal):
-                rendered += literal
-            case .placeholder(let placeholder):
-                rendered += try placeholder.render(lookup)
-            }
-        }
+        let rendered = try joined { try $0.render(lookup) }
         let path = TemplatePathRules.normalise(rendered)
         guard !path.isEmpty else {
             throw TemplateError(message: "the template rendered an empty path for this item", offset: 0)
@@ -78,20 +70,41 @@ public struct NameTemplate: Sendable, Equatable {
     }
 }
 
+extension NameTemplate {
+    /// The literal segments and each placeholder's text, in order.
+    func joined(_ placeholder: (TemplatePlaceholder) throws -> String) rethrows -> String {
+        var rendered = ""
+        for segment in segments {
+            switch segment {
+            case .literal(let literal): rendered += literal
+            case .placeholder(let field): rendered += try placeholder(field)
+            }
+        }
+        return rendered
+    }
+}
+
 extension TemplatePlaceholder {
     /// The sanitised text of the first alternative that has a value.
     func render(_ lookup: (String) -> TemplateValue?) throws -> String {
+        try firstValue(lookup, path: TemplatePathRules.sanitisePath) { text in
+            let sanitised = TemplatePathRules.sanitiseComponent(text)
+            return sanitised.isEmpty ? nil : sanitised
+        }
+    }
+
+    /// The first alternative with a value: a literal as written, a `.path` value shaped by `path`,
+    /// any other value formatted and passed to `text`, which returns nil to try the next.
+    func firstValue(_ lookup: (String) -> TemplateValue?, path: (String) -> String,
+                    text: (String) -> String?) throws -> String {
         for alternative in alternatives {
             switch alternative {
             case .literal(let literal):
                 return literal
             case .property(let name):
                 guard let value = lookup(name) else { continue }
-                if case .path(let path) = value {
-                    return TemplatePathRules.sanitisePath(path)
-                }
-                let sanitised = TemplatePathRules.sanitiseComponent(Self.format(value, with: format))
-                if !sanitised.isEmpty { return sanitised }
+                if case .path(let folder) = value { return path(folder) }
+                if let shaped = text(Self.format(value, with: format)) { return shaped }
             }
         }
         throw missingValueError()

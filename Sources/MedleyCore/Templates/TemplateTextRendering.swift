@@ -7,33 +7,13 @@ extension NameTemplate {
     ///
     /// - Throws: ``TemplateError`` when a placeholder has no value and no fallback.
     func renderText(_ lookup: (String) -> TemplateValue?) throws -> String {
-        var rendered = ""
-        for segment in segments {
-            switch segment {
-            case .literal(let literal):
-                rendered += literal
-            case .placeholder(let placeholder):
-                rendered += try placeholder.renderText(lookup)
-            }
-        }
-        return rendered
+        try joined { try $0.renderText(lookup) }
     }
 }
 
 extension TemplatePlaceholder {
     /// The formatted text of the first alternative that has a non-blank value.
     func renderText(_ lookup: (String) -> TemplateValue?) throws -> String {
-        for alternative in alternatives {
-            switch alternative {
-            case .literal(let literal):
-                return literal
-            case .property(let name):
-                guard let value = lookup(name) else { continue }
-                if case .path(let path) = value { return path }
-                let text = Self.format(value, with: format)
-                if !text.allSatisfy(\.isWhitespace) { return text }
-            }
-        }
-        throw missingValueError()
+        try firstValue(lookup, path: { $0 }) { text in text.allSatisfy(\.isWhitespace) ? nil : text }
     }
 }
