@@ -417,6 +417,19 @@ MedleyImage *medley_image_extract_bands(MedleyImage *image, int first, int count
     return vips_extract_band(IMG(image), &out, first, "n", count, NULL) ? NULL : HANDLE(out);
 }
 
+MedleyImage *medley_image_flatten_white(MedleyImage *image) {
+    VipsImage *in = IMG(image);
+    VipsImage *out = NULL;
+    if (vips_image_hasalpha(in)) {
+        VipsArrayDouble *white = vips_array_double_newv(1, 255.0);
+        int failed = vips_flatten(in, &out, "background", white, NULL);
+        vips_area_unref(VIPS_AREA(white));
+        return failed ? NULL : HANDLE(out);
+    }
+    g_object_ref(in);
+    return HANDLE(in);
+}
+
 int medley_image_save(MedleyImage *image, const char *path, int format, int quality, int strip) {
     VipsImage *in = IMG(image);
     int q = quality > 0 ? quality : 0;

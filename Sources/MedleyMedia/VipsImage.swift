@@ -80,6 +80,12 @@ public final class VipsImage: @unchecked Sendable {
         try Self.wrap(medley_image_to_rgb(handle, deep ? 1 : 0), "cannot convert to RGB")
     }
 
+    /// 8-bit sRGB without alpha (transparent parts on white): what a JPEG thumbnail needs.
+    public func flattened() throws -> VipsImage {
+        let rgb = try rgb(deep: false)
+        return try Self.wrap(medley_image_flatten_white(rgb.handle), "cannot flatten the alpha channel")
+    }
+
     /// Sample formats a kernel can produce.
     public enum SampleFormat: Int32, Sendable {
         case uchar = 0, ushort = 2, float = 6

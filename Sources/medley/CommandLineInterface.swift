@@ -15,6 +15,7 @@ enum CommandLineInterface {
           medley filters [list | describe NAME] [--category C] [--json]
           medley probe FILE... [--json] [--meter]
           medley merge PIPELINE.yaml [--only JOB]
+          medley report PIPELINE.yaml [--only JOB]
           medley --version
 
         Run 'medley COMMAND --help' for a command's options.
@@ -33,6 +34,7 @@ enum CommandLineInterface {
             case "filters": return try FiltersCommand.main(rest)
             case "probe": return try ProbeCommand.main(rest)
             case "merge": return try MergeCommand.main(rest)
+            case "report": return try ReportCommand.main(rest)
             case "bench":
                 printError("medley bench: not built yet; run benchmarks/bench-sepia.sh (see benchmarks/README.md)")
                 return 2
@@ -43,7 +45,7 @@ enum CommandLineInterface {
                 printError(usage)
                 return 0
             default:
-                let known = ["run", "validate", "filters", "probe", "merge", "bench"]
+                let known = ["run", "validate", "filters", "probe", "merge", "report", "bench"]
                 printError("medley: unknown command '\(command)'"
                            + (nearest(command, in: known).map { "; did you mean '\($0)'?" } ?? "") + "\n\n" + usage)
                 return 2

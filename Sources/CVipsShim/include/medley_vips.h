@@ -112,6 +112,8 @@ MedleyImage *medley_image_embed(MedleyImage *image, int x, int y, int width, int
 /* Adds a constant band (an opaque alpha), or keeps the first `count` bands. */
 MedleyImage *medley_image_append_band(MedleyImage *image, double value);
 MedleyImage *medley_image_extract_bands(MedleyImage *image, int first, int count);
+/* Alpha flattened against white (8-bit images: background 255); images without alpha unchanged. */
+MedleyImage *medley_image_flatten_white(MedleyImage *image);
 
 /* Output formats for medley_image_save. */
 enum {

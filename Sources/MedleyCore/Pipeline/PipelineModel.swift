@@ -36,6 +36,8 @@ public struct Job: Sendable {
     /// Stages the schema defines that this version parses but cannot run yet. A job that has
     /// any is refused at validation, never run with the stage skipped.
     public let plannedStages: PlannedStages
+    /// `report:`: an HTML page about each run of the job (nil: none).
+    public internal(set) var report: ReportStage?
     /// The settings that shape each kind of output, for noticing what a changed pipeline affects.
     public internal(set) var settings = JobSettings()
 }

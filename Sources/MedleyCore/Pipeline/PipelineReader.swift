@@ -156,8 +156,9 @@ struct SchemaReader {
         let whereClause = fields["where"].flatMap(self.whereClause)
         let tag = fields["tag"].flatMap(self.tag)
         let playlist = fields["playlist"].flatMap { self.playlist($0, exportRoot: export?.to) }
+        let report = fields["report"].flatMap { self.report($0, exportRoot: export?.to) } ?? nil
 
-        for key in ["poster", "report"] {
+        for key in ["poster"] {
             guard let stage = fields[key] else { continue }
             planned.present.append((key, stage.mark))
             checkPlannedStage(key, stage)
@@ -180,6 +181,7 @@ struct SchemaReader {
         var job = Job(name: name, mark: node.mark, ingest: selected, imageGraph: graph, workingSpace: space,
                       export: export, transcode: transcode, metering: metering, maxPixels: maxPixels,
                       where: whereClause, tag: tag, playlist: playlist, plannedStages: planned)
+        job.report = report
         func settings(_ keys: [String]) -> String {
             keys.map { key in key + "=" + (fields[key]?.canonicalText ?? "-") }.joined(separator: ";")
         }
@@ -190,8 +192,47 @@ struct SchemaReader {
 
     static let plannedIn = [
         "poster": "movie support",
-        "report": "the HTML run report",
     ]
+
+    // MARK: report
+
+    /// `report: true`, or `report: { to: FOLDER, thumbnails: 160 }` with the folder inside the
+    /// job's export root. Returns .some(nil) for `report: false`.
+    func report(_ node: YAMLNode, exportRoot: String?) -> ReportStage?? {
+        if case .scalar(let text, true, _) = node, let enabled = Self.bool(text) {
+            guard enabled else { return .some(nil) }
+            guard exportRoot != nil else {
+                sink.error(node, "a report describes the job's exported files, but the job has no 'export'",
+                           suggestion: "add 'export: { to: out }'")
+                return nil
+            }
+            return ReportStage()
+        }
+        guard let fields = mapping(node, keys: ["to", "thumbnails"], what: "report") else { return nil }
+        guard let exportRoot else {
+            sink.error(node, "a report describes the job's exported files, but the job has no 'export'",
+                       suggestion: "add 'export: { to: out }'")
+            return nil
+        }
+        var stage = ReportStage()
+        if let toNode = fields["to"], let text = string(toNode, what: "report.to") {
+            let folder = resolve(text)
+            if folder != exportRoot && !folder.hasPrefix(exportRoot + "/") {
+                sink.error(toNode, "report.to must be a folder inside the job's export folder (\(exportRoot))",
+                           suggestion: "a pipeline writes only under its export roots; leave 'to' out for \(exportRoot)/.medley/report-JOB")
+                return nil
+            }
+            stage.folder = folder
+        }
+        if let sizeNode = fields["thumbnails"], let size = integer(sizeNode, what: "report.thumbnails") {
+            guard (16...1024).contains(size) else {
+                sink.error(sizeNode, "report.thumbnails is the thumbnails' longest side in pixels, 16 to 1024, not \(size)")
+                return nil
+            }
+            stage.thumbnailSize = size
+        }
+        return stage
+    }
 
     // MARK: ingest
 
@@ -542,7 +583,6 @@ struct SchemaReader {
 
     static let plannedKeys: [String: [String]] = [
         "poster": ["at"],
-        "report": ["to", "thumbnails"],
     ]
 
     func checkPlannedStage(_ key: String, _ node: YAMLNode) {

@@ -23,7 +23,8 @@ public struct RunOptions: Sendable {
 public struct RunSummary: Sendable {
     public var jobs: [(name: String, counts: JobCounts)] = []
     public var interrupted = false
-    public var failed: Int { jobs.reduce(0) { $0 + $1.counts.failed } }
+    public var reportFailures = 0
+    public var failed: Int { jobs.reduce(0) { $0 + $1.counts.failed } + reportFailures }
 }
 
 /// Runs the jobs of a pipeline. `process(_:)` is the one place where an item's journey —
@@ -36,6 +37,8 @@ public final class PipelineRunner: @unchecked Sendable {
     let events: EventLog?
     let scheduler: Scheduler
     private let lock = NSLock()
+    /// Reports that could not be written (the run then exits 1).
+    private var reportFailures = 0
 
     public init(pipeline: Pipeline, options: RunOptions) throws {
         self.pipeline = pipeline
@@ -57,6 +60,7 @@ public final class PipelineRunner: @unchecked Sendable {
         for job in pipeline.jobs where options.onlyJob == nil || options.onlyJob == job.name {
             let counts = try run(job)
             summary.jobs.append((job.name, counts))
+            summary.reportFailures = reportFailures
             if scheduler.isStopping {
                 summary.interrupted = true
                 break
@@ -126,9 +130,45 @@ public final class PipelineRunner: @unchecked Sendable {
         if !options.dryRun { output?.finish() }
         console.endProgress()
         let seconds = Date().timeIntervalSince(state.started)
+        if let export = job.export, let manifest, !options.dryRun {
+            let summary = writeSummary(state, export: export, seconds: seconds)
+            if let report = job.report { writeReport(report, export: export, manifest: manifest.path, summary: summary, state) }
+        }
         emit(.jobFinished(job: job.name, counts: state.counts, seconds: seconds))
         printSummary(state, seconds: seconds)
         return state.counts
+    }
+
+    /// `<to>/.medley/summary-<job>.json`: the counts and wall time the report shows.
+    private func writeSummary(_ state: JobState, export: ExportStage, seconds: Double) -> JobSummaryFile {
+        let c = state.counts
+        let summary = JobSummaryFile(job: state.job.name, started: state.started.formatted(.iso8601), seconds: seconds,
+                                     succeeded: c.succeeded, failed: c.failed, skipped: c.skipped, excluded: c.excluded,
+                                     ignored: c.ignored, bytesWritten: c.bytesWritten,
+                                     shard: options.shard.map { "\($0.index)/\($0.count)" })
+        let path = JobSummaryFile.path(exportRoot: export.to, job: state.job.name, shard: options.shard)
+        if let data = try? JSONEncoder().encode(summary) { try? data.write(to: URL(fileURLWithPath: path), options: .atomic) }
+        return summary
+    }
+
+    /// The job's HTML report; a report that cannot be written is an error of the run (exit 1),
+    /// never of its items.
+    private func writeReport(_ report: ReportStage, export: ExportStage, manifest: String, summary: JobSummaryFile,
+                             _ state: JobState) {
+        guard options.shard == nil else {
+            if !options.quiet { console.say("report: written by 'medley report' once every shard has run and 'medley merge' has merged them") }
+            return
+        }
+        do {
+            let page = try RunReport.write(job: state.job.name, exportRoot: export.to, manifestPath: manifest,
+                                           stage: report, summary: summary)
+            if !options.quiet { console.say("report \(page)") }
+        } catch {
+            console.say(console.paint("report: cannot write the report of \(state.job.name): \(error)", code: "31"))
+            lock.lock()
+            reportFailures += 1
+            lock.unlock()
+        }
     }
 
     /// The job's playlist from its finished manifest. A shard knows only its share, so sharded

@@ -1,0 +1,347 @@
+import Foundation
+import MedleyFilters
+import MedleyMedia
+
+/// Where a job's HTML report goes and how big its pictures are (`report:` in a job).
+public struct ReportStage: Sendable, Equatable {
+    /// The report's folder: `index.html` and `thumbs/` (default `<to>/.medley/report-<job>`).
+    public var folder: String?
+    /// Longest side of the contact-sheet thumbnails, in pixels.
+    public var thumbnailSize = 160
+    public init(folder: String? = nil, thumbnailSize: Int = 160) {
+        self.folder = folder
+        self.thumbnailSize = thumbnailSize
+    }
+}
+
+/// What a job did, written beside its manifest when the job ends (read back by the report).
+struct JobSummaryFile: Codable {
+    var job: String
+    var started: String
+    var seconds: Double
+    var succeeded: Int
+    var failed: Int
+    var skipped: Int
+    var excluded: Int
+    var ignored: Int
+    var bytesWritten: Int64
+    var shard: String?
+
+    static func path(exportRoot: String, job: String, shard: (index: Int, count: Int)?) -> String {
+        exportRoot + "/.medley/summary-" + ManifestWriter.fileSafe(job)
+            + (shard.map { "-shard-\($0.index)-of-\($0.count)" } ?? "") + ".json"
+    }
+}
+
+/// A self-contained HTML page about one job's run: the summary, a contact sheet of before/after
+/// thumbnails for images, a waveform and meters for audio, properties per item, failures with
+/// their reasons, links to the outputs. Everything it shows is in its folder or linked relative
+/// to it: no CDN, no fonts, no scripts from elsewhere, and a Content-Security-Policy that forbids
+/// the page any request off the machine.
+enum RunReport {
+    struct Item {
+        var record: [String: Any]
+        var item: String { record["item"] as? String ?? "" }
+        var input: String { record["input"] as? String ?? "" }
+        var status: String { record["status"] as? String ?? "" }
+        var output: String? { record["output"] as? String }
+        var mediaType: String { record["mediaType"] as? String ?? "" }
+        var properties: [(String, String)] {
+            guard let properties = record["properties"] as? [String: Any] else { return [] }
+            return properties.map { ($0.key, RunReport.text(of: $0.value)) }.sorted { $0.0 < $1.0 }
+        }
+        /// Before/after pictures and the waveform, relative to the report folder.
+        var before: String?
+        var after: String?
+        var waveform: String?
+        var meter: (peak: [Double], average: [Double])?
+    }
+
+    /// Writes `index.html` (and the pictures it needs that are not there yet) for a job from its
+    /// manifest. Returns the page's path.
+    static func write(job: String, exportRoot: String, manifestPath: String, stage: ReportStage,
+                      summary: JobSummaryFile?) throws -> String {
+        let folder = stage.folder ?? exportRoot + "/.medley/report-" + ManifestWriter.fileSafe(job)
+        try FileManager.default.createDirectory(atPath: folder + "/thumbs", withIntermediateDirectories: true)
+        let text = try String(contentsOfFile: manifestPath, encoding: .utf8)
+        var items: [Item] = text.split(separator: "\n").compactMap { line in
+            (try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]).map { Item(record: $0) }
+        }
+        items.sort { Array($0.item.utf8).lexicographicallyPrecedes(Array($1.item.utf8)) }
+        try Vips.start()
+        let pictures = Pictures(count: items.count)
+        DispatchQueue.concurrentPerform(iterations: items.count) { index in
+            pictures.set(index, makePictures(for: items[index], folder: folder, size: stage.thumbnailSize))
+        }
+        for index in items.indices {
+            let made = pictures.get(index)
+            items[index].before = made.before
+            items[index].after = made.after
+            items[index].waveform = made.waveform
+            items[index].meter = made.meter
+        }
+        let html = page(job: job, items: items, summary: summary, folder: folder)
+        let destination = folder + "/index.html"
+        let temporary = folder + "/.index.html.\(getpid()).tmp"
+        do {
+            try Data(html.utf8).write(to: URL(fileURLWithPath: temporary))
+            guard rename(temporary, destination) == 0 else {
+                throw ItemFailure("cannot write \(destination): \(String(cString: strerror(errno)))")
+            }
+        } catch {
+            unlink(temporary)
+            throw error
+        }
+        return destination
+    }
+
+    /// Pictures made in parallel, one slot per item.
+    final class Pictures: @unchecked Sendable {
+        // @unchecked: each slot is written once by one worker, under `lock`.
+        typealias Made = (before: String?, after: String?, waveform: String?, meter: (peak: [Double], average: [Double])?)
+        private var slots: [Made]
+        private let lock = NSLock()
+        init(count: Int) { slots = Array(repeating: (nil, nil, nil, nil), count: count) }
+        func set(_ index: Int, _ made: Made) { lock.lock(); slots[index] = made; lock.unlock() }
+        func get(_ index: Int) -> Made { lock.lock(); defer { lock.unlock() }; return slots[index] }
+    }
+
+    /// Thumbnails of an image's input and output, or the waveform of an audio item's output.
+    /// Files are named by what they show (content hash of the input, size and time of the
+    /// output), so a report of an unchanged re-run reuses them.
+    static func makePictures(for item: Item, folder: String, size: Int) -> Pictures.Made {
+        guard item.status == "succeeded" || item.status == "skipped", let output = item.output,
+              FileManager.default.fileExists(atPath: output) else { return (nil, nil, nil, nil) }
+        let id = item.record["persistentID"] as? String ?? ContentHash.hex(ContentHash.of(text: item.input))
+        let outputKey = ContentHash.hex(ContentHash.of(text: output + "|" + fileStamp(output)))
+        if item.mediaType == "image" {
+            let before = "thumbs/\(id)-in.jpg", after = "thumbs/\(outputKey)-out.jpg"
+            let madeBefore = thumbnail(item.input, to: folder + "/" + before, size: size)
+            let madeAfter = thumbnail(output, to: folder + "/" + after, size: size)
+            return (madeBefore ? before : nil, madeAfter ? after : nil, nil, nil)
+        }
+        let name = "thumbs/\(outputKey)-wave.svg"
+        guard let reader = try? AudioStage.open(output, format: (output as NSString).pathExtension.lowercased()),
+              let wave = try? reader.waveform(columns: 480) else { return (nil, nil, nil, nil) }
+        let channels = 0..<wave.meter.peak.count
+        let meter = (channels.map { ManifestRecord.decibels(wave.meter.peakPower(channel: $0)) },
+                     channels.map { ManifestRecord.decibels(wave.meter.averagePower(channel: $0)) })
+        let svg = waveformSVG(wave, width: 480, height: 64)
+        guard (try? Data(svg.utf8).write(to: URL(fileURLWithPath: folder + "/" + name))) != nil else {
+            return (nil, nil, nil, meter)
+        }
+        return (nil, nil, name, meter)
+    }
+
+    static func fileStamp(_ path: String) -> String {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return "" }
+        return "\(info.st_size)-\(info.st_mtim.tv_sec)-\(info.st_mtim.tv_nsec)"
+    }
+
+    /// A JPEG thumbnail by Medley's own resize (libvips' shrink-on-load), unless it exists.
+    static func thumbnail(_ source: String, to path: String, size: Int) -> Bool {
+        if FileManager.default.fileExists(atPath: path) { return true }
+        do {
+            let image = try VipsImage.thumbnail(source, width: size, height: size, crop: false, force: false)
+            let temporary = path + ".\(getpid()).tmp.jpg"
+            try image.flattened().save(to: temporary, format: .jpeg, quality: 75, strip: true)
+            return rename(temporary, path) == 0
+        } catch {
+            return false
+        }
+    }
+
+    /// Columns as vertical strokes from the column's lowest to its highest sample.
+    static func waveformSVG(_ wave: Waveform, width: Int, height: Int) -> String {
+        let middle = Double(height) / 2
+        var path = ""
+        for (x, (low, high)) in zip(wave.minimum, wave.maximum).enumerated() {
+            let top = middle - Double(max(-1, min(1, high))) * middle
+            let bottom = middle - Double(max(-1, min(1, low))) * middle
+            path += String(format: "M%d.5 %.1fV%.1f", x, top, max(bottom, top + 0.5))
+        }
+        return """
+            <svg xmlns="http://www.w3.org/2000/svg" width="\(width)" height="\(height)" viewBox="0 0 \(width) \(height)">\
+            <rect width="100%" height="100%" fill="#f4f4f4"/><path d="M0 \(middle)H\(width)" stroke="#ccc"/>\
+            <path d="\(path)" stroke="#2a6f97" stroke-width="1"/></svg>
+            """
+    }
+
+    // MARK: the page
+
+    static func page(job: String, items: [Item], summary: JobSummaryFile?, folder: String) -> String {
+        let count = { (status: String) in items.filter { $0.status == status }.count }
+        var html = """
+            <!doctype html>
+            <html lang="en"><head><meta charset="utf-8">
+            <meta name="viewport" content="width=device-width, initial-scale=1">
+            <meta http-equiv="Content-Security-Policy" content="default-src 'none'; img-src 'self' file: data:; style-src 'unsafe-inline'; script-src 'unsafe-inline'">
+            <title>Medley — \(escape(job))</title>
+            <style>\(style)</style></head><body>
+            <header><h1>\(escape(job))</h1><table class="summary">
+            """
+        var rows: [(String, String)] = [
+            ("items", String(items.count)), ("succeeded", String(count("succeeded"))),
+            ("skipped (unchanged)", String(count("skipped"))), ("failed", String(count("failed"))),
+            ("excluded", String(count("excluded"))),
+        ]
+        if let summary {
+            let done = summary.succeeded + summary.failed + summary.skipped
+            rows.append(("wall time", String(format: "%.2f s", summary.seconds)))
+            rows.append(("throughput", String(format: "%.1f items/s", summary.seconds > 0 ? Double(done) / summary.seconds : 0)))
+            rows.append(("written", ByteCountFormatter.string(fromByteCount: summary.bytesWritten, countStyle: .file)))
+            rows.append(("started", summary.started))
+            if let shard = summary.shard { rows.append(("shard", shard)) }
+        }
+        for (name, value) in rows {
+            html += "<tr><th>\(escape(name))</th><td data-count=\"\(escape(name))\">\(escape(value))</td></tr>"
+        }
+        html += "</table></header>\n"
+
+        let failures = items.filter { $0.status == "failed" }
+        html += "<section id=\"failures\"><h2>Failures (\(failures.count))</h2>"
+        if failures.isEmpty { html += "<p>None.</p>" }
+        html += "<ul>"
+        for item in failures {
+            html += "<li class=\"failure\" data-item=\"\(escape(item.item))\"><code>\(escape(item.item.isEmpty ? item.input : item.item))</code>: "
+                + "<span class=\"reason\">\(escape(item.record["error"] as? String ?? "unknown"))</span></li>"
+        }
+        html += "</ul></section>\n<section id=\"items\"><h2>Items</h2><div class=\"sheet\">\n"
+        for item in items where item.status == "succeeded" || item.status == "skipped" {
+            html += card(item, folder: folder)
+        }
+        html += "</div></section>\n"
+        let excluded = items.filter { $0.status == "excluded" }
+        if !excluded.isEmpty {
+            html += "<section id=\"excluded\"><details><summary>Excluded by media type or where (\(excluded.count))</summary><ul>"
+            for item in excluded {
+                html += "<li data-item=\"\(escape(item.item))\"><code>\(escape(item.item))</code>: \(escape(item.record["error"] as? String ?? ""))</li>"
+            }
+            html += "</ul></details></section>\n"
+        }
+        html += "<footer>Made by Medley \(escape(medleyVersion)). Works offline: every picture is in thumbs/.</footer>\n"
+        html += "<script>\(script)</script></body></html>\n"
+        return html
+    }
+
+    static func card(_ item: Item, folder: String) -> String {
+        var html = "<article class=\"item \(escape(item.status))\" data-item=\"\(escape(item.item))\" data-status=\"\(escape(item.status))\">"
+        html += "<h3 title=\"\(escape(item.input))\">\(escape(item.item))</h3><div class=\"pictures\">"
+        if item.mediaType == "image" {
+            for (label, picture) in [("before", item.before), ("after", item.after)] {
+                if let picture {
+                    html += "<figure><img loading=\"lazy\" src=\"\(escape(urlPath(picture)))\" alt=\"\(label)\"><figcaption>\(label)</figcaption></figure>"
+                } else {
+                    html += "<figure class=\"missing\"><figcaption>\(label): no picture</figcaption></figure>"
+                }
+            }
+        } else if let waveform = item.waveform {
+            html += "<figure class=\"wave\"><img loading=\"lazy\" src=\"\(escape(urlPath(waveform)))\" width=\"480\" height=\"64\" alt=\"waveform\"></figure>"
+        }
+        html += "</div>"
+        if let meter = item.meter {
+            html += "<table class=\"meters\"><tr><th>channel</th><th>peak dBFS</th><th>average dBFS</th></tr>"
+            for channel in meter.peak.indices {
+                html += "<tr><td>\(channel + 1)</td><td>\(format(meter.peak[channel]))</td><td>\(format(meter.average[channel]))</td></tr>"
+            }
+            html += "</table>"
+        }
+        if let output = item.output {
+            html += "<p><a class=\"output\" href=\"\(escape(urlPath(relativeLink(to: output, from: folder))))\">\(escape((output as NSString).lastPathComponent))</a>"
+            if item.status == "skipped" { html += " <span class=\"note\">unchanged since the last run</span>" }
+            html += "</p>"
+        }
+        if let warnings = item.record["warnings"] as? [String], !warnings.isEmpty {
+            html += "<p class=\"warning\">" + warnings.map(escape).joined(separator: "<br>") + "</p>"
+        }
+        html += "<details><summary>properties</summary><table class=\"properties\">"
+        for (name, value) in item.properties {
+            html += "<tr><th>\(escape(name))</th><td>\(escape(value))</td></tr>"
+        }
+        html += "</table></details></article>\n"
+        return html
+    }
+
+    static func format(_ value: Double) -> String { value <= -160 ? "−∞" : String(format: "%.2f", value) }
+
+    /// A link from the report folder to a file: "../../Artist/Album/01 Song.m4a".
+    static func relativeLink(to path: String, from folder: String) -> String {
+        Playlist.relativePath(of: path, from: folder)
+    }
+
+    /// Each path component percent-encoded, so names with '#', '?', '%' or spaces still link.
+    static func urlPath(_ path: String) -> String {
+        var allowed = CharacterSet.urlPathAllowed
+        allowed.remove(charactersIn: "?#%;")
+        return path.split(separator: "/", omittingEmptySubsequences: false)
+            .map { $0.addingPercentEncoding(withAllowedCharacters: allowed) ?? "" }.joined(separator: "/")
+    }
+
+    static func escape(_ text: String) -> String {
+        var out = ""
+        out.reserveCapacity(text.count)
+        for character in text {
+            switch character {
+            case "&": out += "&amp;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            case "\"": out += "&quot;"
+            case "'": out += "&#39;"
+            default: out.append(character)
+            }
+        }
+        return out
+    }
+
+    static func text(of value: Any) -> String {
+        if let string = value as? String { return string }
+        if let number = value as? NSNumber { return number.stringValue }
+        return "\(value)"
+    }
+
+    static let style = """
+        body{font:14px/1.4 system-ui,sans-serif;margin:1.5em;color:#222}h1{margin:0 0 .3em}
+        table.summary th{text-align:left;padding-right:1em;font-weight:normal;color:#555}
+        .sheet{display:grid;grid-template-columns:repeat(auto-fill,minmax(360px,1fr));gap:12px}
+        article.item{border:1px solid #ddd;border-radius:6px;padding:8px;background:#fff}
+        article.item h3{font-size:13px;margin:0 0 6px;word-break:break-all}
+        .pictures{display:flex;gap:8px}figure{margin:0;text-align:center}
+        figure img{max-width:160px;max-height:160px;display:block}figure.wave img{max-width:100%;height:auto}
+        figcaption{font-size:11px;color:#666}figure.missing{width:160px;height:60px;background:#f3f3f3}
+        .failure .reason{color:#a00}.warning{color:#8a5a00;font-size:12px}.note{color:#666;font-size:12px}
+        table.meters,table.properties{font-size:12px;border-collapse:collapse}
+        table.meters td,table.meters th,table.properties td,table.properties th{padding:1px 6px;text-align:left}
+        img.broken{outline:2px solid #a00}footer{margin-top:2em;color:#888;font-size:12px}
+        """
+
+    /// Marks each picture once it loads (or fails), so a reader of the page, or a test, sees which
+    /// thumbnails are missing; nothing is fetched.
+    static let script = """
+        for (const img of document.images) {
+          const mark = () => { img.dataset.naturalWidth = img.naturalWidth; if (!img.naturalWidth) img.classList.add('broken'); };
+          if (img.complete) mark(); else { img.addEventListener('load', mark); img.addEventListener('error', mark); }
+        }
+        """
+}
+
+/// `medley report PIPELINE.yaml`: the report of each job's last run, from its manifest (the
+/// merged one after a sharded run).
+public enum ReportCommandRunner {
+    /// Writes each job's report; returns (job, page path or the reason there is none).
+    public static func writeReports(_ pipeline: Pipeline, onlyJob: String?) -> [(job: String, result: Result<String, Error>)] {
+        pipeline.jobs.filter { onlyJob == nil || $0.name == onlyJob }.compactMap { job in
+            guard let export = job.export else { return nil }
+            let manifest = export.to + "/.medley/manifest-" + ManifestWriter.fileSafe(job.name) + ".jsonl"
+            guard FileManager.default.fileExists(atPath: manifest) else {
+                return (job.name, .failure(ItemFailure("no manifest at \(manifest): run the job first (after a sharded run, 'medley merge')")))
+            }
+            let summaryPath = JobSummaryFile.path(exportRoot: export.to, job: job.name, shard: nil)
+            let summary = FileManager.default.contents(atPath: summaryPath).flatMap { try? JSONDecoder().decode(JobSummaryFile.self, from: $0) }
+            return (job.name, Result {
+                try RunReport.write(job: job.name, exportRoot: export.to, manifestPath: manifest,
+                                    stage: job.report ?? ReportStage(), summary: summary)
+            })
+        }
+    }
+}
