@@ -16,6 +16,7 @@ enum CommandLineInterface {
           medley probe FILE... [--json] [--meter]
           medley merge PIPELINE.yaml [--only JOB]
           medley report PIPELINE.yaml [--only JOB]
+          medley bench [--quick] [--media DIR] [--out DIR]
           medley --version
 
         Run 'medley COMMAND --help' for a command's options.
@@ -35,9 +36,7 @@ enum CommandLineInterface {
             case "probe": return try ProbeCommand.main(rest)
             case "merge": return try MergeCommand.main(rest)
             case "report": return try ReportCommand.main(rest)
-            case "bench":
-                printError("medley bench: not built yet; run benchmarks/bench-sepia.sh (see benchmarks/README.md)")
-                return 2
+            case "bench": return try BenchCommand.main(rest)
             case "--version", "version":
                 print("medley \(medleyVersion)")
                 return 0
