@@ -87,4 +87,34 @@ final class IncrementalRunTests: EndToEndCase {
         result = try runAgain(["--force"])
         XCTAssertEqual(try itemEvents().map(\.event), ["itemFinished", "itemFinished", "itemFinished"])
     }
+
+    /// A narrower `where` leaves out what it now excludes and redoes nothing it still selects.
+    func testAChangedWhereExcludesWithoutRedoing() throws {
+        let input = work + "/in"
+        try FileManager.default.createDirectory(atPath: input, withIntermediateDirectories: true)
+        for name in ["landscape.jpg", "portrait-exif6.jpg"] {
+            try FileManager.default.copyItem(atPath: Tool.fixtures + "/images/" + name, toPath: input + "/" + name)
+        }
+        func write(minimumWidth: Int) throws {
+            _ = try pipeline("""
+                version: 1
+                jobs:
+                  - name: wide
+                    ingest: { from: [in] }
+                    where: { width: { gte: \(minimumWidth) } }
+                    filters: [ CISepiaTone ]
+                    export: { to: out, format: png }
+                """)
+        }
+        try write(minimumWidth: 1)
+        XCTAssertEqual(try runAgain().status, 0)
+        XCTAssertEqual(try itemEvents().map(\.event), ["itemFinished", "itemFinished"])
+        // landscape.jpg is 200 px wide, portrait-exif6.jpg 160 (vipsheader says so).
+        XCTAssertEqual(try Tool.run("vipsheader", ["-f", "width", input + "/portrait-exif6.jpg"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines), "160")
+        try write(minimumWidth: 190)
+        XCTAssertEqual(try runAgain().status, 0)
+        XCTAssertEqual(try itemEvents().map(\.event), ["itemSkipped"], "landscape skipped, portrait left out (no event)")
+        let manifest = try String(contentsOfFile: work + "/out/.medley/manifest-wide.jsonl", encoding: .utf8)
+        XCTAssertTrue(manifest.contains("\"item\":\"portrait-exif6.jpg\",\"input\":\"\(input)/portrait-exif6.jpg\",\"status\":\"excluded\""), manifest)
+    }
 }

@@ -190,7 +190,7 @@ public final class PipelineRunner: @unchecked Sendable {
         let started = Date()
         var announced = false
         var entry = ManifestRecord(job: job.name, item: file.relativePath, input: file.path, status: .failed)
-        if let row = state.previous[file.path], let reason = unchanged(row, file, state) {
+        if let row = state.previous[file.path], let reason = unchanged(row, file, state), stillSelected(row, state) {
             return record(state, unchanged: row, file: file, reason: reason)
         }
         do {
@@ -289,6 +289,31 @@ public final class PipelineRunner: @unchecked Sendable {
             try? state.runState?.save(job: state.job.name, touched)
         }
         return "unchanged since the last run"
+    }
+
+    /// Whether the job's media types and `where` still select an unchanged item, judged on the
+    /// properties its last run recorded (the input is the same, so they are too). A changed
+    /// `where` thus leaves out what it now excludes without redoing what it still selects.
+    private func stillSelected(_ row: StateRow, _ state: JobState) -> Bool {
+        let job = state.job
+        guard let record = try? JSONSerialization.jsonObject(with: Data(row.record.utf8)) as? [String: Any] else { return false }
+        let mediaType = record["mediaType"] as? String ?? ""
+        guard job.ingest.media.contains(where: { $0.selects(mediaType: mediaType) }) else { return false }
+        guard let clause = job.where else { return true }
+        // The record holds properties after the tag stage; where reads them before it. When the
+        // two touch the same property, only a fresh look decides.
+        let tagged = Set((job.tag?.assignments.map(\.property) ?? []) + (job.tag?.fromPath?.properties ?? []))
+        guard tagged.isDisjoint(with: clause.propertyNames) else { return false }
+        let properties = record["properties"] as? [String: Any] ?? [:]
+        return clause.matches { name in
+            switch properties[name] {
+            case let text as String: return .text(text)
+            case let number as NSNumber:
+                let value = number.doubleValue
+                return value == value.rounded() && abs(value) < 1e15 ? .integer(Int(value)) : .number(value)
+            default: return nil
+            }
+        }
     }
 
     /// Records a finished item in the run state (after its output is in place: a crash between

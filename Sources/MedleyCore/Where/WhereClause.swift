@@ -30,6 +30,16 @@ public struct WhereClause: Sendable {
         self.conditions = conditions
     }
 
+    /// Every property the clause reads, `any:` included.
+    public var propertyNames: Set<String> {
+        conditions.reduce(into: Set<String>()) { names, condition in
+            switch condition {
+            case .property(let name, _): names.insert(name)
+            case .any(let clauses): names.formUnion(clauses.flatMap(\.propertyNames))
+            }
+        }
+    }
+
     /// Whether an item matches. `lookup` returns the item's value for a property name, or nil when it
     /// has none; booleans may arrive as `.integer(0/1)` or text, dates as ISO 8601 text.
     public func matches(_ lookup: (String) -> TemplateValue?) -> Bool {
