@@ -115,19 +115,21 @@ final class PipelineReaderTests: XCTestCase {
         XCTAssertTrue(cyclic.first?.contains("a → b → a") == true || cyclic.first?.contains("b → a → b") == true, cyclic.joined())
     }
 
-    func testStagesNotRunnableYetAreNamedNotIgnored() {
+    func testTyposInStagesAreAllReported() {
         let found = diagnostics("""
             version: 1
             jobs:
               - name: podcasts
                 ingest: { from: [photos] }
-                transcode: { AVFormatIDKey: kAudioFormatFLAC, AVSampleRatKey: 44100 }
-                report: { to: out/report.html, thumbnale: true }
+                transcode: { AVFormatIDKey: kAudioFormatFLAC, AVSampleRatKey: 44100, videoQuality: typeHi }
+                report: { to: out/report, thumbnale: true }
+                poster: { at: "120%" }
                 export: { to: out }
             """)
-        XCTAssertTrue(found.contains { $0.hasPrefix("p.yaml:6:13: error: the 'report' stage is part of the pipeline schema but this version of Medley cannot run it yet") }, found.joined(separator: "\n"))
-        XCTAssertTrue(found.contains { $0.hasPrefix("p.yaml:6:36: error: unknown key 'thumbnale' in report; did you mean 'thumbnails'?") }, found.joined(separator: "\n"))
+        XCTAssertTrue(found.contains { $0.hasPrefix("p.yaml:6:31: error: unknown key 'thumbnale' in report; did you mean 'thumbnails'?") }, found.joined(separator: "\n"))
         XCTAssertTrue(found.contains { $0.hasPrefix("p.yaml:5:51: error: unknown key 'AVSampleRatKey' in transcode; did you mean 'AVSampleRateKey'?") }, found.joined(separator: "\n"))
+        XCTAssertTrue(found.contains { $0.hasPrefix("p.yaml:5:88: error: unknown videoQuality 'typeHi'; did you mean 'typeHigh'?") }, found.joined(separator: "\n"))
+        XCTAssertTrue(found.contains { $0.hasPrefix("p.yaml:7:19: error: poster.at as a share of the movie is 0% to 100%, not '120%'") }, found.joined(separator: "\n"))
     }
 
     func testSyntaxErrorsPointAtTheirLine() {

@@ -36,10 +36,30 @@ public struct Job: Sendable {
     /// Stages the schema defines that this version parses but cannot run yet. A job that has
     /// any is refused at validation, never run with the stage skipped.
     public let plannedStages: PlannedStages
+    /// `poster:`: movies become their frame at this time, then go through filters and image export.
+    public internal(set) var poster: PosterStage?
     /// `report:`: an HTML page about each run of the job (nil: none).
     public internal(set) var report: ReportStage?
     /// The settings that shape each kind of output, for noticing what a changed pipeline affects.
     public internal(set) var settings = JobSettings()
+}
+
+/// `poster: {at: 1.5}` or `{at: "10%"}` (MPMoviePlayerController's initialPlaybackTime).
+public struct PosterStage: Sendable, Equatable {
+    public enum Time: Sendable, Equatable {
+        case seconds(Double)
+        /// A share of the duration, 0…1.
+        case fraction(Double)
+    }
+    public let at: Time
+
+    /// The time in seconds for a movie of `duration` seconds (never past its last instant).
+    public func seconds(duration: Double) -> Double {
+        switch at {
+        case .seconds(let value): return duration > 0 ? min(value, max(0, duration - 0.001)) : value
+        case .fraction(let share): return max(0, duration * share)
+        }
+    }
 }
 
 /// The job's settings as canonical text, per kind of item: changing a filter redoes the images

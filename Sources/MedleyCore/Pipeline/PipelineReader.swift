@@ -158,12 +158,10 @@ struct SchemaReader {
         let playlist = fields["playlist"].flatMap { self.playlist($0, exportRoot: export?.to) }
         let report = fields["report"].flatMap { self.report($0, exportRoot: export?.to) } ?? nil
 
-        for key in ["poster"] {
-            guard let stage = fields[key] else { continue }
-            planned.present.append((key, stage.mark))
-            checkPlannedStage(key, stage)
-            sink.error(stage, "the '\(key)' stage is part of the pipeline schema but this version of Medley cannot run it yet",
-                       suggestion: "remove it for now; it arrives with \(Self.plannedIn[key] ?? "a later version")")
+        let poster = fields["poster"].flatMap(self.poster)
+        if poster != nil, fields["export"] == nil, let node = fields["poster"] {
+            sink.error(node, "a poster frame is exported as an image, but the job has no 'export'",
+                       suggestion: "add 'export: { to: out, format: jpeg }'")
         }
 
         guard let name, let ingest else { return nil }
@@ -173,8 +171,13 @@ struct SchemaReader {
             if case .mapping(let pairs, _) = node { return pairs.first { $0.key.scalarText == "media" }?.value }
             return nil
         }) == nil {
-            let media: [MediaTypeName] = transcode != nil && graph == nil ? [.anyAudio]
+            var media: [MediaTypeName] = transcode != nil && graph == nil ? [.anyAudio]
                 : (graph != nil && transcode == nil ? [.image] : [.any])
+            // Movies: for their poster frames, or re-encoded at a videoQuality.
+            if poster != nil || transcode?.videoQuality != nil, !media.contains(.any) {
+                if transcode != nil, transcode?.setsAudio == false { media.removeAll { $0 == .anyAudio } }
+                media.append(.anyVideo)
+            }
             selected = IngestStage(roots: ingest.roots, recursive: ingest.recursive, media: media,
                                    include: ingest.include, exclude: ingest.exclude)
         }
@@ -182,17 +185,37 @@ struct SchemaReader {
                       export: export, transcode: transcode, metering: metering, maxPixels: maxPixels,
                       where: whereClause, tag: tag, playlist: playlist, plannedStages: planned)
         job.report = report
+        job.poster = poster
         func settings(_ keys: [String]) -> String {
             keys.map { key in key + "=" + (fields[key]?.canonicalText ?? "-") }.joined(separator: ";")
         }
-        job.settings = JobSettings(image: settings(["filters", "graph", "colorSpace", "limits", "export"]),
+        job.settings = JobSettings(image: settings(["filters", "graph", "colorSpace", "limits", "export", "poster"]),
                                    audio: settings(["transcode", "analyze", "tag", "export"]))
         return job
     }
 
-    static let plannedIn = [
-        "poster": "movie support",
-    ]
+    // MARK: poster
+
+    /// `poster: {at: 1.5}` (seconds) or `poster: {at: "10%"}` (a share of the duration).
+    func poster(_ node: YAMLNode) -> PosterStage? {
+        guard let fields = mapping(node, keys: ["at"], what: "poster") else { return nil }
+        guard let atNode = fields["at"], let text = string(atNode, what: "poster.at") else {
+            if fields["at"] == nil { sink.error(node, "poster needs 'at'", suggestion: "add 'at: 1.5' (seconds) or 'at: \"10%\"'") }
+            return nil
+        }
+        if text.hasSuffix("%") {
+            guard let percent = Self.number(String(text.dropLast()).trimmingCharacters(in: .whitespaces)), (0...100).contains(percent) else {
+                sink.error(atNode, "poster.at as a share of the movie is 0% to 100%, not '\(text)'")
+                return nil
+            }
+            return PosterStage(at: .fraction(percent / 100))
+        }
+        guard let seconds = Self.number(text), seconds >= 0 else {
+            sink.error(atNode, "poster.at is a time in seconds (like 1.5) or a share (like \"10%\"), not '\(text)'")
+            return nil
+        }
+        return PosterStage(at: .seconds(seconds))
+    }
 
     // MARK: report
 
@@ -580,16 +603,6 @@ struct SchemaReader {
     }
 
     // MARK: planned stages: checked for unknown keys so typos surface now
-
-    static let plannedKeys: [String: [String]] = [
-        "poster": ["at"],
-    ]
-
-    func checkPlannedStage(_ key: String, _ node: YAMLNode) {
-        if let keys = Self.plannedKeys[key] {
-            _ = mapping(node, keys: keys, what: key)
-        }
-    }
 
     // MARK: scalars
 

@@ -1,8 +1,15 @@
+import MedleyFilters
 import Foundation
 import MedleyMedia
 import MedleyYAML
 
 /// AVAudioRecorder's settings dictionary (SPEC §8), validated: the `transcode:` stage.
+/// UIImagePickerController.QualityType names for movie presets (the encoder settings behind each
+/// are documented in the README).
+public enum VideoQualityName: String, Sendable, CaseIterable {
+    case typeHigh, typeMedium, typeLow, type640x480, typeIFrame960x540, typeIFrame1280x720
+}
+
 public struct TranscodeSettings: Sendable, Equatable {
     /// `AVFormatIDKey` values, by Apple's constant names, four-character codes and raw values.
     public enum FormatID: String, Sendable, CaseIterable {
@@ -90,6 +97,13 @@ public struct TranscodeSettings: Sendable, Equatable {
     public var normalizePeak: Double?
     /// `preset: systemSound`: 16-bit linear PCM at the source rate, at most 30 s.
     public var systemSound = false
+    /// `videoQuality:` (UIImagePickerController.QualityType names): movies are re-encoded to
+    /// H.264 + AAC in MP4 at this preset.
+    public var videoQuality: VideoQualityName?
+    /// `scalingMode:` (MPMovieScalingMode): how a movie meets its preset's frame size.
+    public var scalingMode: ResizeMode = .aspectFit
+    /// Whether the settings say anything about audio (a format, rate, channels…), not only video.
+    public var setsAudio = false
 
     /// MPEG-4 AAC sampling frequencies (ISO/IEC 14496-3, Table 1.18).
     public static let aacRates = [8000, 11025, 12000, 16000, 22050, 24000, 32000, 44100, 48000, 64000, 88200, 96000]
@@ -97,7 +111,7 @@ public struct TranscodeSettings: Sendable, Equatable {
     static let keys = ["AVFormatIDKey", "AVSampleRateKey", "AVNumberOfChannelsKey", "AVEncoderAudioQualityKey",
                        "AVSampleRateConverterAudioQualityKey", "AVEncoderBitRateKey", "AVEncoderBitRatePerChannelKey",
                        "AVLinearPCMBitDepthKey", "AVLinearPCMIsFloatKey", "AVLinearPCMIsBigEndianKey",
-                       "preset", "gain", "normalize"]
+                       "preset", "gain", "normalize", "videoQuality", "scalingMode"]
 
     /// Reads and checks the mapping; problems go to `sink` with their places.
     static func read(_ node: YAMLNode, sink: DiagnosticSink) -> TranscodeSettings? {
@@ -111,12 +125,8 @@ public struct TranscodeSettings: Sendable, Equatable {
         for (keyNode, value) in pairs {
             guard let key = keyNode.scalarText else { continue }
             guard keys.contains(key) else {
-                if key == "videoQuality" {
-                    sink.error(keyNode, "videoQuality belongs to movie transcoding, which this version cannot run yet")
-                } else {
-                    sink.error(keyNode, "unknown key '\(key)' in transcode",
-                               suggestion: DiagnosticSink.didYouMean(key, in: keys) ?? "known keys: \(keys.joined(separator: ", "))")
-                }
+                sink.error(keyNode, "unknown key '\(key)' in transcode",
+                           suggestion: DiagnosticSink.didYouMean(key, in: keys) ?? "known keys: \(keys.joined(separator: ", "))")
                 ok = false
                 continue
             }
@@ -163,6 +173,27 @@ public struct TranscodeSettings: Sendable, Equatable {
             return q
         }
 
+        settings.setsAudio = fields.keys.contains { !["videoQuality", "scalingMode"].contains($0) }
+        if let (value, node) = text("videoQuality") {
+            if let quality = VideoQualityName(rawValue: value) { settings.videoQuality = quality } else {
+                let names = VideoQualityName.allCases.map(\.rawValue)
+                sink.error(node, "unknown videoQuality '\(value)'",
+                           suggestion: DiagnosticSink.didYouMean(value, in: names) ?? "one of \(names.joined(separator: ", "))")
+                ok = false
+            }
+        }
+        if let (value, node) = text("scalingMode") {
+            if let mode = ResizeMode(rawValue: value) { settings.scalingMode = mode } else {
+                let names = ResizeMode.allCases.map(\.rawValue)
+                sink.error(node, "unknown scalingMode '\(value)'",
+                           suggestion: DiagnosticSink.didYouMean(value, in: names) ?? "one of \(names.joined(separator: ", "))")
+                ok = false
+            }
+            if fields["videoQuality"] == nil {
+                sink.error(node, "scalingMode applies to movies re-encoded at a videoQuality", suggestion: "add 'videoQuality: typeMedium'")
+                ok = false
+            }
+        }
         if let (value, node) = text("preset") {
             if value == "systemSound" { settings.systemSound = true } else {
                 sink.error(node, "unknown transcode preset '\(value)'", suggestion: "the preset is 'systemSound'")
