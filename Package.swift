@@ -18,10 +18,13 @@ let package = Package(
         // and `xxhsum -H3` checks it independently).
         .systemLibrary(name: "CXXHash", pkgConfig: "libxxhash", providers: [.apt(["libxxhash-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
-        .systemLibrary(name: "CFFmpeg", pkgConfig: "libavformat", providers: [.apt(["libavformat-dev", "libavcodec-dev"])]),
-        // Audio encode/decode through libavformat/libavcodec without FFmpeg's macros in Swift.
+        .systemLibrary(name: "CFFmpeg", pkgConfig: "libavformat",
+                       providers: [.apt(["libavformat-dev", "libavcodec-dev", "libswscale-dev", "libswresample-dev"])]),
+        // Audio encode/decode, and movie probe, frames and transcodes (libswscale for pictures,
+        // libswresample for sound) through FFmpeg without its macros in Swift.
         .target(name: "CFFmpegShim", dependencies: ["CFFmpeg"],
-                linkerSettings: [.linkedLibrary("avformat"), .linkedLibrary("avcodec"), .linkedLibrary("avutil")]),
+                linkerSettings: [.linkedLibrary("avformat"), .linkedLibrary("avcodec"), .linkedLibrary("avutil"),
+                                 .linkedLibrary("swscale"), .linkedLibrary("swresample")]),
         // Non-variadic C entry points over libvips' `vips_*(…, NULL)` calls and region callbacks.
         .target(name: "CVipsShim", dependencies: ["CVips"]),
 
@@ -31,7 +34,7 @@ let package = Package(
         .target(name: "MedleyFilters", dependencies: ["MedleyKernels"]),
         // libyaml adapter: YAML text → a node tree that remembers line and column.
         .target(name: "MedleyYAML", dependencies: ["CYAML"]),
-        // Adapters over media C libraries: libvips (images), libsndfile, libsamplerate and FFmpeg (audio),
+        // Adapters over media C libraries: libvips (images), libsndfile, libsamplerate and FFmpeg (audio, movies),
         // xxHash (content hashes).
         .target(name: "MedleyMedia", dependencies: ["CVipsShim", "CFFmpegShim", "CSndfile", "CSamplerate", "CXXHash", "MedleyKernels"]),
         // SQLite adapter: the run state behind incremental runs and resume.
@@ -42,6 +45,8 @@ let package = Package(
 
         // Kernel micro-benchmark (MP/s against memcpy of the same buffer).
         .executableTarget(name: "medley-kernel-bench", dependencies: ["MedleyKernels"], path: "benchmarks/KernelBench"),
+        // Movie poster/transcode driver for bench-movies.sh (the adapter alone, N files at a time).
+        .executableTarget(name: "medley-movie-bench", dependencies: ["MedleyMedia"], path: "benchmarks/MovieBench"),
 
         .testTarget(name: "MedleyKernelsTests", dependencies: ["MedleyKernels"]),
         .testTarget(name: "MedleyFiltersTests", dependencies: ["MedleyFilters"]),

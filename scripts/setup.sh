@@ -15,8 +15,8 @@ PACKAGES=(
   # XXH3 content hashes (persistentID); xxhsum is the independent check in tests
   libxxhash-dev xxhash
   # audio: libsndfile (WAV/AIFF/CAF/FLAC/Ogg/Opus/MP3 I/O), libsamplerate (resampling),
-  # FFmpeg's libraries (AAC/ALAC in M4A)
-  libsndfile1-dev libsamplerate0-dev libavformat-dev libavcodec-dev libavutil-dev
+  # FFmpeg's libraries (AAC/ALAC in M4A; movies: libswscale for pictures, libswresample for sound)
+  libsndfile1-dev libsamplerate0-dev libavformat-dev libavcodec-dev libavutil-dev libswscale-dev libswresample-dev
   libimage-exiftool-perl
   imagemagick
   parallel

@@ -369,6 +369,12 @@ MedleyImage *medley_image_thumbnail(const char *path, int width, int height, int
     return failed ? NULL : HANDLE(out);
 }
 
+MedleyImage *medley_image_from_uchar(const uint8_t *pixels, int width, int height, int bands) {
+    size_t length = (size_t)width * height * bands;
+    VipsImage *image = vips_image_new_from_memory_copy(pixels, length, width, height, bands, VIPS_FORMAT_UCHAR);
+    return image ? HANDLE(image) : NULL;
+}
+
 MedleyImage *medley_image_constant(int width, int height, int bands, const double *values) {
     VipsImage *black = NULL, *out = NULL;
     double ones[4] = { 1, 1, 1, 1 };

@@ -170,6 +170,19 @@ public final class VipsImage: @unchecked Sendable {
                         "cannot decode")
     }
 
+    /// An 8-bit image copied from interleaved pixels (rows packed), e.g. a decoded movie frame.
+    /// Three bands are sRGB.
+    public static func fromPixels(_ pixels: [UInt8], width: Int, height: Int, bands: Int) throws -> VipsImage {
+        guard width > 0, height > 0, bands > 0, pixels.count == width * height * bands else {
+            throw MediaError("\(pixels.count) bytes are not \(width)×\(height) pixels of \(bands) bands")
+        }
+        try Vips.start()
+        let handle = pixels.withUnsafeBufferPointer {
+            medley_image_from_uchar($0.baseAddress, Int32(width), Int32(height), Int32(bands))
+        }
+        return try wrap(handle, "cannot build an image from pixels")
+    }
+
     /// A float image filled with one colour (one value per band).
     public static func constant(width: Int, height: Int, values: [Double]) throws -> VipsImage {
         try Vips.start()

@@ -1,7 +1,8 @@
 /*
- * medley_ffmpeg.h — the only C surface Medley's Swift code sees of FFmpeg's libraries.
+ * medley_ffmpeg.h — the audio half of the C surface Medley's Swift code sees of FFmpeg's
+ * libraries (movies are in medley_movie.h).
  *
- * Audio only, interleaved float frames in and out: an encoder that writes a container
+ * Interleaved float frames in and out: an encoder that writes a container
  * (M4A/MP4 with AAC or ALAC, CAF with IMA4, Ogg with Opus, MP3) and a decoder that reads the
  * first audio stream of any file FFmpeg opens. FFmpeg's error macros and sample-format zoo stay
  * in here. Errors are written as text into the caller's buffer.

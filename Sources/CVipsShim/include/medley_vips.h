@@ -101,6 +101,9 @@ MedleyImage *medley_image_resize(MedleyImage *image, double horizontal, double v
 /* Loads a file already shrunk to fit width × height (shrink-on-load for JPEG, WebP…), EXIF
  * orientation applied. crop: fill the box and crop the centre; force: ignore the aspect ratio. */
 MedleyImage *medley_image_thumbnail(const char *path, int width, int height, int crop, int force, int fail_on_error);
+/* An 8-bit image copied from interleaved pixels (rows packed: width·bands bytes each), with
+ * libvips' default interpretation for the band count (3 bands: sRGB). Returns NULL on error. */
+MedleyImage *medley_image_from_uchar(const uint8_t *pixels, int width, int height, int bands);
 /* A float image of one colour. values has `bands` entries. */
 MedleyImage *medley_image_constant(int width, int height, int bands, const double *values);
 /* Converts from the embedded ICC profile to sRGB (same bit depth). */

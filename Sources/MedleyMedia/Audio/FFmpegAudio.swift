@@ -36,7 +36,7 @@ extension AudioReader: AudioSource {}
 extension AudioWriter: AudioSink {}
 
 /// Calls a shim function that reports errors as text, and throws that text.
-private func checked<T>(_ body: (UnsafeMutablePointer<CChar>, Int) -> T?) throws -> T {
+func checked<T>(_ body: (UnsafeMutablePointer<CChar>, Int) -> T?) throws -> T {
     var buffer = [CChar](repeating: 0, count: 512)
     let result = buffer.withUnsafeMutableBufferPointer { body($0.baseAddress!, $0.count) }
     guard let result else { throw MediaError(String(cString: buffer)) }

@@ -1,0 +1,229 @@
+import CFFmpegShim
+import Foundation
+
+/// Movies (MP4, M4V, MOV, 3GP, MKV, WebM and whatever else FFmpeg demuxes): probe, the frame at a
+/// time, and re-encoding to H.264 + AAC in MP4. Damaged files throw `MediaError`, never hang:
+/// decoding stops at the end of the file or after 100 rejected packets.
+public enum Movie {
+    /// Reads the container and stream headers.
+    public static func probe(path: String) throws -> MovieInfo {
+        final class Tags { var values: [String: String] = [:] }
+        let tags = Tags()
+        var raw = MedleyMovieInfo()
+        _ = try withExtendedLifetime(tags) {
+            try checked { error, size -> Bool? in
+                medley_movie_probe(path, &raw, { context, key, value in
+                    guard let context, let key, let value else { return }
+                    let name = String(cString: key).lowercased()
+                    guard !Movie.structuralTags.contains(name) else { return }
+                    Unmanaged<Tags>.fromOpaque(context).takeUnretainedValue().values[name] = String(cString: value)
+                }, Unmanaged.passUnretained(tags).toOpaque(), error, size) == 0 ? true : nil
+            }
+        }
+        let audio = text(&raw.audio_codec)
+        return MovieInfo(
+            duration: raw.duration, startTime: raw.start_time, width: Int(raw.width), height: Int(raw.height),
+            pixelAspectNumerator: raw.sar_num > 0 ? Int(raw.sar_num) : 1, pixelAspectDenominator: raw.sar_num > 0 ? Int(raw.sar_den) : 1,
+            frameRateNumerator: Int(raw.frame_rate_num), frameRateDenominator: Int(raw.frame_rate_den),
+            videoCodec: text(&raw.video_codec), audioCodec: audio.isEmpty ? nil : audio,
+            sampleRate: Int(raw.sample_rate), channels: Int(raw.channels), bitRate: Int(raw.bit_rate),
+            rotation: Int(raw.rotation), tags: tags.values, format: text(&raw.format), pixelFormat: text(&raw.pixel_format))
+    }
+
+    /// MP4 brand fields: they describe the file's structure, not the movie.
+    static let structuralTags: Set<String> = ["major_brand", "minor_version", "compatible_brands"]
+
+    /// The frame on screen at `seconds` from the container's start, exactly: seeks to the keyframe
+    /// before it, then decodes forward to the first frame whose timestamp is at or after `seconds`,
+    /// which is what `ffmpeg -ss seconds -i path -frames:v 1` returns. Past the last timestamp
+    /// but before the container's end, the last frame. 8-bit RGB converted as FFmpeg's CLI does
+    /// (bicubic swscale, the stream's YUV matrix and range). `displayed`: turned by the movie's
+    /// rotation (as players and FFmpeg's CLI show it); pixel aspect is never applied.
+    public static func frame(path: String, at seconds: Double, displayed: Bool = true) throws -> MovieFrame {
+        var width: Int32 = 0, height: Int32 = 0, rotation: Int32 = 0, time = 0.0
+        let pixels = try checked { error, size in
+            medley_movie_frame_rgb(path, seconds, &width, &height, &time, &rotation, error, size)
+        }
+        defer { free(pixels) }
+        let rgb = Array(UnsafeBufferPointer(start: pixels, count: Int(width) * Int(height) * 3))
+        let stored = MovieFrame(width: Int(width), height: Int(height), time: time, rgb: rgb)
+        return displayed && rotation != 0 ? stored.rotated(clockwise: Int(rotation)) : stored
+    }
+
+    /// The poster frame at a time or a fraction of the duration, as displayed, as a libvips image.
+    public static func poster(path: String, at time: PosterTime) throws -> VipsImage {
+        let seconds: Double
+        switch time {
+        case .seconds(let value): seconds = value
+        case .fraction(let value): seconds = try probe(path: path).duration * value
+        }
+        return try frame(path: path, at: seconds).image()
+    }
+
+    /// Re-encodes `path` into an MP4 at `output` per `preset`, fitting the picture by `mode`.
+    /// Container tags (title, artist, comment, date, …) and the display matrix are copied; the
+    /// pixels stay in stored orientation. A partial output is deleted when this throws.
+    @discardableResult
+    public static func transcode(path: String, to output: String, preset: VideoQualityPreset,
+                                 mode: MovieScalingMode = .aspectFit) throws -> MovieTranscodeResult {
+        try transcode(path: path, to: output, encoding: preset.encoding, mode: mode)
+    }
+
+    /// Re-encodes with explicit settings (what a preset stands for; see `VideoQualityPreset`).
+    @discardableResult
+    public static func transcode(path: String, to output: String, encoding: VideoEncoding,
+                                 mode: MovieScalingMode = .aspectFit) throws -> MovieTranscodeResult {
+        let source = URL(fileURLWithPath: path).standardizedFileURL.resolvingSymlinksInPath()
+        guard source != URL(fileURLWithPath: output).standardizedFileURL.resolvingSymlinksInPath() else {
+            throw MediaError("the output would overwrite the movie being read")
+        }
+        let info = try probe(path: path)
+        let geometry = encodingGeometry(info, encoding: encoding, mode: mode)
+        var settings = MedleyTranscodeSettings()
+        settings.width = Int32(geometry.size.width)
+        settings.height = Int32(geometry.size.height)
+        settings.crop_x = Int32(geometry.crop.x)
+        settings.crop_y = Int32(geometry.crop.y)
+        settings.crop_width = Int32(geometry.crop.width)
+        settings.crop_height = Int32(geometry.crop.height)
+        settings.sar_num = Int32(geometry.pixelAspect.numerator)
+        settings.sar_den = Int32(geometry.pixelAspect.denominator)
+        settings.crf = Int32(encoding.crf)
+        settings.max_bit_rate = Int64(encoding.maxBitRate ?? 0)
+        settings.buffer_bits = Int64(encoding.maxBitRate ?? 0)
+        settings.gop = Int32(encoding.keyframeInterval ?? 0)
+        settings.audio_bit_rate = Int64(encoding.audioBitRate)
+        settings.audio_sample_rate = Int32(VideoEncoding.audioSampleRate(forSource: info.sampleRate))
+        settings.audio_channels = Int32(info.audioCodec == nil ? 0 : encoding.audioChannels)
+        settings.rotation = Int32(info.rotation)
+        var report = MedleyTranscodeReport()
+        do {
+            _ = try encoding.x264Preset.withCString { preset in
+                settings.x264_preset = preset
+                return try checked { error, size -> Bool? in
+                    medley_movie_transcode(path, output, &settings, &report, error, size) == 0 ? true : nil
+                }
+            }
+        } catch {
+            try? FileManager.default.removeItem(atPath: output)
+            throw error
+        }
+        let written = try probe(path: output)
+        let bytes = (try? FileManager.default.attributesOfItem(atPath: output))?[.size] as? Int ?? 0
+        return MovieTranscodeResult(bytes: bytes, duration: written.duration, width: written.width,
+                                    height: written.height, videoFrames: Int(report.video_frames),
+                                    audioSamples: Int(report.audio_samples), skippedPackets: Int(report.decode_errors))
+    }
+
+    /// The stored-orientation output size, source crop and pixel aspect for an encoding. The box is
+    /// turned with the picture, so it applies as displayed; `.none` and source-size presets keep the
+    /// stored pixels and their aspect, the others make square pixels.
+    static func encodingGeometry(_ info: MovieInfo, encoding: VideoEncoding, mode: MovieScalingMode)
+        -> (size: (width: Int, height: Int), crop: (x: Int, y: Int, width: Int, height: Int),
+            pixelAspect: (numerator: Int, denominator: Int)) {
+        let turned = info.rotation % 180 != 0
+        let keep = mode == .none || encoding.boxWidth == nil || encoding.boxHeight == nil
+        let sourceWidth = keep ? info.width : info.squareWidth
+        let geometry = MovieGeometry.fitting(
+            sourceWidth: sourceWidth, sourceHeight: info.height,
+            boxWidth: turned ? encoding.boxHeight : encoding.boxWidth,
+            boxHeight: turned ? encoding.boxWidth : encoding.boxHeight, mode: mode, upscale: encoding.upscale)
+        // Crop coordinates are in square pixels; the decoder's are stored ones.
+        let toStored = keep ? 1 : Double(info.width) / Double(sourceWidth)
+        let cropX = Int((Double(geometry.cropX) * toStored).rounded()) & ~1
+        let cropWidth = min(info.width - cropX, Int((Double(geometry.cropWidth) * toStored).rounded()))
+        let aspect = keep ? (info.pixelAspectNumerator, info.pixelAspectDenominator) : (1, 1)
+        return ((geometry.width, geometry.height), (cropX, geometry.cropY, cropWidth, geometry.cropHeight), aspect)
+    }
+
+    private static func text<T>(_ field: inout T) -> String {
+        withUnsafeBytes(of: &field) { String(cString: $0.bindMemory(to: CChar.self).baseAddress!) }
+    }
+}
+
+/// When a poster frame is taken: `poster: {at: 1.5}` or `poster: {at: "10%"}`.
+public enum PosterTime: Sendable, Equatable {
+    /// Seconds from the start.
+    case seconds(Double)
+    /// A fraction of the duration (0.1 for "10%").
+    case fraction(Double)
+
+    /// "1.5" (seconds) or "10%" (of the duration); nil for anything else or a negative time.
+    public init?(_ text: String) {
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        if trimmed.hasSuffix("%") {
+            guard let percent = Double(trimmed.dropLast().trimmingCharacters(in: .whitespaces)),
+                  percent >= 0, percent <= 100 else { return nil }
+            self = .fraction(percent / 100)
+        } else {
+            guard let seconds = Double(trimmed), seconds >= 0, seconds.isFinite else { return nil }
+            self = .seconds(seconds)
+        }
+    }
+}
+
+/// One decoded picture: 8-bit RGB, rows packed (width · 3 bytes each).
+public struct MovieFrame: Sendable, Equatable {
+    public var width: Int
+    public var height: Int
+    /// The frame's timestamp in seconds from the container's start.
+    public var time: Double
+    public var rgb: [UInt8]
+
+    public init(width: Int, height: Int, time: Double, rgb: [UInt8]) {
+        self.width = width
+        self.height = height
+        self.time = time
+        self.rgb = rgb
+    }
+
+    /// The same frame turned clockwise by 90, 180 or 270 degrees.
+    public func rotated(clockwise degrees: Int) -> MovieFrame {
+        let turns = ((degrees / 90) % 4 + 4) % 4
+        guard turns != 0 else { return self }
+        let (w, h) = (width, height)
+        let (outWidth, outHeight) = turns == 2 ? (w, h) : (h, w)
+        var out = [UInt8](repeating: 0, count: rgb.count)
+        rgb.withUnsafeBufferPointer { source in
+            out.withUnsafeMutableBufferPointer { target in
+                for y in 0..<outHeight {
+                    for x in 0..<outWidth {
+                        // The stored pixel that lands at (x, y) after the turn.
+                        let (sx, sy): (Int, Int)
+                        switch turns {
+                        case 1: (sx, sy) = (y, h - 1 - x)
+                        case 2: (sx, sy) = (w - 1 - x, h - 1 - y)
+                        default: (sx, sy) = (w - 1 - y, x)
+                        }
+                        let from = (sy * w + sx) * 3, to = (y * outWidth + x) * 3
+                        target[to] = source[from]
+                        target[to + 1] = source[from + 1]
+                        target[to + 2] = source[from + 2]
+                    }
+                }
+            }
+        }
+        return MovieFrame(width: outWidth, height: outHeight, time: time, rgb: out)
+    }
+
+    /// As a libvips sRGB image, for filters and export.
+    public func image() throws -> VipsImage {
+        try VipsImage.fromPixels(rgb, width: width, height: height, bands: 3)
+    }
+}
+
+/// What `Movie.transcode` wrote.
+public struct MovieTranscodeResult: Sendable, Equatable {
+    /// Size of the MP4 in bytes.
+    public var bytes: Int
+    /// Seconds, as the written container states.
+    public var duration: Double
+    /// Stored picture size of the output.
+    public var width: Int
+    public var height: Int
+    public var videoFrames: Int
+    /// Samples per channel of AAC; 0 when the source had no (decodable) sound.
+    public var audioSamples: Int
+    /// Packets the decoders rejected and skipped (a damaged source).
+    public var skippedPackets: Int
+}

@@ -1,0 +1,521 @@
+import Foundation
+import MedleyMedia
+import XCTest
+
+/// Movie.probe, Movie.frame and Movie.transcode against the FFmpeg command-line tools: ffprobe's
+/// JSON for stream facts, `ffmpeg -ss t -i clip -frames:v 1` for frames (compared by PSNR
+/// computed here), and ffprobe on every transcoded file. Fixtures: fixtures/movies, made by
+/// fixtures/make-movie-fixtures.sh.
+final class MovieTests: XCTestCase {
+    static let movies = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("fixtures/movies").path
+    static let clips = ["h264-aac.mp4", "rotated-90.mp4", "silent.m4v", "h264-aac.mov", "h263-aac.3gp",
+                        "mpeg4-mp3.mkv", "vp9-opus.webm", "vp8-opus.webm"]
+    var work = ""
+
+    override func setUpWithError() throws {
+        work = NSTemporaryDirectory() + "medley-movie-tests-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
+    }
+
+    override func tearDownWithError() throws {
+        try? FileManager.default.removeItem(atPath: work)
+    }
+
+    func clip(_ name: String) -> String { Self.movies + "/" + name }
+
+    // MARK: - ffprobe and ffmpeg
+
+    /// `ffprobe -show_streams -show_format -of json` (plus -show_frames when asked), parsed.
+    func ffprobe(_ path: String, _ extra: [String] = []) throws -> [String: Any] {
+        let result = try Peer.must("ffprobe", ["-v", "error", "-show_streams", "-show_format", "-of", "json"] + extra + [path])
+        return try XCTUnwrap(JSONSerialization.jsonObject(with: result.data) as? [String: Any])
+    }
+
+    func streams(_ probe: [String: Any], _ type: String) -> [[String: Any]] {
+        ((probe["streams"] as? [[String: Any]]) ?? []).filter {
+            $0["codec_type"] as? String == type && (($0["disposition"] as? [String: Any])?["attached_pic"] as? Int ?? 0) == 0
+        }
+    }
+
+    func number(_ value: Any?) -> Double? {
+        if let text = value as? String { return Double(text) }
+        return (value as? NSNumber)?.doubleValue
+    }
+
+    func fraction(_ value: Any?) -> Double {
+        let parts = ((value as? String) ?? "0/1").split(separator: "/").compactMap { Double($0) }
+        return parts.count == 2 && parts[1] != 0 ? parts[0] / parts[1] : 0
+    }
+
+    /// Clockwise display rotation from ffprobe's display-matrix angle (counter-clockwise).
+    func ffprobeRotation(_ stream: [String: Any]) -> Int {
+        let sideData = (stream["side_data_list"] as? [[String: Any]]) ?? []
+        guard let angle = sideData.compactMap({ number($0["rotation"]) }).first else { return 0 }
+        return ((-Int(angle.rounded()) % 360) + 360) % 360
+    }
+
+    /// The frame `ffmpeg -ss t -i path -frames:v 1` gives, as packed RGB (autorotated, as the CLI does).
+    func ffmpegFrame(_ path: String, at seconds: Double) throws -> [UInt8] {
+        let result = try Peer.must("ffmpeg", ["-v", "error", "-ss", String(seconds), "-i", path, "-frames:v", "1",
+                                              "-f", "rawvideo", "-pix_fmt", "rgb24", "-"])
+        return [UInt8](result.data)
+    }
+
+    /// Peak signal-to-noise ratio of two 8-bit pictures of the same size (∞ when identical).
+    func psnr(_ a: [UInt8], _ b: [UInt8]) -> Double {
+        guard a.count == b.count, !a.isEmpty else { return -.infinity }
+        var sum = 0.0
+        for i in 0..<a.count {
+            let d = Double(a[i]) - Double(b[i])
+            sum += d * d
+        }
+        let mse = sum / Double(a.count)
+        return mse == 0 ? .infinity : 10 * log10(255 * 255 / mse)
+    }
+
+    // MARK: - probe
+
+    func testProbeMatchesFFprobe() throws {
+        for name in Self.clips {
+            let path = clip(name)
+            let info = try Movie.probe(path: path)
+            let probe = try ffprobe(path)
+            let format = try XCTUnwrap(probe["format"] as? [String: Any])
+            let video = try XCTUnwrap(streams(probe, "video").first, name)
+            let audio = streams(probe, "audio").first
+            let fps = fraction(video["avg_frame_rate"])
+            let duration = try XCTUnwrap(number(format["duration"]))
+            XCTAssertEqual(info.duration, duration, accuracy: max(0.001, 1 / fps), name)
+            XCTAssertEqual(info.width, video["width"] as? Int, name)
+            XCTAssertEqual(info.height, video["height"] as? Int, name)
+            XCTAssertEqual(info.frameRate, fps, accuracy: 1e-9, name)
+            XCTAssertEqual(info.videoCodec, video["codec_name"] as? String, name)
+            XCTAssertEqual(info.audioCodec, audio?["codec_name"] as? String, name)
+            XCTAssertEqual(info.sampleRate, Int(audio?["sample_rate"] as? String ?? "0"), name)
+            XCTAssertEqual(info.channels, audio?["channels"] as? Int ?? 0, name)
+            XCTAssertEqual(info.bitRate, Int(format["bit_rate"] as? String ?? ""), name)
+            XCTAssertEqual(info.format, format["format_name"] as? String, name)
+            XCTAssertEqual(info.rotation, ffprobeRotation(video), name)
+            XCTAssertEqual(info.pixelFormat, video["pix_fmt"] as? String, name)
+            var tags: [String: String] = [:]
+            for (key, value) in (format["tags"] as? [String: String]) ?? [:]
+            where !["major_brand", "minor_version", "compatible_brands"].contains(key.lowercased()) {
+                tags[key.lowercased()] = value
+            }
+            XCTAssertEqual(info.tags, tags, name)
+        }
+    }
+
+    func testProbeReadsKnownFacts() throws {
+        // Written by fixtures/make-movie-fixtures.sh.
+        let mp4 = try Movie.probe(path: clip("h264-aac.mp4"))
+        XCTAssertEqual(mp4.tags["title"], "Test Card")
+        XCTAssertEqual(mp4.tags["artist"], "Medley")
+        XCTAssertEqual(mp4.tags["comment"], "generated by lavfi")
+        XCTAssertEqual(mp4.tags["date"], "2024")
+        XCTAssertEqual(mp4.frameRate, 25)
+        XCTAssertEqual(mp4.duration, 2, accuracy: 0.001)
+        let rotated = try Movie.probe(path: clip("rotated-90.mp4"))
+        XCTAssertEqual(rotated.rotation, 90)
+        XCTAssertEqual([rotated.width, rotated.height, rotated.displayWidth, rotated.displayHeight], [320, 240, 240, 320])
+        let mov = try Movie.probe(path: clip("h264-aac.mov"))
+        XCTAssertEqual(mov.frameRateNumerator, 30000)
+        XCTAssertEqual(mov.frameRateDenominator, 1001)
+        XCTAssertNil(try Movie.probe(path: clip("silent.m4v")).audioCodec)
+        XCTAssertEqual(try Movie.probe(path: clip("mpeg4-mp3.mkv")).tags["title"], "Matroska Card")
+    }
+
+    // MARK: - frames
+
+    /// Times to check in a clip: 0, the middle, a time between two frames' timestamps just before
+    /// a frame that is not a keyframe (found with ffprobe -show_frames), and one just after the
+    /// last frame's timestamp (`ffmpeg -ss` gives nothing there; Medley the last frame, still on
+    /// screen, which ffmpeg gives at its own timestamp).
+    func times(_ path: String) throws -> [(seconds: Double, expectedTime: Double?)] {
+        let probe = try ffprobe(path, ["-show_frames", "-select_streams", "v"])
+        let frames = (probe["frames"] as? [[String: Any]]) ?? []
+        let start = number((probe["format"] as? [String: Any])?["start_time"]) ?? 0
+        let pts = frames.compactMap { number($0["best_effort_timestamp_time"] ?? $0["pts_time"]) }.sorted()
+        let duration = try Movie.probe(path: path).duration
+        var result: [(Double, Double?)] = [(0, nil), (duration / 2, nil)]
+        // A non-keyframe well after a keyframe, so the decoder must run forward from the seek point.
+        let candidates = frames.filter { ($0["key_frame"] as? Int) == 0 }
+            .compactMap { number($0["best_effort_timestamp_time"] ?? $0["pts_time"]) }.sorted()
+        if let target = candidates.dropFirst(candidates.count / 2).first,
+           let index = pts.firstIndex(of: target), index > 0 {
+            // Just after the previous frame: the first frame at or after it is `target`.
+            let between = (pts[index - 1] + target) / 2 - start
+            result.append((between, target - start))
+        }
+        if let last = pts.last { result.append((last - start + 0.001, last - start)) }
+        return result
+    }
+
+    func testFramesMatchFFmpeg() throws {
+        for name in Self.clips {
+            let path = clip(name)
+            let info = try Movie.probe(path: path)
+            for (seconds, expectedTime) in try times(path) {
+                let frame = try Movie.frame(path: path, at: seconds)
+                let reference = try ffmpegFrame(path, at: min(seconds, expectedTime ?? seconds))
+                let label = "\(name) at \(seconds) s"
+                XCTAssertEqual([frame.width, frame.height], [info.displayWidth, info.displayHeight], label)
+                XCTAssertEqual(reference.count, frame.width * frame.height * 3, label)
+                XCTAssertGreaterThanOrEqual(psnr(frame.rgb, reference), 40, label)
+                if let expectedTime { XCTAssertEqual(frame.time, expectedTime, accuracy: 0.0005, label) }
+            }
+        }
+    }
+
+    /// Every frame of a clip, asked for between its timestamp and the previous one's, is that frame
+    /// of ffmpeg's sequential decode (no seeking on ffmpeg's side): the seek-then-decode-forward
+    /// path is exact everywhere in a GOP, B-frames included.
+    func testEveryFrameBetweenTimestamps() throws {
+        for name in ["h264-aac.mp4", "h264-aac.mov", "vp9-opus.webm", "mpeg4-mp3.mkv"] {
+            let path = clip(name)
+            let info = try Movie.probe(path: path)
+            let probe = try ffprobe(path, ["-show_frames", "-select_streams", "v"])
+            let start = number((probe["format"] as? [String: Any])?["start_time"]) ?? 0
+            let pts = ((probe["frames"] as? [[String: Any]]) ?? [])
+                .compactMap { number($0["best_effort_timestamp_time"] ?? $0["pts_time"]) }.sorted()
+            let all = try Peer.must("ffmpeg", ["-v", "error", "-i", path, "-fps_mode", "passthrough", "-f", "rawvideo", "-pix_fmt", "rgb24", "-"]).data
+            let size = info.width * info.height * 3
+            XCTAssertEqual(all.count, size * pts.count, name)
+            for (index, time) in pts.enumerated() {
+                let previous = index > 0 ? pts[index - 1] : start
+                let seconds = max(0, (previous + time) / 2 - start)
+                let frame = try Movie.frame(path: path, at: index == 0 ? 0 : seconds)
+                let reference = [UInt8](all[(index * size)..<((index + 1) * size)])
+                XCTAssertGreaterThanOrEqual(psnr(frame.rgb, reference), 40, "\(name) frame \(index) at \(seconds) s")
+            }
+        }
+    }
+
+    /// MPEG-TS seeks by bisecting the file on timestamps and can land a keyframe after the wanted
+    /// time (there `ffmpeg -ss` returns a later frame); Medley seeks further back and still
+    /// returns the exact frame of a sequential decode.
+    func testSeekThatLandsLateIsRetried() throws {
+        let ts = work + "/clip.ts"
+        try Peer.must("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc=size=160x120:rate=25:duration=4,hue=h=360*t",
+                                 "-c:v", "libx264", "-g", "25", "-bf", "3", "-pix_fmt", "yuv420p", ts])
+        let all = try Peer.must("ffmpeg", ["-v", "error", "-i", ts, "-fps_mode", "passthrough", "-f", "rawvideo",
+                                           "-pix_fmt", "rgb24", "-"]).data
+        let size = 160 * 120 * 3
+        XCTAssertEqual(all.count, size * 100)
+        var late = 0
+        for index in [5, 24, 37, 60, 99] {
+            let seconds = (Double(index) - 0.5) / 25
+            let reference = [UInt8](all[(index * size)..<((index + 1) * size)])
+            XCTAssertGreaterThanOrEqual(psnr(try Movie.frame(path: ts, at: seconds).rgb, reference), 40, "frame \(index)")
+            if psnr(try ffmpegFrame(ts, at: seconds), reference) < 40 { late += 1 }
+        }
+        XCTAssertGreaterThan(late, 0, "ffmpeg -ss no longer lands late in MPEG-TS: this test no longer exercises the retry")
+    }
+
+    /// The comparison can tell neighbouring frames apart (the fixtures turn their hue every frame).
+    func testNeighbouringFramesDiffer() throws {
+        let path = clip("h264-aac.mp4")
+        let frame = try Movie.frame(path: path, at: 0.6)
+        XCTAssertEqual(frame.time, 0.6, accuracy: 1e-6)
+        XCTAssertGreaterThanOrEqual(psnr(frame.rgb, try ffmpegFrame(path, at: 0.6)), 40)
+        XCTAssertLessThan(psnr(frame.rgb, try ffmpegFrame(path, at: 0.64)), 30)
+        XCTAssertLessThan(psnr(frame.rgb, try ffmpegFrame(path, at: 0.56)), 30)
+    }
+
+    func testRotatedFrameIsDisplayedUpright() throws {
+        let path = clip("rotated-90.mp4")
+        let shown = try Movie.frame(path: path, at: 0.5)
+        let stored = try Movie.frame(path: path, at: 0.5, displayed: false)
+        XCTAssertEqual([stored.width, stored.height, shown.width, shown.height], [320, 240, 240, 320])
+        // ffmpeg -noautorotate gives the stored picture.
+        let raw = try Peer.must("ffmpeg", ["-v", "error", "-noautorotate", "-ss", "0.5", "-i", path, "-frames:v", "1",
+                                           "-f", "rawvideo", "-pix_fmt", "rgb24", "-"])
+        XCTAssertGreaterThanOrEqual(psnr(stored.rgb, [UInt8](raw.data)), 40)
+    }
+
+    func testRotationByHand() {
+        // 3×2 picture, pixels numbered 1…6 row by row (all three channels the same).
+        let picture = MovieFrame(width: 3, height: 2, time: 0, rgb: [1, 2, 3, 4, 5, 6].flatMap { [$0, $0, $0] })
+        func values(_ frame: MovieFrame) -> [UInt8] { stride(from: 0, to: frame.rgb.count, by: 3).map { frame.rgb[$0] } }
+        let right = picture.rotated(clockwise: 90)
+        XCTAssertEqual([right.width, right.height], [2, 3])
+        XCTAssertEqual(values(right), [4, 1, 5, 2, 6, 3])
+        XCTAssertEqual(values(picture.rotated(clockwise: 180)), [6, 5, 4, 3, 2, 1])
+        XCTAssertEqual(values(picture.rotated(clockwise: 270)), [3, 6, 2, 5, 1, 4])
+    }
+
+    func testPosterAsImage() throws {
+        let path = clip("h264-aac.mp4")
+        let image = try Movie.poster(path: path, at: try XCTUnwrap(PosterTime("50%")))
+        XCTAssertEqual([image.width, image.height, image.bands], [320, 240, 3])
+        XCTAssertEqual(image.interpretation, "srgb")
+        XCTAssertGreaterThanOrEqual(psnr(try image.pixels(), try ffmpegFrame(path, at: 1.0)), 40)
+    }
+
+    func testPosterTimeParsing() {
+        XCTAssertEqual(PosterTime("1.5"), .seconds(1.5))
+        XCTAssertEqual(PosterTime("10%"), .fraction(0.1))
+        XCTAssertEqual(PosterTime(" 0 "), .seconds(0))
+        XCTAssertNil(PosterTime("-1"))
+        XCTAssertNil(PosterTime("150%"))
+        XCTAssertNil(PosterTime("soon"))
+    }
+
+    // MARK: - failures
+
+    func assertThrowsReason(_ body: @autoclosure () throws -> some Any, containing words: String,
+                            file: StaticString = #filePath, line: UInt = #line) {
+        XCTAssertThrowsError(try body(), file: file, line: line) { error in
+            let reason = (error as? MediaError)?.reason ?? ""
+            XCTAssertTrue(reason.contains(words), "reason: \(reason)", file: file, line: line)
+        }
+    }
+
+    func testBrokenClipThrows() throws {
+        let broken = clip("broken/truncated.mp4")
+        assertThrowsReason(try Movie.probe(path: broken), containing: "cannot read the container: Invalid data")
+        assertThrowsReason(try Movie.frame(path: broken, at: 0.5), containing: "cannot read the container")
+        let output = work + "/out.mp4"
+        assertThrowsReason(try Movie.transcode(path: broken, to: output, preset: .typeLow), containing: "cannot read the container")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: output))
+        assertThrowsReason(try Movie.probe(path: work + "/missing.mp4"), containing: "No such file")
+        let copy = work + "/copy.mp4"
+        try FileManager.default.copyItem(atPath: clip("silent.m4v"), toPath: copy)
+        assertThrowsReason(try Movie.transcode(path: copy, to: work + "/./copy.mp4", preset: .typeLow), containing: "overwrite")
+        XCTAssertNoThrow(try Movie.probe(path: copy))
+        let text = work + "/notes.mp4"
+        try Data("not a movie\n".utf8).write(to: URL(fileURLWithPath: text))
+        assertThrowsReason(try Movie.probe(path: text), containing: "cannot read the container")
+    }
+
+    func testClipCutInItsDataThrowsPastWhereItStops() throws {
+        // moov first (faststart), then half of the media data: the index promises 2 s that are not there.
+        let whole = work + "/whole.mp4", cut = work + "/cut.mp4"
+        try Peer.must("ffmpeg", ["-v", "error", "-i", clip("h264-aac.mp4"), "-c", "copy", "-movflags", "+faststart", whole])
+        let data = try Data(contentsOf: URL(fileURLWithPath: whole))
+        try data.prefix(data.count / 2).write(to: URL(fileURLWithPath: cut))
+        XCTAssertEqual(try Movie.probe(path: cut).duration, 2, accuracy: 0.001)
+        XCTAssertGreaterThanOrEqual(psnr(try Movie.frame(path: cut, at: 0.2).rgb, try ffmpegFrame(whole, at: 0.2)), 40)
+        assertThrowsReason(try Movie.frame(path: cut, at: 1.9), containing: "may be truncated")
+    }
+
+    func testTimesOutsideTheMovieThrow() throws {
+        assertThrowsReason(try Movie.frame(path: clip("h264-aac.mp4"), at: 2.0), containing: "past the end")
+        assertThrowsReason(try Movie.frame(path: clip("h264-aac.mp4"), at: -1), containing: "≥ 0")
+        XCTAssertThrowsError(try Movie.probe(path: Self.movies + "/../audio/tone.m4a")) { error in
+            XCTAssertEqual((error as? MediaError)?.reason, "no video stream")
+        }
+    }
+
+    // MARK: - transcode
+
+    /// ffprobe's facts about a transcoded file.
+    struct Written {
+        let videoCodec: String?, audioCodec: String?
+        let width: Int, height: Int, rotation: Int
+        let videoBitRate: Double, audioBitRate: Double, sampleRate: Int, channels: Int
+        let duration: Double, frames: Int
+        let tags: [String: String]
+        let profile: String?, pixelFormat: String?
+    }
+
+    func written(_ path: String) throws -> Written {
+        let probe = try ffprobe(path)
+        let format = try XCTUnwrap(probe["format"] as? [String: Any])
+        let video = try XCTUnwrap(streams(probe, "video").first)
+        let audio = streams(probe, "audio").first
+        return Written(
+            videoCodec: video["codec_name"] as? String, audioCodec: audio?["codec_name"] as? String,
+            width: video["width"] as? Int ?? 0, height: video["height"] as? Int ?? 0, rotation: ffprobeRotation(video),
+            videoBitRate: number(video["bit_rate"]) ?? 0, audioBitRate: number(audio?["bit_rate"]) ?? 0,
+            sampleRate: Int(number(audio?["sample_rate"]) ?? 0), channels: audio?["channels"] as? Int ?? 0,
+            duration: number(format["duration"]) ?? 0, frames: Int(number(video["nb_frames"]) ?? 0),
+            tags: (format["tags"] as? [String: String]) ?? [:],
+            profile: video["profile"] as? String, pixelFormat: video["pix_fmt"] as? String)
+    }
+
+    /// key_frame of every video frame, from ffprobe.
+    func keyFrames(_ path: String) throws -> [Int] {
+        let result = try Peer.must("ffprobe", ["-v", "error", "-show_frames", "-select_streams", "v",
+                                               "-show_entries", "frame=key_frame", "-of", "csv=p=0", path])
+        // A line per frame, "1" or "0", then any side data after a comma (x264's SEI on the first).
+        return result.stdout.split(separator: "\n").compactMap { Int($0.split(separator: ",").first ?? "") }
+    }
+
+    func testPresetsWriteH264AndAACAtTheirSizes() throws {
+        // h264-aac.mp4: 320×240 (4:3), 25 fps, 2 s, 50 frames, stereo AAC at 44.1 kHz, tagged.
+        let source = clip("h264-aac.mp4")
+        let expected: [(VideoQualityPreset, Int, Int)] = [
+            (.typeHigh, 320, 240), (.typeMedium, 320, 240), (.typeLow, 320, 240),  // never enlarged
+            (.type640x480, 640, 480), (.typeIFrame960x540, 720, 540), (.typeIFrame1280x720, 960, 720),
+        ]
+        var rates: [VideoQualityPreset: Double] = [:]
+        for (preset, width, height) in expected {
+            let output = work + "/\(preset.rawValue).mp4"
+            let result = try Movie.transcode(path: source, to: output, preset: preset, mode: .aspectFit)
+            let facts = try written(output)
+            let label = preset.rawValue
+            XCTAssertEqual(facts.videoCodec, "h264", label)
+            XCTAssertEqual(facts.audioCodec, "aac", label)
+            XCTAssertEqual(facts.profile, "High", label)
+            XCTAssertEqual(facts.pixelFormat, "yuv420p", label)
+            XCTAssertEqual([facts.width, facts.height], [width, height], label)
+            XCTAssertEqual([result.width, result.height], [width, height], label)
+            XCTAssertEqual(facts.frames, 50, label)
+            XCTAssertEqual(result.videoFrames, 50, label)
+            XCTAssertEqual(facts.duration, 2, accuracy: 0.05, label)
+            XCTAssertEqual(result.bytes, try FileManager.default.attributesOfItem(atPath: output)[.size] as? Int, label)
+            XCTAssertEqual(facts.sampleRate, 44_100, label)
+            XCTAssertEqual(facts.channels, 2, label)
+            XCTAssertEqual(facts.audioBitRate, 128_000, accuracy: 16_000, label)
+            XCTAssertEqual(facts.tags["title"], "Test Card", label)
+            XCTAssertEqual(facts.tags["artist"], "Medley", label)
+            XCTAssertEqual(facts.tags["comment"], "generated by lavfi", label)
+            XCTAssertEqual(facts.tags["date"], "2024", label)
+            if let cap = preset.encoding.maxBitRate {
+                // The VBV bound: one second of buffer on top of the cap over the clip's 2 s.
+                XCTAssertLessThanOrEqual(facts.videoBitRate, Double(cap) * (1 + 1 / 2.0), label)
+            }
+            XCTAssertGreaterThan(facts.videoBitRate, 0, label)
+            rates[preset] = facts.videoBitRate
+            let keys = try keyFrames(output)
+            XCTAssertEqual(keys.count, 50, label)
+            if preset.encoding.keyframeInterval == 1 {
+                XCTAssertEqual(Set(keys), [1], "\(label): every frame a keyframe")
+            } else {
+                XCTAssertEqual(keys.filter { $0 == 1 }.count, 1, "\(label): one keyframe in 50 frames")
+            }
+            // The picture survives: the middle frame against the source's, scaled by ffmpeg alike.
+            let ours = try Movie.frame(path: output, at: 1.0)
+            let reference = try Peer.must("ffmpeg", ["-v", "error", "-ss", "1.0", "-i", source, "-frames:v", "1",
+                                                     "-vf", "scale=\(width):\(height):flags=bicubic",
+                                                     "-f", "rawvideo", "-pix_fmt", "rgb24", "-"])
+            XCTAssertGreaterThanOrEqual(psnr(ours.rgb, [UInt8](reference.data)), 25, label)
+        }
+        // Same picture size, lower CRF: more bits.
+        XCTAssertGreaterThan(rates[.typeHigh]!, rates[.typeMedium]!)
+        XCTAssertGreaterThan(rates[.typeMedium]!, rates[.typeLow]!)
+    }
+
+    func testTranscodeKeepsRotationAndFitsTheDisplayedPicture() throws {
+        // Displayed 240×320 fits the 640×480 box (as displayed) at scale 1.5: 360×480 on screen,
+        // stored 480×360 with the same display matrix.
+        let output = work + "/rotated.mp4"
+        try Movie.transcode(path: clip("rotated-90.mp4"), to: output, preset: .type640x480)
+        let facts = try written(output)
+        XCTAssertEqual([facts.width, facts.height, facts.rotation], [480, 360, 90])
+        XCTAssertEqual(facts.tags["title"], "Sideways")
+        XCTAssertEqual(facts.channels, 2)  // mono source, stereo AAC
+        XCTAssertEqual(facts.sampleRate, 48_000)
+        XCTAssertEqual(try Movie.probe(path: output).rotation, 90)
+        let shown = try Movie.frame(path: output, at: 0.5)
+        XCTAssertEqual([shown.width, shown.height], [360, 480])
+        XCTAssertGreaterThanOrEqual(psnr(shown.rgb, try ffmpegFrame(output, at: 0.5)), 40)
+    }
+
+    func testAspectFillCropsTheCentre() throws {
+        // 320×240 into 960×540 covering: scale by 3 to 960×720, keep the middle 540 rows — the
+        // source rows 30…209. ffmpeg does the same with crop then scale.
+        let source = clip("h264-aac.mp4")
+        let output = work + "/fill.mp4"
+        try Movie.transcode(path: source, to: output, preset: .typeIFrame960x540, mode: .aspectFill)
+        let facts = try written(output)
+        XCTAssertEqual([facts.width, facts.height], [960, 540])
+        let ours = try Movie.frame(path: output, at: 1.0)
+        let reference = try Peer.must("ffmpeg", ["-v", "error", "-ss", "1.0", "-i", source, "-frames:v", "1",
+                                                 "-vf", "crop=320:180:0:30,scale=960:540:flags=bicubic",
+                                                 "-f", "rawvideo", "-pix_fmt", "rgb24", "-"])
+        XCTAssertGreaterThanOrEqual(psnr(ours.rgb, [UInt8](reference.data)), 28)
+        // The uncropped picture squeezed into the box is a different picture.
+        let squeezed = try Peer.must("ffmpeg", ["-v", "error", "-ss", "1.0", "-i", source, "-frames:v", "1",
+                                                "-vf", "scale=960:540:flags=bicubic", "-f", "rawvideo", "-pix_fmt", "rgb24", "-"])
+        XCTAssertLessThan(psnr(ours.rgb, [UInt8](squeezed.data)), 20)
+    }
+
+    /// Non-square pixels: a box preset makes square ones at the displayed width, the source-size
+    /// preset keeps the stored pixels and their aspect.
+    func testAnamorphicSource() throws {
+        let wide = work + "/wide.mp4"
+        try Peer.must("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc=size=320x240:rate=25:duration=1,setsar=4/3",
+                                 "-c:v", "libx264", "-pix_fmt", "yuv420p", wide])
+        let info = try Movie.probe(path: wide)
+        XCTAssertEqual([info.pixelAspectNumerator, info.pixelAspectDenominator, info.displayWidth], [4, 3, 427])
+        // 427×240 as displayed, inside 1280×720 without enlarging: 426×240 (even), square pixels.
+        try Movie.transcode(path: wide, to: work + "/medium.mp4", preset: .typeMedium)
+        let medium = try ffprobe(work + "/medium.mp4")
+        let mediumVideo = try XCTUnwrap(streams(medium, "video").first)
+        XCTAssertEqual([mediumVideo["width"] as? Int, mediumVideo["height"] as? Int], [426, 240])
+        XCTAssertEqual(mediumVideo["sample_aspect_ratio"] as? String, "1:1")
+        try Movie.transcode(path: wide, to: work + "/high.mp4", preset: .typeHigh)
+        let high = try XCTUnwrap(streams(try ffprobe(work + "/high.mp4"), "video").first)
+        XCTAssertEqual([high["width"] as? Int, high["height"] as? Int], [320, 240])
+        XCTAssertEqual(high["sample_aspect_ratio"] as? String, "4:3")
+    }
+
+    func testEveryContainerTranscodes() throws {
+        for name in Self.clips {
+            let output = work + "/" + name + ".mp4"
+            let info = try Movie.probe(path: clip(name))
+            let result = try Movie.transcode(path: clip(name), to: output, preset: .typeLow)
+            let facts = try written(output)
+            XCTAssertEqual(facts.videoCodec, "h264", name)
+            XCTAssertEqual(facts.audioCodec, info.audioCodec == nil ? nil : "aac", name)
+            XCTAssertEqual([facts.width, facts.height], [info.width, info.height], name)
+            XCTAssertEqual(result.duration, info.duration, accuracy: 0.1, name)
+            XCTAssertEqual(result.skippedPackets, 0, name)
+            if let title = info.tags["title"] { XCTAssertEqual(facts.tags["title"], title, name) }
+        }
+    }
+
+    /// Noise costs far more than the cap at CRF 28: the VBV buffer must hold typeLow to 1 Mb/s.
+    func testBitRateCapHoldsOnNoise() throws {
+        let noise = work + "/noise.mp4", output = work + "/low.mp4"
+        try Peer.must("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "nullsrc=s=640x360:r=25:d=3,geq=random(1)*255:128:128",
+                                 "-c:v", "libx264", "-crf", "0", "-preset", "ultrafast", "-pix_fmt", "yuv420p", noise])
+        try Movie.transcode(path: noise, to: output, preset: .typeLow)
+        let facts = try written(output)
+        XCTAssertEqual([facts.width, facts.height], [640, 360])
+        XCTAssertLessThanOrEqual(facts.videoBitRate, 1_000_000 * (1 + 1 / 3.0))
+        XCTAssertGreaterThan(facts.videoBitRate, 500_000)
+    }
+
+    // MARK: - geometry
+
+    func testGeometryByHand() {
+        func fit(_ w: Int, _ h: Int, _ bw: Int?, _ bh: Int?, _ mode: MovieScalingMode, upscale: Bool = true) -> [Int] {
+            let g = MovieGeometry.fitting(sourceWidth: w, sourceHeight: h, boxWidth: bw, boxHeight: bh, mode: mode, upscale: upscale)
+            return [g.width, g.height, g.cropX, g.cropY, g.cropWidth, g.cropHeight]
+        }
+        XCTAssertEqual(fit(1920, 1080, 1280, 720, .aspectFit), [1280, 720, 0, 0, 1920, 1080])
+        XCTAssertEqual(fit(1440, 1080, 1280, 720, .aspectFit), [960, 720, 0, 0, 1440, 1080])
+        XCTAssertEqual(fit(1440, 1080, 1280, 720, .fill), [1280, 720, 0, 0, 1440, 1080])
+        // Cover 1280×720: scale 1280/1440, keep 1440×810 of 1080 rows from row 135 (even: 134).
+        XCTAssertEqual(fit(1440, 1080, 1280, 720, .aspectFill), [1280, 720, 0, 134, 1440, 810])
+        XCTAssertEqual(fit(1440, 1080, 1280, 720, .none), [1440, 1080, 0, 0, 1440, 1080])
+        // 1001×1001 in 640×360: 360×360; odd sides become even.
+        XCTAssertEqual(fit(1001, 1001, 640, 360, .aspectFit), [360, 360, 0, 0, 1001, 1001])
+        XCTAssertEqual(fit(321, 241, nil, nil, .aspectFit), [320, 240, 0, 0, 320, 240])
+        // Odd sides under a "max" box round down, never up past the source.
+        XCTAssertEqual(fit(1001, 601, 1280, 720, .fill, upscale: false), [1000, 600, 0, 0, 1001, 601])
+        // 16:9 in 640×480: 640×360.
+        XCTAssertEqual(fit(1280, 720, 640, 480, .aspectFit), [640, 360, 0, 0, 1280, 720])
+        // 854×480 fit in 640×360: 640 × 359.7 → 360.
+        XCTAssertEqual(fit(854, 480, 640, 360, .aspectFit), [640, 360, 0, 0, 854, 480])
+        // No enlarging: a small source stays, whatever the mode.
+        for mode in MovieScalingMode.allCases {
+            XCTAssertEqual(fit(320, 240, 1280, 720, mode, upscale: false), [320, 240, 0, 0, 320, 240], mode.rawValue)
+        }
+        // Partly larger: the box shrinks to the source's height first (1280×240), then covers it.
+        XCTAssertEqual(fit(1600, 240, 1280, 720, .aspectFill, upscale: false), [1280, 240, 160, 0, 1280, 240])
+        XCTAssertEqual(fit(1600, 240, 1280, 720, .aspectFit, upscale: false), [1280, 192, 0, 0, 1600, 240])
+    }
+
+    func testAudioSampleRates() {
+        XCTAssertEqual(VideoEncoding.audioSampleRate(forSource: 44_100), 44_100)
+        XCTAssertEqual(VideoEncoding.audioSampleRate(forSource: 48_000), 48_000)
+        XCTAssertEqual(VideoEncoding.audioSampleRate(forSource: 22_050), 44_100)
+        XCTAssertEqual(VideoEncoding.audioSampleRate(forSource: 96_000), 48_000)
+        XCTAssertEqual(VideoEncoding.audioSampleRate(forSource: 8_000), 48_000)
+    }
+}
