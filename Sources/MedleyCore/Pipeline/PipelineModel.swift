@@ -46,20 +46,7 @@ public struct Job: Sendable {
 
 /// `poster: {at: 1.5}` or `{at: "10%"}` (MPMoviePlayerController's initialPlaybackTime).
 public struct PosterStage: Sendable, Equatable {
-    public enum Time: Sendable, Equatable {
-        case seconds(Double)
-        /// A share of the duration, 0…1.
-        case fraction(Double)
-    }
-    public let at: Time
-
-    /// The time in seconds for a movie of `duration` seconds (never past its last instant).
-    public func seconds(duration: Double) -> Double {
-        switch at {
-        case .seconds(let value): return duration > 0 ? min(value, max(0, duration - 0.001)) : value
-        case .fraction(let share): return max(0, duration * share)
-        }
-    }
+    public let at: PosterTime
 }
 
 /// The job's settings as canonical text, per kind of item: changing a filter redoes the images

@@ -203,18 +203,12 @@ struct SchemaReader {
             if fields["at"] == nil { sink.error(node, "poster needs 'at'", suggestion: "add 'at: 1.5' (seconds) or 'at: \"10%\"'") }
             return nil
         }
-        if text.hasSuffix("%") {
-            guard let percent = Self.number(String(text.dropLast()).trimmingCharacters(in: .whitespaces)), (0...100).contains(percent) else {
-                sink.error(atNode, "poster.at as a share of the movie is 0% to 100%, not '\(text)'")
-                return nil
-            }
-            return PosterStage(at: .fraction(percent / 100))
-        }
-        guard let seconds = Self.number(text), seconds >= 0 else {
-            sink.error(atNode, "poster.at is a time in seconds (like 1.5) or a share (like \"10%\"), not '\(text)'")
+        guard let time = PosterTime(text) else {
+            sink.error(atNode, text.hasSuffix("%") ? "poster.at as a share of the movie is 0% to 100%, not '\(text)'"
+                       : "poster.at is a time in seconds (like 1.5) or a share (like \"10%\"), not '\(text)'")
             return nil
         }
-        return PosterStage(at: .seconds(seconds))
+        return PosterStage(at: time)
     }
 
     // MARK: report
@@ -601,8 +595,6 @@ struct SchemaReader {
         guard case .scalar(let text, let plain, let mark) = node, !text.contains("\n") else { return node.mark }
         return SourceMark(line: mark.line, column: mark.column + offset + (plain ? 0 : 1))
     }
-
-    // MARK: planned stages: checked for unknown keys so typos surface now
 
     // MARK: scalars
 

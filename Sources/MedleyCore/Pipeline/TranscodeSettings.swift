@@ -1,15 +1,8 @@
-import MedleyFilters
 import Foundation
 import MedleyMedia
 import MedleyYAML
 
 /// AVAudioRecorder's settings dictionary (SPEC §8), validated: the `transcode:` stage.
-/// UIImagePickerController.QualityType names for movie presets (the encoder settings behind each
-/// are documented in the README).
-public enum VideoQualityName: String, Sendable, CaseIterable {
-    case typeHigh, typeMedium, typeLow, type640x480, typeIFrame960x540, typeIFrame1280x720
-}
-
 public struct TranscodeSettings: Sendable, Equatable {
     /// `AVFormatIDKey` values, by Apple's constant names, four-character codes and raw values.
     public enum FormatID: String, Sendable, CaseIterable {
@@ -99,9 +92,9 @@ public struct TranscodeSettings: Sendable, Equatable {
     public var systemSound = false
     /// `videoQuality:` (UIImagePickerController.QualityType names): movies are re-encoded to
     /// H.264 + AAC in MP4 at this preset.
-    public var videoQuality: VideoQualityName?
+    public var videoQuality: VideoQualityPreset?
     /// `scalingMode:` (MPMovieScalingMode): how a movie meets its preset's frame size.
-    public var scalingMode: ResizeMode = .aspectFit
+    public var scalingMode: MovieScalingMode = .aspectFit
     /// Whether the settings say anything about audio (a format, rate, channels…), not only video.
     public var setsAudio = false
 
@@ -175,16 +168,16 @@ public struct TranscodeSettings: Sendable, Equatable {
 
         settings.setsAudio = fields.keys.contains { !["videoQuality", "scalingMode"].contains($0) }
         if let (value, node) = text("videoQuality") {
-            if let quality = VideoQualityName(rawValue: value) { settings.videoQuality = quality } else {
-                let names = VideoQualityName.allCases.map(\.rawValue)
+            if let quality = VideoQualityPreset(rawValue: value) { settings.videoQuality = quality } else {
+                let names = VideoQualityPreset.allCases.map(\.rawValue)
                 sink.error(node, "unknown videoQuality '\(value)'",
                            suggestion: DiagnosticSink.didYouMean(value, in: names) ?? "one of \(names.joined(separator: ", "))")
                 ok = false
             }
         }
         if let (value, node) = text("scalingMode") {
-            if let mode = ResizeMode(rawValue: value) { settings.scalingMode = mode } else {
-                let names = ResizeMode.allCases.map(\.rawValue)
+            if let mode = MovieScalingMode(rawValue: value) { settings.scalingMode = mode } else {
+                let names = MovieScalingMode.allCases.map(\.rawValue)
                 sink.error(node, "unknown scalingMode '\(value)'",
                            suggestion: DiagnosticSink.didYouMean(value, in: names) ?? "one of \(names.joined(separator: ", "))")
                 ok = false

@@ -110,3 +110,41 @@ public struct ImageProperties: Sendable {
         return String(text[..<open.lowerBound])
     }
 }
+
+/// What Medley knows about one movie: file facts, the streams' technical properties and the
+/// container's tags.
+public struct MovieProperties: Sendable {
+    public var values: [(name: String, value: TemplateValue)] = []
+
+    public subscript(name: String) -> TemplateValue? {
+        values.first { $0.name == name }?.value
+    }
+
+    /// Tag keys as libavformat names them → SPEC §4 names.
+    static let tagNames = [
+        "title": "title", "artist": "artist", "album_artist": "albumArtist", "album": "albumTitle", "genre": "genre",
+        "composer": "composer", "comment": "comments", "description": "comments", "date": "releaseDate",
+        "grouping": "userGrouping", "show": "podcastTitle",
+    ]
+
+    /// `format`: the container as Medley's sniffer names it (mp4, mov, mkv, webm, 3gp).
+    public init(file: IngestedFile, persistentID: UInt64, info: MovieInfo, format: String) {
+        values = ItemProperties.fileFacts(file, persistentID: persistentID, mediaType: "movie") + [
+            ("format", .text(format)),
+            ("codec", .text(info.videoCodec)),
+            ("width", .integer(info.displayWidth)),
+            ("height", .integer(info.displayHeight)),
+            ("frameRate", .number((info.frameRate * 1000).rounded() / 1000)),
+            ("bitRate", .integer(info.bitRate)),
+            ("orientation", .integer(info.rotation)),
+            ("playbackDuration", .number((info.duration * 1000).rounded() / 1000)),
+        ]
+        if let audio = info.audioCodec {
+            values += [("audioCodec", .text(audio)), ("sampleRate", .integer(info.sampleRate)), ("channels", .integer(info.channels))]
+        }
+        for (key, name) in Self.tagNames.sorted(by: { $0.key < $1.key }) {
+            guard let text = info.tags[key], !text.isEmpty, self[name] == nil else { continue }
+            values.append((name, .text(text)))
+        }
+    }
+}

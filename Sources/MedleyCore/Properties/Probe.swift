@@ -27,11 +27,13 @@ public enum Probe {
         if sniffed.kind == .audio {
             return try audioProperties(file, persistentID: persistentID, format: sniffed.format, metering: metering)
         }
-        guard sniffed.kind == .image else {
-            let (stem, ext) = ItemProperties.split(fileName: file.relativePath)
-            return [("persistentID", .text(ContentHash.hex(persistentID))), ("mediaType", .text(sniffed.kind.rawValue)), ("format", .text(sniffed.format)),
-                    ("path", .text(absolute)), ("stem", .text(stem)), ("ext", .text(ext)),
-                    ("size", .integer(Int(file.size)))]
+        if sniffed.kind == .movie {
+            do {
+                return MovieProperties(file: file, persistentID: persistentID, info: try Movie.probe(path: absolute),
+                                       format: sniffed.format).values
+            } catch let error as MediaError {
+                throw ItemFailure(error.reason)
+            }
         }
         try Vips.start()
         let image: VipsImage

@@ -209,9 +209,7 @@ public final class PipelineRunner: @unchecked Sendable {
             switch sniffed.kind {
             case .image: try processImage(item, export: export, output: output, state, &entry, announce: announce)
             case .audio: try processAudio(item, export: export, output: output, state, &entry, announce: announce)
-            case .movie:
-                announce()
-                throw ItemFailure("\(sniffed.format) movies cannot be processed by this version of Medley yet")
+            case .movie: try processMovie(item, export: export, output: output, state, &entry, announce: announce)
             }
             if entry.status == .skipped {
                 record(state, skipped: entry)
@@ -460,6 +458,72 @@ public final class PipelineRunner: @unchecked Sendable {
                 throw ItemFailure("cannot write the cover art: \(String(cString: strerror(errno)))")
             }
         }
+    }
+
+    /// Movie: header and tags → properties → where, tag → its poster frame through the image path,
+    /// or a re-encode at the job's videoQuality, written atomically.
+    private func processMovie(_ item: Item, export: ExportStage, output: AtomicOutput, _ state: JobState,
+                              _ entry: inout ManifestRecord, announce: () -> Void) throws {
+        let file = item.file
+        let info: MovieInfo
+        do {
+            info = try Movie.probe(path: file.path)
+        } catch let error as MediaError {
+            throw ItemFailure(error.reason)
+        }
+        var properties = MovieProperties(file: file, persistentID: item.persistentID, info: info, format: item.sniffed.format)
+        entry.mediaType = "movie"
+        try select(&properties.values, item, mediaType: "movie", state)
+        announce()
+        entry.properties = properties.values
+        if let poster = state.job.poster {
+            guard let stage = state.stage else { throw ItemFailure("the job has no image stage") }
+            // The frame goes through the image path as a lossless temporary PNG.
+            let frame = output.scratchPath(fileExtension: "png")
+            defer { unlink(frame) }
+            do {
+                try Movie.poster(path: file.path, at: poster.at).save(to: frame, format: .png, quality: nil, strip: true)
+            } catch let error as MediaError {
+                throw ItemFailure("cannot take the poster frame: \(error.reason)")
+            }
+            let header = try stage.openHeader(frame)
+            let format = stage.outputFormat(for: header)
+            let destination = try self.destination(export, state, file, ext: format.fileExtension) { properties[$0] }
+            entry.output = destination
+            if let skip = try skipReason(destination, export, file, state) {
+                entry.status = .skipped
+                entry.error = skip
+                return
+            }
+            entry.bytes = try output.write(to: destination, fileExtension: format.fileExtension) { temporary in
+                try stage.render(frame, header: header, format: format, to: temporary)
+            }
+            return
+        }
+        guard let preset = state.job.transcode?.videoQuality else {
+            throw ItemFailure("a movie needs 'poster:' (its frame as an image) or 'transcode: {videoQuality: …}' in this job")
+        }
+        let destination = try self.destination(export, state, file, ext: "mp4") { properties[$0] }
+        entry.output = destination
+        let ext = (destination as NSString).pathExtension.lowercased()
+        guard ["mp4", "m4v", "mov"].contains(ext) else {
+            throw ItemFailure("a videoQuality re-encode is H.264 + AAC in MP4; name the output .mp4, not .\(ext)")
+        }
+        if let skip = try skipReason(destination, export, file, state) {
+            entry.status = .skipped
+            entry.error = skip
+            return
+        }
+        var result: MovieTranscodeResult?
+        entry.bytes = try output.write(to: destination, fileExtension: ext) { temporary in
+            do {
+                result = try Movie.transcode(path: file.path, to: temporary, preset: preset,
+                                             mode: state.job.transcode?.scalingMode ?? .aspectFit)
+            } catch let error as MediaError {
+                throw ItemFailure("cannot re-encode: \(error.reason)")
+            }
+        }
+        entry.duration = result?.duration
     }
 
     /// The output path the job's name template gives this item (claimed, so no two items share it).

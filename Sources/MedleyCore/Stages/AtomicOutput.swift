@@ -52,6 +52,12 @@ struct AtomicOutput {
         return "\(temporaryFolder)/\(getpid())-\(n).\(fileExtension.isEmpty ? "tmp" : fileExtension)"
     }
 
+    /// A path in the temporary folder for an intermediate file (removed by the caller, or by the
+    /// next run if this process dies).
+    func scratchPath(fileExtension: String) -> String {
+        temporaryPath(fileExtension: fileExtension)
+    }
+
     /// Runs `encode` with a temporary path, then moves the result to `destination`.
     /// Returns the size written.
     func write(to destination: String, fileExtension: String, encode: (String) throws -> Void) throws -> Int64 {
