@@ -33,11 +33,13 @@ let package = Package(
         .target(name: "MedleyCore", dependencies: ["MedleyYAML", "MedleyFilters", "MedleyMedia", "MedleyKernels"]),
         .executableTarget(name: "medley", dependencies: ["MedleyCore"]),
 
-        // Kernel micro-benchmark (MP/s against memcpy of the same buffer).
-        .executableTarget(name: "medley-kernel-bench", dependencies: ["MedleyKernels"], path: "benchmarks/KernelBench"),
+        // Kernel micro-benchmark (MP/s against memcpy of the same buffer; the resampler against libsamplerate).
+        .executableTarget(name: "medley-kernel-bench", dependencies: ["MedleyKernels", "MedleyMedia"], path: "benchmarks/KernelBench"),
 
         .testTarget(name: "MedleyKernelsTests", dependencies: ["MedleyKernels"]),
         .testTarget(name: "MedleyFiltersTests", dependencies: ["MedleyFilters"]),
+        // The resampler against libsamplerate's C API called directly.
+        .testTarget(name: "MedleyMediaTests", dependencies: ["MedleyMedia", "CSamplerate"]),
         .testTarget(name: "MedleyCoreTests", dependencies: ["MedleyCore"]),
         .testTarget(name: "MedleyEndToEndTests", dependencies: ["MedleyCore"]),
     ],
