@@ -43,14 +43,15 @@ let package = Package(
         .target(name: "MedleyCore", dependencies: ["MedleyYAML", "MedleyFilters", "MedleyMedia", "MedleyKernels", "MedleyStore"]),
         .executableTarget(name: "medley", dependencies: ["MedleyCore"]),
 
-        // Kernel micro-benchmark (MP/s against memcpy of the same buffer).
-        .executableTarget(name: "medley-kernel-bench", dependencies: ["MedleyKernels"], path: "benchmarks/KernelBench"),
+        // Kernel micro-benchmark (MP/s against memcpy of the same buffer; the resampler against libsamplerate).
+        .executableTarget(name: "medley-kernel-bench", dependencies: ["MedleyKernels", "MedleyMedia"], path: "benchmarks/KernelBench"),
         // Movie poster/transcode driver for bench-movies.sh (the adapter alone, N files at a time).
         .executableTarget(name: "medley-movie-bench", dependencies: ["MedleyMedia"], path: "benchmarks/MovieBench"),
 
         .testTarget(name: "MedleyKernelsTests", dependencies: ["MedleyKernels"]),
         .testTarget(name: "MedleyFiltersTests", dependencies: ["MedleyFilters"]),
-        .testTarget(name: "MedleyMediaTests", dependencies: ["MedleyMedia"]),
+        // Tags, movies, and the resampler against libsamplerate's C API called directly.
+        .testTarget(name: "MedleyMediaTests", dependencies: ["MedleyMedia", "CSamplerate"]),
         .testTarget(name: "MedleyCoreTests", dependencies: ["MedleyCore"]),
         .testTarget(name: "MedleyEndToEndTests", dependencies: ["MedleyCore"]),
     ],

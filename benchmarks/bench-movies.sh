@@ -63,7 +63,8 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN{printf "%.2f", a/b}'; }
 
 # `medley run` when its runner takes this pipeline, else the adapter driver.
 mkdir -p "$work/in"
-for c in "${clips[@]}"; do ln -s "$c" "$work/in/"; done
+# Copies, not symlinks: Medley does not follow links that leave an ingest root.
+for c in "${clips[@]}"; do cp "$c" "$work/in/"; done
 pipeline() { # stage-yaml name-template
   cat > "$work/pipeline.yaml" <<YAML
 version: 1
@@ -76,7 +77,7 @@ YAML
 }
 medley_side() { # kind setting
   if [[ -x $medley ]] && "$medley" run "$work/pipeline.yaml" --quiet --force >/dev/null 2>&1 &&
-     [[ -n $(ls -A "$work/out" 2>/dev/null) ]]; then
+     [[ -n $(ls "$work/out" 2>/dev/null) ]]; then
     echo "medley run"
   else
     echo "medley-movie-bench"
@@ -102,7 +103,7 @@ tf=$(best_of parallel -j"$jobs" ffmpeg -nostdin -v error -y -ss 1.0 -i {} -frame
 echo "| poster at 1.0 s → PNG, $count clips | $how | $tm | $tf | $(ratio "$tm" "$tf") |"
 
 subset=("${clips[@]:0:$transcodes}")
-rm -f "$work"/in/* && for c in "${subset[@]}"; do ln -s "$c" "$work/in/"; done
+rm -f "$work"/in/* && for c in "${subset[@]}"; do cp "$c" "$work/in/"; done
 # The ffmpeg command lines that match each preset (VideoQualityPreset's table).
 declare -A peer=(
   [typeMedium]="-c:v libx264 -preset medium -crf 23 -maxrate 5M -bufsize 5M -profile:v high -pix_fmt yuv420p"

@@ -3,6 +3,7 @@
 // to memcpy. Usage: medley-kernel-bench [megapixels] [repeats]
 import Foundation
 import MedleyKernels
+import MedleyMedia
 
 let arguments = CommandLine.arguments
 let megapixels = arguments.count > 1 ? Double(arguments[1]) ?? 12 : 12
@@ -170,3 +171,69 @@ gbLine("mix quad → stereo (general matrix loop, GB/s of quad read)", fiveOne.w
         best { ChannelMixer(coefficients: [[0.5, 0, 0.5, 0], [0, 0.5, 0, 0.5]]).mix(input.baseAddress!, frames: audioFrames, into: out.baseAddress!) }
     }
 }, bytes: Double(audioFrames * 4 * 4))
+
+// Resampling 60 s of 44.1 kHz stereo to 48 kHz as AudioStage streams it (blocks of 4096 frames),
+// through libsamplerate's src_process and through the polyphase bank captured from the same
+// converter. The first construction per converter captures the bank and checks it against
+// libsamplerate; that one-off cost is printed separately.
+let resampleFrames = 44_100 * 60
+var resampleInput = [Float](repeating: 0, count: resampleFrames * 2)
+var noise: UInt32 = 1
+for i in 0..<resampleFrames {
+    noise = noise &* 1_664_525 &+ 1_013_904_223
+    let grain = Float(noise >> 8) / Float(1 << 24) - 0.5
+    let t = Float(i) / 44_100
+    resampleInput[2 * i] = 0.3 * sinf(2 * .pi * 227 * t) + 0.2 * sinf(2 * .pi * 330 * t) + 0.1 * grain
+    resampleInput[2 * i + 1] = 0.3 * sinf(2 * .pi * 277 * t) + 0.2 * sinf(2 * .pi * 330 * t) + 0.1 * grain
+}
+func resample(_ resampler: Resampler) -> Int {
+    let room = Int((4096 * resampler.ratio).rounded(.up)) + 64
+    var output = [Float](repeating: 0, count: room * 2)
+    var made = 0
+    resampleInput.withUnsafeBufferPointer { input in
+        output.withUnsafeMutableBufferPointer { out in
+            var position = 0
+            while true {
+                let read = min(4096, resampleFrames - position)
+                let end = read < 4096
+                var offset = 0
+                repeat {
+                    let (used, generated) = try! resampler.process(input.baseAddress! + (position + offset) * 2,
+                                                                   frames: read - offset, into: out.baseAddress!,
+                                                                   capacity: room, end: end)
+                    offset += used
+                    made += generated
+                    if end && generated == 0 && offset >= read { break }
+                } while offset < read || end
+                position += read
+                if end { break }
+            }
+        }
+    }
+    return made
+}
+print("")
+print("Resampling 60 s of 44.1 kHz stereo to 48 kHz in blocks of 4096 frames, one thread, best of \(repeats)")
+print("")
+print("| converter | libsamplerate Mframes/s | polyphase Mframes/s | polyphase × realtime | speed-up | first construction (capture + check) |")
+print("|---|---:|---:|---:|---:|---:|")
+for (name, quality) in [("sinc fastest", ResamplerQuality.sincFastest), ("sinc medium", .sincMedium),
+                        ("sinc best", .sincBest)] {
+    let start = DispatchTime.now().uptimeNanoseconds
+    _ = try! Resampler(quality: quality, channels: 2, from: 44_100, to: 48_000)
+    let firstBuild = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6
+    var reference = 0, polyphase = 0
+    let plain = best {
+        reference = resample(try! Resampler(quality: quality, channels: 2, from: 44_100, to: 48_000, engine: .libsamplerate))
+    }
+    let bank = best {
+        let resampler = try! Resampler(quality: quality, channels: 2, from: 44_100, to: 48_000)
+        precondition(resampler.isPolyphase)
+        polyphase = resample(resampler)
+    }
+    precondition(reference == polyphase, "both make the same number of frames")
+    let mframes = Double(resampleFrames) / 1e6
+    print("| " + name + " | " + String(format: "%.1f", mframes / plain) + " | " + String(format: "%.1f", mframes / bank)
+          + " | " + String(format: "%.0f×", 60 / bank) + " | " + String(format: "**%.1f×**", plain / bank)
+          + " | " + String(format: "%.0f ms", firstBuild) + " |")
+}

@@ -1,4 +1,5 @@
 import CSamplerate
+import MedleyKernels
 
 /// libsamplerate's converters, as AVSampleRateConverterAudioQualityKey picks them.
 public enum ResamplerQuality: Sendable {
@@ -14,28 +15,88 @@ public enum ResamplerQuality: Sendable {
     }
 }
 
-/// A streaming sample-rate converter over interleaved float frames.
+/// How a `Resampler` computes its output.
+public enum ResamplerEngine: Sendable {
+    /// libsamplerate's sinc filter captured into a polyphase bank when the rate ratio is a small
+    /// fraction (44.1 ↔ 48 kHz and the like); plain `src_process` otherwise.
+    case automatic
+    /// Always `src_process` (the reference the polyphase path is checked against).
+    case libsamplerate
+}
+
+/// A streaming sample-rate converter over interleaved float frames. Either engine takes and
+/// makes the same number of frames per call as `src_process` would, and the same samples
+/// within float rounding.
 public final class Resampler {
-    private let state: OpaquePointer
     public let ratio: Double
     public let channels: Int
+    /// True when a captured polyphase bank does the filtering.
+    public var isPolyphase: Bool { stream != nil }
 
-    public init(quality: ResamplerQuality, channels: Int, from inputRate: Int, to outputRate: Int) throws {
-        var error: Int32 = 0
-        guard let state = src_new(quality.converter, Int32(channels), &error) else {
-            throw MediaError("cannot start the resampler: " + String(cString: src_strerror(error)))
+    private let state: OpaquePointer?
+    private let stream: PolyphaseStream?
+    private var schedule: SincSchedule?
+
+    /// libsamplerate's `quality` converter from `inputRate` to `outputRate` Hz for `channels`
+    /// interleaved channels; `engine` picks how it is computed.
+    public convenience init(quality: ResamplerQuality, channels: Int, from inputRate: Int, to outputRate: Int,
+                            engine: ResamplerEngine = .automatic) throws {
+        let ratio = Double(outputRate) / Double(inputRate)
+        if engine == .automatic, channels > 0,
+           let found = PolyphaseBanks.bank(quality: quality, from: inputRate, to: outputRate, channels: channels) {
+            self.init(bank: found.bank, table: found.table, channels: channels, ratio: ratio)
+        } else {
+            var error: Int32 = 0
+            guard let state = src_new(quality.converter, Int32(channels), &error) else {
+                throw MediaError("cannot start the resampler: " + String(cString: src_strerror(error)))
+            }
+            self.init(state: state, channels: channels, ratio: ratio)
         }
-        self.state = state
-        self.channels = channels
-        ratio = Double(outputRate) / Double(inputRate)
     }
 
-    deinit { src_delete(state) }
+    /// A polyphase resampler over a given bank (also how a freshly captured bank is checked).
+    init(bank: PolyphaseBank, table: SincSchedule.Table, channels: Int, ratio: Double) {
+        self.channels = channels
+        self.ratio = ratio
+        schedule = SincSchedule(table: table, channels: channels, ratio: ratio)
+        stream = PolyphaseStream(bank: bank, channels: channels)
+        state = nil
+    }
+
+    private init(state: OpaquePointer, channels: Int, ratio: Double) {
+        self.channels = channels
+        self.ratio = ratio
+        self.state = state
+        stream = nil
+        schedule = nil
+    }
+
+    deinit {
+        if let state { src_delete(state) }
+    }
 
     /// Converts as much of `input` as it can into `output`; returns (frames used, frames made).
     /// Pass `end: true` with the last block (and then with empty input until nothing is made).
     public func process(_ input: UnsafePointer<Float>, frames: Int, into output: UnsafeMutablePointer<Float>,
                         capacity: Int, end: Bool) throws -> (used: Int, generated: Int) {
+        if let stream {
+            // libsamplerate's own bookkeeping says what this call takes and makes; the bank makes
+            // it, taking the input in as room allows (a call may carry more than the stream holds).
+            let (used, made, finished) = try schedule!.process(frames: frames, capacity: capacity, end: end)
+            var taken = 0, rendered = 0
+            while taken < used || rendered < made {
+                let took = taken < used ? stream.append(input + taken * channels, frames: used - taken) : 0
+                taken += took
+                if taken == used && finished { stream.finish() }
+                let count = stream.render(into: output + rendered * channels, capacity: made - rendered)
+                rendered += count
+                if took == 0 && count == 0 {
+                    throw MediaError("resampling failed: the polyphase filter is short of input")
+                }
+            }
+            if finished { stream.finish() }
+            return (used, made)
+        }
         var data = SRC_DATA()
         data.data_in = input
         data.input_frames = frames
