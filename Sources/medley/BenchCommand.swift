@@ -4,7 +4,7 @@ import MedleyCore
 /// `medley bench`: Medley against its peers on the same files, in one run.
 enum BenchCommand {
     static let help = """
-        usage: medley bench [--quick] [--media DIR] [--out DIR] [--jobs N] [--repeats N]
+        usage: medley bench [--quick] [--media DIR] [--out DIR] [--jobs N] [--repeats N] [--only CASE,…]
 
         Times Medley against the tools it replaces on the same files with the same concurrency:
         sepia (vips recomb, ImageMagick), thumbnails (vipsthumbnail), Gaussian blur (vips gaussblur),
@@ -15,13 +15,14 @@ enum BenchCommand {
         ratio Medley ÷ peer. Peers that are not installed are listed as skipped.
           --quick       small media, 3 repeats: every case in well under two minutes
           --out DIR     where results.json, results.md and chart.svg go (default: medley-bench)
+          --only CASES  some of: sepia, thumbnails, blur, aac, resample, probe (comma-separated)
         Exit codes: 0 measured, 1 a command failed, 2 bad options.
         """
 
     static func main(_ arguments: [String]) throws -> Int32 {
         let parsed: ParsedArguments
         do {
-            parsed = try ParsedArguments(arguments, flags: ["--quick"], valued: ["--media", "--out", "--jobs", "--repeats"], help: help)
+            parsed = try ParsedArguments(arguments, flags: ["--quick"], valued: ["--media", "--out", "--jobs", "--repeats", "--only"], help: help)
         } catch let help as HelpRequested {
             printError(help.text)
             return 0
@@ -38,6 +39,13 @@ enum BenchCommand {
         if let jobs = parsed.value("--jobs") {
             guard let n = Int(jobs), n >= 1 else { throw UsageError("--jobs takes a whole number ≥ 1, not '\(jobs)'") }
             options.jobs = n
+        }
+        if let only = parsed.value("--only") {
+            let names: Set<String> = ["sepia", "thumbnails", "blur", "aac", "resample", "probe"]
+            options.only = Set(only.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) })
+            if let unknown = options.only.first(where: { !names.contains($0) }) {
+                throw UsageError("--only: unknown case '\(unknown)' (cases: \(names.sorted().joined(separator: ", ")))")
+            }
         }
         if let repeats = parsed.value("--repeats") {
             guard let n = Int(repeats), n >= 1 else { throw UsageError("--repeats takes a whole number ≥ 1, not '\(repeats)'") }

@@ -17,6 +17,8 @@ public struct BenchSuite {
         public var out: String
         /// The medley binary timed (this one, unless said).
         public var medley: String
+        /// Only these cases (all when empty).
+        public var only: Set<String> = []
         public init(out: String, medley: String) {
             self.out = out
             self.medley = medley
@@ -76,7 +78,7 @@ public struct BenchSuite {
         defer { try? FileManager.default.removeItem(atPath: work) }
         let media = try prepareMedia()
         var cases: [CaseResult] = []
-        for benchCase in makeCases(media) {
+        for benchCase in makeCases(media) where options.only.isEmpty || options.only.contains(benchCase.name) {
             log("bench: \(benchCase.name) — \(benchCase.description)")
             let medley = try measure("medley", benchCase.medley, prepare: benchCase.reset)
             var peers: [Measurement] = []
