@@ -478,6 +478,16 @@ public final class PipelineRunner: @unchecked Sendable {
         entry.properties = properties.values
         if let poster = state.job.poster {
             guard let stage = state.stage else { throw ItemFailure("the job has no image stage") }
+            // A poster is a PNG frame until the export says otherwise (`format: same`).
+            let format: ImageFormat
+            if case .image(let chosen) = export.format { format = chosen } else { format = .png }
+            let destination = try self.destination(export, state, file, ext: format.fileExtension) { properties[$0] }
+            entry.output = destination
+            if let skip = try skipReason(destination, export, file, state) {
+                entry.status = .skipped
+                entry.error = skip
+                return
+            }
             // The frame goes through the image path as a lossless temporary PNG.
             let frame = output.scratchPath(fileExtension: "png")
             defer { unlink(frame) }
@@ -487,14 +497,6 @@ public final class PipelineRunner: @unchecked Sendable {
                 throw ItemFailure("cannot take the poster frame: \(error.reason)")
             }
             let header = try stage.openHeader(frame)
-            let format = stage.outputFormat(for: header)
-            let destination = try self.destination(export, state, file, ext: format.fileExtension) { properties[$0] }
-            entry.output = destination
-            if let skip = try skipReason(destination, export, file, state) {
-                entry.status = .skipped
-                entry.error = skip
-                return
-            }
             entry.bytes = try output.write(to: destination, fileExtension: format.fileExtension) { temporary in
                 try stage.render(frame, header: header, format: format, to: temporary)
             }
