@@ -114,12 +114,15 @@ enum RunReport {
               FileManager.default.fileExists(atPath: output) else { return (nil, nil, nil, nil) }
         let id = item.record["persistentID"] as? String ?? ContentHash.hex(ContentHash.of(text: item.input))
         let outputKey = ContentHash.hex(ContentHash.of(text: output + "|" + fileStamp(output)))
-        if item.mediaType == "image" {
+        let outputExt = (output as NSString).pathExtension.lowercased()
+        if item.mediaType == "image" || imageExtensions.contains(outputExt) {
+            // Images: before and after. A movie's poster: the frame as exported (no "before" picture).
             let before = "thumbs/\(id)-in.jpg", after = "thumbs/\(outputKey)-out.jpg"
-            let madeBefore = thumbnail(item.input, to: folder + "/" + before, size: size)
+            let madeBefore = item.mediaType == "image" && thumbnail(item.input, to: folder + "/" + before, size: size)
             let madeAfter = thumbnail(output, to: folder + "/" + after, size: size)
             return (madeBefore ? before : nil, madeAfter ? after : nil, nil, nil)
         }
+        guard item.mediaType != "movie" else { return (nil, nil, nil, nil) }
         let name = "thumbs/\(outputKey)-wave.svg"
         guard let reader = try? AudioStage.open(output, format: (output as NSString).pathExtension.lowercased()),
               let wave = try? reader.waveform(columns: 480) else { return (nil, nil, nil, nil) }
@@ -132,6 +135,8 @@ enum RunReport {
         }
         return (nil, nil, name, meter)
     }
+
+    static let imageExtensions: Set<String> = ["jpg", "jpeg", "png", "webp", "tif", "tiff", "heic", "heif", "gif", "avif"]
 
     static func fileStamp(_ path: String) -> String {
         var info = stat()
@@ -228,8 +233,9 @@ enum RunReport {
     static func card(_ item: Item, folder: String) -> String {
         var html = "<article class=\"item \(escape(item.status))\" data-item=\"\(escape(item.item))\" data-status=\"\(escape(item.status))\">"
         html += "<h3 title=\"\(escape(item.input))\">\(escape(item.item))</h3><div class=\"pictures\">"
-        if item.mediaType == "image" {
-            for (label, picture) in [("before", item.before), ("after", item.after)] {
+        if item.mediaType == "image" || item.after != nil {
+            let pictures = item.mediaType == "image" ? [("before", item.before), ("after", item.after)] : [("poster", item.after)]
+            for (label, picture) in pictures {
                 if let picture {
                     html += "<figure><img loading=\"lazy\" src=\"\(escape(urlPath(picture)))\" alt=\"\(label)\"><figcaption>\(label)</figcaption></figure>"
                 } else {
