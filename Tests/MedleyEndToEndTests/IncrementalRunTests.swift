@@ -117,4 +117,27 @@ final class IncrementalRunTests: EndToEndCase {
         let manifest = try String(contentsOfFile: work + "/out/.medley/manifest-wide.jsonl", encoding: .utf8)
         XCTAssertTrue(manifest.contains("\"item\":\"portrait-exif6.jpg\",\"input\":\"\(input)/portrait-exif6.jpg\",\"status\":\"excluded\""), manifest)
     }
+
+    /// A movie's poster depends on the image settings: changing the filter redoes it, nothing else does.
+    func testMoviePostersFollowTheirFilterSettings() throws {
+        func write(intensity: Double) throws {
+            _ = try pipeline("""
+                version: 1
+                jobs:
+                  - name: posters
+                    ingest: { from: [\(Tool.fixtures)/movies/h264-aac.mp4] }
+                    poster: { at: 0.5 }
+                    filters: [ { CISepiaTone: { inputIntensity: \(intensity) } } ]
+                    export: { to: out, format: png }
+                """)
+        }
+        try write(intensity: 0.5)
+        XCTAssertEqual(try runAgain().status, 0)
+        XCTAssertEqual(try itemEvents().map(\.event), ["itemFinished"])
+        XCTAssertEqual(try runAgain().status, 0)
+        XCTAssertEqual(try itemEvents().map(\.event), ["itemSkipped"])
+        try write(intensity: 0.9)
+        XCTAssertEqual(try runAgain().status, 0)
+        XCTAssertEqual(try itemEvents().map(\.event), ["itemFinished"], "a changed filter redoes the poster")
+    }
 }

@@ -275,7 +275,7 @@ public final class PipelineRunner: @unchecked Sendable {
     /// changed, the content hash does.
     private func unchanged(_ row: StateRow, _ file: IngestedFile, _ state: JobState) -> String? {
         guard !options.force, row.status == "succeeded", let output = row.output else { return nil }
-        let settings = row.kind == "image" ? state.settingsHash.image : state.settingsHash.audio
+        let settings = Self.settingsHash(kind: row.kind, state)
         guard row.settingsHash == settings, row.size == file.size else { return nil }
         var info = stat()
         guard stat(output, &info) == 0, Int64(info.st_size) == row.outputSize else { return nil }
@@ -319,13 +319,31 @@ public final class PipelineRunner: @unchecked Sendable {
     private func remember(_ entry: ManifestRecord, _ file: IngestedFile, _ state: JobState) throws {
         guard let store = state.runState, let output = entry.output else { return }
         let row = StateRow(input: file.path, size: file.size, modifiedNanoseconds: Self.nanoseconds(file.modified),
-                           contentHash: entry.persistentID ?? "", kind: entry.mediaType == "image" ? "image" : "audio",
-                           settingsHash: entry.mediaType == "image" ? state.settingsHash.image : state.settingsHash.audio,
+                           contentHash: entry.persistentID ?? "", kind: Self.stateKind(entry.mediaType),
+                           settingsHash: Self.settingsHash(kind: Self.stateKind(entry.mediaType), state),
                            status: "succeeded", output: output, outputSize: entry.bytes, record: entry.json.rendered())
         do {
             try store.save(job: state.job.name, row)
         } catch {
             throw ItemFailure("\(error)")
+        }
+    }
+
+    /// Which settings shape an item's output: image, audio, or for a movie both (its poster goes
+    /// through the image settings, its re-encode through the transcode settings).
+    static func stateKind(_ mediaType: String?) -> String {
+        switch mediaType {
+        case "image": return "image"
+        case "movie": return "movie"
+        default: return "audio"
+        }
+    }
+
+    private static func settingsHash(kind: String, _ state: JobState) -> String {
+        switch kind {
+        case "image": return state.settingsHash.image
+        case "movie": return state.settingsHash.image + state.settingsHash.audio
+        default: return state.settingsHash.audio
         }
     }
 
