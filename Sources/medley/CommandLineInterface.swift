@@ -114,3 +114,20 @@ struct ParsedArguments {
 }
 
 struct HelpRequested: Error { let text: String }
+
+/// The one pipeline a subcommand names (with its `--set` overrides), after checking that `--only`
+/// names one of its jobs; nil once validation problems are printed (exit 2).
+func loadPipeline(_ parsed: ParsedArguments, help: String) throws -> Pipeline? {
+    guard parsed.positional.count == 1 else { throw UsageError("expected one pipeline file\n\n" + help) }
+    let pipeline: Pipeline
+    do {
+        pipeline = try PipelineReader.load(path: parsed.positional[0], overrides: parsed.values["--set"] ?? [])
+    } catch let failure as ValidationFailure {
+        printError(failure.description)
+        return nil
+    }
+    if let only = parsed.value("--only"), !pipeline.jobs.contains(where: { $0.name == only }) {
+        throw UsageError("--only \(only): no such job (jobs: \(pipeline.jobs.map(\.name).joined(separator: ", ")))")
+    }
+    return pipeline
+}

@@ -22,17 +22,7 @@ enum MergeCommand {
             printError(help.text)
             return 0
         }
-        guard parsed.positional.count == 1 else { throw UsageError("expected one pipeline file\n\n" + help) }
-        let pipeline: Pipeline
-        do {
-            pipeline = try PipelineReader.load(path: parsed.positional[0], overrides: parsed.values["--set"] ?? [])
-        } catch let failure as ValidationFailure {
-            printError(failure.description)
-            return 2
-        }
-        if let only = parsed.value("--only"), !pipeline.jobs.contains(where: { $0.name == only }) {
-            throw UsageError("--only \(only): no such job (jobs: \(pipeline.jobs.map(\.name).joined(separator: ", ")))")
-        }
+        guard let pipeline = try loadPipeline(parsed, help: help) else { return 2 }
         var complete = true
         for report in try ManifestMerge.merge(pipeline, onlyJob: parsed.value("--only")) {
             guard let manifest = report.manifest else {

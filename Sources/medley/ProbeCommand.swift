@@ -25,13 +25,12 @@ enum ProbeCommand {
         guard !parsed.positional.isEmpty else { throw UsageError("name at least one file\n\n" + help) }
         let paths = parsed.positional
         let metering = parsed.flags.contains("--meter")
-        let results = ProbeResults(count: paths.count)
-        DispatchQueue.concurrentPerform(iterations: paths.count) { index in
-            results.set(index, Result { try Probe.properties(ofFileAt: paths[index], metering: metering) })
+        let results = parallelMap(count: paths.count) { index in
+            Result { try Probe.properties(ofFileAt: paths[index], metering: metering) }
         }
         var failed = false
         var reports: [JSONValue] = []
-        for (path, result) in zip(paths, results.all) {
+        for (path, result) in zip(paths, results) {
             switch result {
             case .success(let properties):
                 if parsed.flags.contains("--json") {
@@ -47,23 +46,5 @@ enum ProbeCommand {
         }
         if parsed.flags.contains("--json") { print(JSONValue.array(reports).rendered(pretty: true)) }
         return failed ? 1 : 0
-    }
-}
-
-/// Results filled in by parallel workers, read once all are done.
-private final class ProbeResults: @unchecked Sendable {
-    // @unchecked: each slot is written by one worker; `lock` orders the writes against the read.
-    private var slots: [Result<[(name: String, value: TemplateValue)], Error>?]
-    private let lock = NSLock()
-    init(count: Int) { slots = Array(repeating: nil, count: count) }
-    func set(_ index: Int, _ result: Result<[(name: String, value: TemplateValue)], Error>) {
-        lock.lock()
-        slots[index] = result
-        lock.unlock()
-    }
-    var all: [Result<[(name: String, value: TemplateValue)], Error>] {
-        lock.lock()
-        defer { lock.unlock() }
-        return slots.map { $0 ?? .failure(ItemFailure("not probed")) }
     }
 }

@@ -109,7 +109,7 @@ enum Playlist {
 
 extension Playlist {
     /// Writes the playlist of a job from its manifest lines: every item with an output, in
-    /// the stage's order, atomically (temporary file beside it, then rename).
+    /// the stage's order, atomically.
     static func write(_ stage: PlaylistStage, manifestLines: [String]) throws -> Int {
         var entries: [PlaylistEntry] = []
         var inputs: [String] = []
@@ -135,16 +135,8 @@ extension Playlist {
         let text = render(entries, order: stage.order, seed: seed, dedupe: stage.dedupe, playlistPath: stage.to)
         let folder = (stage.to as NSString).deletingLastPathComponent
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        let temporary = folder + "/.\((stage.to as NSString).lastPathComponent).\(getpid()).tmp"
-        do {
-            try Data(text.utf8).write(to: URL(fileURLWithPath: temporary))
-            guard rename(temporary, stage.to) == 0 else {
-                throw ItemFailure("cannot write the playlist \(stage.to): \(String(cString: strerror(errno)))")
-            }
-        } catch {
-            unlink(temporary)
-            throw error
-        }
+        // Foundation's atomic write: a temporary file beside it, renamed into place, removed on failure.
+        try Data(text.utf8).write(to: URL(fileURLWithPath: stage.to), options: .atomic)
         return entries.count
     }
 }

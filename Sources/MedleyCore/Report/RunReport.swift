@@ -69,12 +69,10 @@ enum RunReport {
         }
         items.sort { Array($0.item.utf8).lexicographicallyPrecedes(Array($1.item.utf8)) }
         try Vips.start()
-        let pictures = Pictures(count: items.count)
-        DispatchQueue.concurrentPerform(iterations: items.count) { index in
-            pictures.set(index, makePictures(for: items[index], folder: folder, size: stage.thumbnailSize))
+        let pictures = parallelMap(count: items.count) { index in
+            makePictures(for: items[index], folder: folder, size: stage.thumbnailSize)
         }
-        for index in items.indices {
-            let made = pictures.get(index)
+        for (index, made) in pictures.enumerated() {
             items[index].before = made.before
             items[index].after = made.after
             items[index].waveform = made.waveform
@@ -82,34 +80,16 @@ enum RunReport {
         }
         let html = page(job: job, items: items, summary: summary, folder: folder)
         let destination = folder + "/index.html"
-        let temporary = folder + "/.index.html.\(getpid()).tmp"
-        do {
-            try Data(html.utf8).write(to: URL(fileURLWithPath: temporary))
-            guard rename(temporary, destination) == 0 else {
-                throw ItemFailure("cannot write \(destination): \(String(cString: strerror(errno)))")
-            }
-        } catch {
-            unlink(temporary)
-            throw error
-        }
+        try Data(html.utf8).write(to: URL(fileURLWithPath: destination), options: .atomic)
         return destination
     }
 
-    /// Pictures made in parallel, one slot per item.
-    final class Pictures: @unchecked Sendable {
-        // @unchecked: each slot is written once by one worker, under `lock`.
-        typealias Made = (before: String?, after: String?, waveform: String?, meter: (peak: [Double], average: [Double])?)
-        private var slots: [Made]
-        private let lock = NSLock()
-        init(count: Int) { slots = Array(repeating: (nil, nil, nil, nil), count: count) }
-        func set(_ index: Int, _ made: Made) { lock.lock(); slots[index] = made; lock.unlock() }
-        func get(_ index: Int) -> Made { lock.lock(); defer { lock.unlock() }; return slots[index] }
-    }
+    typealias Made = (before: String?, after: String?, waveform: String?, meter: (peak: [Double], average: [Double])?)
 
     /// Thumbnails of an image's input and output, or the waveform of an audio item's output.
     /// Files are named by what they show (content hash of the input, size and time of the
     /// output), so a report of an unchanged re-run reuses them.
-    static func makePictures(for item: Item, folder: String, size: Int) -> Pictures.Made {
+    static func makePictures(for item: Item, folder: String, size: Int) -> Made {
         guard item.status == "succeeded" || item.status == "skipped", let output = item.output,
               FileManager.default.fileExists(atPath: output) else { return (nil, nil, nil, nil) }
         let id = item.record["persistentID"] as? String ?? ContentHash.hex(ContentHash.of(text: item.input))

@@ -294,6 +294,12 @@ public final class PipelineRunner: @unchecked Sendable {
     /// `where` thus leaves out what it now excludes without redoing what it still selects.
     private func stillSelected(_ row: StateRow, _ state: JobState) -> Bool {
         let job = state.job
+        // The common case needs no look at the record: no where, and media types that take every
+        // item of the row's kind.
+        if job.where == nil {
+            let kinds = row.kind == "audio" ? ["music", "podcast", "audioBook"] : [row.kind]
+            if kinds.allSatisfy({ kind in job.ingest.media.contains { $0.selects(mediaType: kind) } }) { return true }
+        }
         guard let record = try? JSONSerialization.jsonObject(with: Data(row.record.utf8)) as? [String: Any] else { return false }
         let mediaType = record["mediaType"] as? String ?? ""
         guard job.ingest.media.contains(where: { $0.selects(mediaType: mediaType) }) else { return false }

@@ -82,18 +82,7 @@ public enum ManifestMerge {
         let merged = lines.sorted { Array($0.item.utf8).lexicographicallyPrecedes(Array($1.item.utf8)) }
             .map(\.line).joined(separator: "\n") + "\n"
         let destination = folder + "/manifest-" + ManifestWriter.fileSafe(job.name) + ".jsonl"
-        try FileManager.default.createDirectory(atPath: folder + "/tmp", withIntermediateDirectories: true)
-        let temporary = folder + "/tmp/\(getpid())-merge.jsonl"
-        do {
-            try Data(merged.utf8).write(to: URL(fileURLWithPath: temporary))
-            guard rename(temporary, destination) == 0 else {
-                throw RunError.cannotWrite(path: destination, reason: String(cString: strerror(errno)))
-            }
-        } catch {
-            unlink(temporary)
-            throw error
-        }
-        rmdir(folder + "/tmp")
+        try Data(merged.utf8).write(to: URL(fileURLWithPath: destination), options: .atomic)
         report.manifest = destination
         if let playlist = job.playlist {
             report.playlistItems = try Playlist.write(playlist, manifestLines: lines.map(\.line))
