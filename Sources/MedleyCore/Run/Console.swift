@@ -41,13 +41,11 @@ final class Console: @unchecked Sendable {
     }
 
     /// One item's outcome as a plain line (not on a terminal, where the progress line shows it).
-    func itemLine(_ text: String, failure: Bool) {
-        let text = text.replacingOccurrences(of: "\n", with: "\\n")
-        if failure {
-            say(paint(text, code: "31"))
-        } else if !quiet && !interactive {
-            say(text)
-        }
+    /// The text is built only when it is shown (`--quiet` and terminals skip success lines).
+    func itemLine(_ text: @autoclosure () -> String, failure: Bool) {
+        guard failure || (!quiet && !interactive) else { return }
+        let line = text().replacingOccurrences(of: "\n", with: "\\n")
+        say(failure ? paint(line, code: "31") : line)
     }
 
     /// Redraws the progress line, at most ten times a second.
