@@ -14,6 +14,7 @@ enum RunCommand {
                               also taken from JOB_COMPLETION_INDEX (Kubernetes) or SLURM_ARRAY_TASK_ID with
                               SLURM_ARRAY_TASK_COUNT (Slurm), whose indexes count from 0
           --events FILE       write JSON lines: jobStarted, itemStarted, itemFinished, itemSkipped, itemFailed, jobFinished
+                              (FILE '-' is standard output; each line is written as its event happens)
           --quiet             hide progress and the success summary (errors and failures still show)
           --set JOB.KEY=VALUE change one value of a job, e.g. --set sepia-photos.export.quality=90
         Exit codes: 0 all items succeeded, 1 some items failed, 2 invalid pipeline or options, 3 internal error.

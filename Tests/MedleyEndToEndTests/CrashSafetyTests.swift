@@ -5,9 +5,9 @@ import XCTest
 /// SIGKILL at random moments (SPEC §9–10): every restart continues, and the finished export has
 /// every output exactly once, each decodable, no temporary files, and a manifest of every item.
 final class CrashSafetyTests: EndToEndCase {
-    static let items = 300
+    static let items = 400
 
-    /// 300 distinct small JPEGs: one 48×32 image made by vips, each copy with its own bytes after
+    /// 400 distinct small JPEGs: one 48×32 image made by vips, each copy with its own bytes after
     /// the end-of-image marker (decoders ignore them), so every item has its own content hash.
     func makeInputs() throws -> [String] {
         let input = work + "/in"
@@ -37,23 +37,26 @@ final class CrashSafetyTests: EndToEndCase {
                 filters: [ { CISepiaTone: { inputIntensity: 0.7 } }, { CIGaussianBlur: { inputRadius: 2 } } ]
                 export: { to: out, format: png, name: "{relpath}/{stem}.png" }
             """)
-        var generator = SplitMix64(seed: 2026)  // seeded: the same kill moments on every run
+        // Each trial is killed at a point of its own progress — after the k-th item started or
+        // finished (k = 1…5, seeded), or as soon as the job starts — never after a time: the run
+        // can get at most one pipe page of events (a few items) past that point, so however fast
+        // the machine, every trial dies with most of the 400 items still to do.
+        var generator = SplitMix64(seed: 2026)
         var killedMidRun = 0
-        for _ in 0..<20 {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: Tool.medley)
-            process.arguments = ["run", path, "--quiet", "--jobs", "2"]
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            try process.run()
-            usleep(useconds_t(20_000 + generator.next() % 600_000))  // 20–620 ms
-            if process.isRunning {
-                kill(process.processIdentifier, SIGKILL)
+        for trial in 0..<20 {
+            let run = try EventedRun(["run", path, "--quiet", "--jobs", "2"])
+            let k = Int(generator.next() % 5) + 1
+            let event = ["itemFinished", "itemStarted", "jobStarted"][trial % 3]
+            let reached = run.read(untilThe: event == "jobStarted" ? 1 : k, event)
+            XCTAssertTrue(reached, "trial \(trial): the run ended before its \(k)-th \(event): \(run.stderr)")
+            if run.process.isRunning {
+                kill(run.process.processIdentifier, SIGKILL)
                 killedMidRun += 1
             }
-            process.waitUntilExit()
+            _ = run.finish()
+            XCTAssertEqual(run.process.terminationReason, .uncaughtSignal, "trial \(trial) was killed, not finished")
         }
-        XCTAssertGreaterThan(killedMidRun, 10, "most trials must kill a run in progress")
+        XCTAssertEqual(killedMidRun, 20, "every trial kills a run in progress")
 
         let final = try Tool.medley(["run", path, "--quiet", "--events", work + "/events.jsonl"])
         XCTAssertEqual(final.status, 0, final.stderr)
@@ -92,23 +95,23 @@ extension CrashSafetyTests {
                 filters: [ { CIGaussianBlur: { inputRadius: 4 } } ]
                 export: { to: out, format: png, name: "{relpath}/{stem}.png" }
             """)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: Tool.medley)
-        process.arguments = ["run", path, "--jobs", "2"]
-        let errors = Pipe()
-        process.standardError = errors
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        usleep(400_000)
-        process.terminate()
-        let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        XCTAssertEqual(process.terminationStatus, 1, stderr)
+        // SIGTERM once 20 items have finished; then the test reads no event until Medley says it
+        // is stopping, so the run cannot race ahead (it blocks on a full events pipe) whatever the
+        // machine's speed.
+        let run = try EventedRun(["run", path, "--jobs", "2"])
+        XCTAssertTrue(run.read(untilThe: 20, "itemFinished"), run.stderr)
+        run.process.terminate()
+        XCTAssertTrue(run.waitForStderr(containing: "medley: stopping after the items in flight"), run.stderr)
+        let stderr = run.finish()
+        XCTAssertEqual(run.process.terminationReason, .exit)
+        XCTAssertEqual(run.process.terminationStatus, 1, stderr)
         XCTAssertTrue(stderr.contains("medley: interrupted after"), stderr)
+        XCTAssertEqual(run.count("jobFinished"), 1, "the job ends with its summary event")
         let manifest = try String(contentsOfFile: work + "/out/.medley/manifest-stop.jsonl", encoding: .utf8)
         let done = manifest.split(separator: "\n").count
-        XCTAssertGreaterThan(done, 0)
-        XCTAssertLessThan(done, names.count, "stopped before the end")
+        XCTAssertGreaterThanOrEqual(done, 20, "the 20 items seen finished are in the manifest")
+        XCTAssertLessThan(done, names.count / 2, "stopped near where it was asked to, far from the end")
+        XCTAssertEqual(done, run.count("itemFinished"), "the manifest lists exactly the items reported finished")
         XCTAssertEqual(Tool.files(under: work + "/out").count, done, "every finished item has its output, nothing more")
         XCTAssertFalse(FileManager.default.fileExists(atPath: work + "/out/.medley/tmp"), "no temporary files")
 

@@ -3,7 +3,7 @@ import XCTest
 
 /// A generated corpus of ≥ 200 malformed files (fixtures/make-hostile-corpus.sh): no crash, no
 /// hang, every file accounted for, every cut file and lying header reported, every good file
-/// converted, and the pixel bomb refused from its header in well under 100 ms.
+/// converted, and the pixel bomb refused from its header without decoding a pixel.
 final class HostileInputTests: EndToEndCase {
     func testMalformedCorpusIsReportedItemByItem() throws {
         let corpus = work + "/corpus"
@@ -20,16 +20,12 @@ final class HostileInputTests: EndToEndCase {
                 transcode: { AVFormatIDKey: kAudioFormatFLAC }
                 export: { to: out, format: png, name: "{relpath}/{stem}.{ext}" }
             """)
-        // Bounded: a hang would stop the process here rather than the test suite.
         let process = Process()
         process.executableURL = URL(fileURLWithPath: Tool.medley)
         process.arguments = ["run", path, "--quiet", "--events", work + "/events.jsonl"]
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()
-        let deadline = Date().addingTimeInterval(300)
-        while process.isRunning && Date() < deadline { usleep(50_000) }
-        if process.isRunning { process.terminate() }
         process.waitUntilExit()
         XCTAssertEqual(process.terminationReason, .exit, "no crash")
         XCTAssertEqual(process.terminationStatus, 1, "some items failed, none stopped the run")
@@ -56,12 +52,14 @@ final class HostileInputTests: EndToEndCase {
         let succeeded = records.filter { $0["status"] as? String == "succeeded" }.count
         XCTAssertEqual(Tool.files(under: work + "/out").count, succeeded)
 
-        // The bomb: refused from its header; itemFailed says how long the item took.
+        // The bomb: refused by the header check (only it says "not decoded" and names the claimed
+        // size; a decode that started would fail with the decoder's own words instead).
         let bomb = try String(contentsOfFile: work + "/events.jsonl", encoding: .utf8).split(separator: "\n")
             .compactMap { try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
             .first { $0["event"] as? String == "itemFailed" && ($0["input"] as? String ?? "").hasSuffix("bomb-100000x100000.png") }
-        XCTAssertTrue((bomb?["error"] as? String ?? "").contains("pixels"), "\(bomb ?? [:])")
-        XCTAssertLessThan(bomb?["ms"] as? Double ?? 1e9, 100, "rejected in under 100 ms")
+        let reason = bomb?["error"] as? String ?? ""
+        XCTAssertTrue(reason.contains("100000 × 100000 pixels") && reason.contains("limits.maxPixels") && reason.contains("not decoded"),
+                      "\(bomb ?? [:])")
     }
 
     /// A write that fails half-way (the file-size limit stands in for a full disk: the encoder sees

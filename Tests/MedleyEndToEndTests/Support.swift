@@ -146,3 +146,106 @@ class EndToEndCase: XCTestCase {
         return path
     }
 }
+
+/// A `medley run` whose events (`--events -`) the test reads as they happen, through a pipe of
+/// one page. Medley writes each event before going on, so when the test stops reading, the run
+/// can get at most a page of events ahead of it: the test stops or kills it at a chosen point of
+/// its progress, whatever the machine's speed or load.
+final class EventedRun {
+    let process = Process()
+    private let events = Pipe()
+    private let errors = Pipe()
+    private var buffer = Data()
+    private(set) var lines: [[String: Any]] = []
+    /// Standard error, read in the background so it can never block the run; `errorsChanged`
+    /// is signalled whenever more arrives or the stream ends.
+    private let errorText = Locked("")
+    private let errorsEnded = Locked(false)
+    private let errorsChanged = NSCondition()
+
+    init(_ arguments: [String]) throws {
+        process.executableURL = URL(fileURLWithPath: Tool.medley)
+        process.arguments = arguments + ["--events", "-"]
+        process.standardOutput = events
+        process.standardError = errors
+        // F_SETPIPE_SZ (Linux): the smallest pipe the kernel allows, one page.
+        let pageSize = fcntl(events.fileHandleForWriting.fileDescriptor, 1031, 4096)
+        guard pageSize > 0, pageSize <= 4096 else { throw NSError(domain: "F_SETPIPE_SZ", code: Int(errno)) }
+        try process.run()
+        let reader = errors.fileHandleForReading, text = errorText, ended = errorsEnded, changed = errorsChanged
+        DispatchQueue.global().async {
+            while true {
+                let chunk = reader.availableData
+                changed.lock()
+                if chunk.isEmpty { ended.mutate { $0 = true } } else { text.mutate { $0 += String(decoding: chunk, as: UTF8.self) } }
+                changed.broadcast()
+                changed.unlock()
+                if chunk.isEmpty { return }
+            }
+        }
+    }
+
+    /// Waits (without reading events) until standard error contains `text`; false if it ended first.
+    @discardableResult
+    func waitForStderr(containing text: String) -> Bool {
+        errorsChanged.lock()
+        defer { errorsChanged.unlock() }
+        while !errorText.value.contains(text) {
+            if errorsEnded.value { return false }
+            errorsChanged.wait()
+        }
+        return true
+    }
+
+    /// Reads events until `until` holds for one of them (true), or the stream ends (false).
+    @discardableResult
+    func read(until: ([String: Any]) -> Bool) -> Bool {
+        while true {
+            while let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
+                let line = buffer[buffer.startIndex..<newline]
+                buffer = Data(buffer[buffer.index(after: newline)...])
+                guard let event = try? JSONSerialization.jsonObject(with: line) as? [String: Any] else { continue }
+                lines.append(event)
+                if until(event) { return true }
+            }
+            let chunk = events.fileHandleForReading.availableData
+            if chunk.isEmpty { return false }
+            buffer.append(chunk)
+        }
+    }
+
+    /// Reads until the `count`-th event named `name` of this run; false if the run ended first.
+    @discardableResult
+    func read(untilThe count: Int, _ name: String) -> Bool {
+        var seen = lines.filter { $0["event"] as? String == name }.count
+        if seen >= count { return true }
+        return read { event in
+            if event["event"] as? String == name { seen += 1 }
+            return seen >= count
+        }
+    }
+
+    /// Reads every remaining event and waits for the process; returns its standard error.
+    func finish() -> String {
+        read { _ in false }
+        process.waitUntilExit()
+        errorsChanged.lock()
+        while !errorsEnded.value { errorsChanged.wait() }
+        errorsChanged.unlock()
+        return errorText.value
+    }
+
+    /// What the run has written to standard error so far.
+    var stderr: String { errorText.value }
+
+    func count(_ name: String) -> Int { lines.filter { $0["event"] as? String == name }.count }
+}
+
+/// A value shared between threads.
+final class Locked<Value>: @unchecked Sendable {
+    private var stored: Value
+    private let lock = NSLock()
+    init(_ value: Value) { stored = value }
+    var value: Value { lock.lock(); defer { lock.unlock() }; return stored }
+    func mutate(_ change: (inout Value) -> Void) { lock.lock(); change(&stored); lock.unlock() }
+}

@@ -66,30 +66,44 @@ public struct JobCounts: Sendable, Equatable {
     public init() {}
 }
 
-/// Appends events to a JSON-lines file, one complete line per write.
+/// Appends events to a JSON-lines file (or standard output for `-`), one complete line per
+/// write, so a reader following the file or pipe sees each event as it happens.
 final class EventLog: @unchecked Sendable {
-    // @unchecked: writes are serialised by `lock`.
+    // @unchecked: writes and `failure` are serialised by `lock`.
     private let handle: FileHandle
+    private let path: String
     private let lock = NSLock()
+    /// Set by the first failed write (a full disk, a closed pipe); no event is written after it.
+    private var failure: String?
 
     init(path: String) throws {
-        guard FileManager.default.createFile(atPath: path, contents: nil) else {
+        self.path = path
+        if path == "-" {
+            handle = FileHandle.standardOutput
+            return
+        }
+        // open(2) rather than FileManager.createFile: that replaces the path atomically, which
+        // would swap a named pipe a reader is waiting on for a plain file.
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else {
             throw RunError.cannotWrite(path: path, reason: String(cString: strerror(errno)))
         }
-        guard let handle = FileHandle(forWritingAtPath: path) else {
-            throw RunError.cannotWrite(path: path, reason: "cannot open for writing")
-        }
-        self.handle = handle
+        handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
     }
 
     func write(_ event: RunEvent) {
-        let line = event.json.rendered() + "\n"
+        let line = Data((event.json.rendered() + "\n").utf8)
         lock.lock()
-        handle.write(Data(line.utf8))
-        lock.unlock()
+        defer { lock.unlock() }
+        guard failure == nil else { return }
+        do {
+            try handle.write(contentsOf: line)
+        } catch {
+            let reason = (error as NSError).localizedDescription
+            failure = reason
+            fputs("medley: cannot write events to \(path == "-" ? "standard output" : path): \(reason); no more events are written\n", stderr)
+        }
     }
-
-    deinit { try? handle.close() }
 }
 
 /// Problems with the run as a whole (not with one item).
