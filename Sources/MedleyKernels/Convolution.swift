@@ -191,7 +191,9 @@ public struct DetailKernel: RegionKernel {
 
 /// A Gaussian approximated by three box blurs in a row (central limit theorem), each a running
 /// sum: the cost per pixel does not grow with the radius. Box widths follow Kovesi's
-/// "Fast almost-Gaussian filtering" (2010), which matches the Gaussian's variance exactly.
+/// "Fast almost-Gaussian filtering" (2010): the variance closest to the Gaussian's that odd box
+/// widths allow (σ within ~4 %, e.g. 7.83 for 8). On smooth content the result is within 0.002 of
+/// the exact Gaussian; at a hard edge the step response differs by up to ~1.5 % of the step.
 public struct BoxCascade: Sendable {
     /// Radii of the three boxes (a box of radius r averages 2r + 1 samples).
     public let radii: [Int]

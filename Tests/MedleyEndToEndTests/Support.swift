@@ -2,8 +2,8 @@ import Foundation
 import XCTest
 
 /// Runs programs and finds files for the end-to-end tests. Expected values in these tests come
-/// from ImageMagick (`convert`, `identify`), exiftool and the formulas written in the tests,
-/// never from Medley's own code.
+/// from ImageMagick (`convert`, `identify`), the vips command line, exiftool and the formulas
+/// written in the tests, never from Medley's own code.
 enum Tool {
     static let packageRoot: String = {
         var url = URL(fileURLWithPath: #filePath)
@@ -76,6 +76,44 @@ enum Tool {
         let samples = depth == 8 ? bytes.map(Int.init)
             : stride(from: 0, to: bytes.count - 1, by: 2).map { Int(bytes[$0]) | Int(bytes[$0 + 1]) << 8 }
         return (parts[0], parts[1], samples)
+    }
+
+    /// Runs the vips command line; a failure throws with vips' own message.
+    static func vips(_ arguments: [String]) throws {
+        let result = try run("vips", arguments)
+        guard result.status == 0 else {
+            throw NSError(domain: "vips", code: Int(result.status),
+                          userInfo: [NSLocalizedDescriptionKey: "vips \(arguments.joined(separator: " ")): \(result.stderr)"])
+        }
+    }
+
+    /// One header field from `vipsheader -f`, enumerations lowercased without their C prefix:
+    /// "3" for bands, "ushort" for `((VipsBandFormat) VIPS_FORMAT_USHORT)`, "srgb" for
+    /// `((VipsInterpretation) VIPS_INTERPRETATION_sRGB)`.
+    static func vipsHeader(_ path: String, _ field: String) throws -> String {
+        let text = try run("vipsheader", ["-f", field, path]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard text.hasPrefix("(("), let name = text.split(separator: " ").last else { return text }
+        let constant = name.trimmingCharacters(in: CharacterSet(charactersIn: ")"))
+        return constant.split(separator: "_", maxSplits: 2).last.map { $0.lowercased() } ?? constant
+    }
+
+    /// An image as libvips reads it, every sample cast to float (no rounding), for references made
+    /// with the vips command line. `scratch` is a folder for the intermediate files.
+    static func vipsFloats(_ path: String, scratch: String) throws -> (width: Int, height: Int, bands: Int, samples: [Float]) {
+        let size = try ["width", "height", "bands"].map { Int(try vipsHeader(path, $0)) ?? 0 }
+        let cast = scratch + "/floats-\(UUID().uuidString).v", raw = cast + ".raw"
+        try vips(["cast", path, cast, "float"])
+        try vips(["rawsave", cast, raw])  // native byte order, interleaved
+        let data = try Data(contentsOf: URL(fileURLWithPath: raw))
+        try? FileManager.default.removeItem(atPath: cast)
+        try? FileManager.default.removeItem(atPath: raw)
+        let samples = data.withUnsafeBytes { bytes in
+            (0..<bytes.count / 4).map { bytes.loadUnaligned(fromByteOffset: $0 * 4, as: Float.self) }
+        }
+        guard samples.count == size[0] * size[1] * size[2] else {
+            throw NSError(domain: "vips", code: 1, userInfo: [NSLocalizedDescriptionKey: "\(path): \(samples.count) samples"])
+        }
+        return (size[0], size[1], size[2], samples)
     }
 
     /// One exiftool tag as text (`-n`: numbers, not descriptions); nil if absent.

@@ -210,7 +210,7 @@ final class ChannelMixerTests: XCTestCase {
     func testSpecialisedMixesMatchTheFormulasOverManyFrames() {
         let frames = 1003
         let h: Float = 0.70710677
-        var generator = SystemRandomNumberGenerator()
+        var generator = SplitMix64(seed: 20_260_112)  // seeded: the same frames on every run and machine
         let six = (0..<frames * 6).map { _ in Float.random(in: -1...1, using: &generator) }
         var stereo = [Float](repeating: .nan, count: frames * 2)
         ChannelMixer.standard(from: 6, to: 2).mix(six, frames: frames, into: &stereo)
@@ -234,5 +234,19 @@ final class ChannelMixerTests: XCTestCase {
             XCTAssertEqual(front[2 * f], quad[4 * f])
             XCTAssertEqual(front[2 * f + 1], quad[4 * f + 1])
         }
+    }
+}
+
+/// SplitMix64 (Steele, Lea & Flood 2014), a seeded generator so that test inputs are the same on
+/// every run; MedleyCore has its own, which this module does not import.
+struct SplitMix64: RandomNumberGenerator {
+    private var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
     }
 }

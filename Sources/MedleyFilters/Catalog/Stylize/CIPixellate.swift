@@ -8,7 +8,8 @@ enum Pixellate: FilterDefinition {
         categories: [Category.stylize] + Category.common,
         summary: "Makes an image blocky by mapping the image to colored squares whose color is defined by the replaced pixels.",
         reference: "cells of inputScale pixels anchored at inputCenter (Core Image coordinates: origin bottom-left); "
-            + "each cell = mean of its pixels in linear light",
+            + "each cell = mean of its pixels in linear light, edges extended (a cell crossing the border counts copies "
+            + "of the edge pixels)",
         parameters: [
             .inputImage,
             ParameterAttributes(
