@@ -242,16 +242,31 @@ final class IngestEnumeratorTests: XCTestCase {
     }
 
     func testUnreadableFolderIsReportedAndTheRestContinues() throws {
-        // root ignores permission bits, so chmod 000 cannot make a folder unreadable for it; the vanished-folder
-        // test above covers the same error path for root.
-        try XCTSkipIf(geteuid() == 0, "running as root: chmod 000 does not block reads")
         try tree.file("a.jpg")
         try tree.file("locked/x.jpg")
         try tree.file("z.jpg")
+        XCTAssertEqual(chmod(tree.root, 0o755), 0)
         XCTAssertEqual(chmod(tree.path("locked"), 0), 0)
-        let run = IngestRun(IngestSource(roots: [tree.root]))
+        let run = try withUnprivilegedFileAccess { IngestRun(IngestSource(roots: [tree.root])) }
         XCTAssertEqual(run.relativePaths, ["a.jpg", "z.jpg"])
         XCTAssertEqual(run.errors, [.unreadable(path: tree.path("locked"), reason: "Permission denied")])
+    }
+
+    /// Runs `body` as an unprivileged user would touch files: root reads through `chmod 000`, so as
+    /// root this thread's filesystem uid becomes 65534 (nobody) meanwhile. Linux's setfsuid acts
+    /// on the calling thread only, and going from uid 0 to another drops CAP_DAC_OVERRIDE and
+    /// CAP_DAC_READ_SEARCH until it is set back. (glibc's setfsuid is not in Swift's Glibc module,
+    /// hence dlsym.) BadInputTests runs the binary as nobody for the same case end to end.
+    private func withUnprivilegedFileAccess<T>(_ body: () throws -> T) throws -> T {
+        guard geteuid() == 0 else { return try body() }
+        typealias SetFilesystemUID = @convention(c) (UInt32) -> Int32
+        let symbol = try XCTUnwrap(dlsym(UnsafeMutableRawPointer(bitPattern: 0), "setfsuid"), "glibc's setfsuid")
+        let setfsuid = unsafeBitCast(symbol, to: SetFilesystemUID.self)
+        _ = setfsuid(65534)
+        defer { _ = setfsuid(0) }
+        // setfsuid returns the previous uid, changed or not; an invalid uid changes nothing and reads it.
+        XCTAssertEqual(setfsuid(UInt32.max), 65534, "the filesystem uid did not change")
+        return try body()
     }
 
     // MARK: - Several roots

@@ -32,6 +32,23 @@ final class AudioRunTests: EndToEndCase {
         return fields
     }
 
+    /// Frames (samples per channel) the file holds according to soxi, from its header (sox reads
+    /// PCM in WAV/AIFF/CAF, FLAC, µ-law and A-law).
+    func soxiFrames(_ path: String) throws -> Int {
+        let result = try Tool.run("soxi", ["-s", path])
+        return try XCTUnwrap(Int(result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)), "\(path): \(result.stderr)")
+    }
+
+    /// Frames ffmpeg decodes from the file (32-bit floats: bytes ÷ 4 ÷ channels). FFmpeg's decoders
+    /// drop what the container marks as encoder priming and padding.
+    func decodedFrames(_ path: String) throws -> Int {
+        let channels = try XCTUnwrap(Int(try probe(path)["channels"] ?? ""), path)
+        let result = try Tool.run("ffmpeg", ["-v", "error", "-i", path, "-f", "f32le", "-acodec", "pcm_f32le", "-"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        XCTAssertEqual(result.data.count % (4 * channels), 0, path)
+        return result.data.count / (4 * channels)
+    }
+
     /// Samples of channel 0 as 32-bit floats, decoded by sox.
     func samples(_ path: String) throws -> [Float] {
         let result = try Tool.run("sox", [path, "-t", "f32", "-e", "floating-point", "-"])
@@ -108,30 +125,53 @@ final class AudioRunTests: EndToEndCase {
         XCTAssertEqual(finished["duration"] as? Double ?? 0, 0.5, accuracy: 0.001)
     }
 
+    /// Every lossless format, once at the source rate and once resampled, keeps every frame: the
+    /// count is exact. Unresampled, it is the source's (soxi). Resampled 48 → 44.1 kHz, it is not
+    /// quite 24000 × 44100 / 48000 = 22050: libsamplerate ends its output within a frame of that,
+    /// on a side that depends on the converter and the channel count (its mono sinc-fastest path
+    /// makes 22049 of these 24000 frames, its stereo one 22050). So the expected count is what
+    /// libsamplerate's own example program makes with the same converter on the same single
+    /// channel: `sndfile-resample -c 2` (sinc fastest, which AVAudioQuality.medium picks, SPEC §8)
+    /// on sox's mono mix of the source (Medley mixes down before it resamples).
     func testEveryAvailableFormatIsWhatFfprobeReads() throws {
-        let cases: [(String, String, [String: String])] = [
-            ("AVFormatIDKey: kAudioFormatLinearPCM", "{stem}.caf", ["codec_name": "pcm_s16be", "format_name": "caf"]),
-            ("AVFormatIDKey: kAudioFormatLinearPCM, AVLinearPCMBitDepthKey: 24", "{stem}.wav", ["codec_name": "pcm_s24le", "format_name": "wav"]),
-            ("AVFormatIDKey: lpcm, AVLinearPCMIsBigEndianKey: true", "{stem}.aif", ["codec_name": "pcm_s16be", "format_name": "aiff"]),
-            ("AVFormatIDKey: kAudioFormatFLAC, AVLinearPCMBitDepthKey: 24", "{stem}.flac", ["codec_name": "flac", "format_name": "flac"]),
-            ("AVFormatIDKey: kAudioFormatAppleLossless", "{stem}.caf", ["codec_name": "alac", "format_name": "caf"]),
-            ("AVFormatIDKey: kAudioFormatULaw", "{stem}.wav", ["codec_name": "pcm_mulaw"]),
-            ("AVFormatIDKey: kAudioFormatALaw", "{stem}.caf", ["codec_name": "pcm_alaw"]),
+        // (settings, export name, ffprobe's facts, whether sox reads it: not ALAC)
+        let cases: [(String, String, [String: String], Bool)] = [
+            ("AVFormatIDKey: kAudioFormatLinearPCM", "{stem}.caf", ["codec_name": "pcm_s16be", "format_name": "caf"], true),
+            ("AVFormatIDKey: kAudioFormatLinearPCM, AVLinearPCMBitDepthKey: 24", "{stem}.wav", ["codec_name": "pcm_s24le", "format_name": "wav"], true),
+            ("AVFormatIDKey: lpcm, AVLinearPCMIsBigEndianKey: true", "{stem}.aif", ["codec_name": "pcm_s16be", "format_name": "aiff"], true),
+            ("AVFormatIDKey: kAudioFormatFLAC, AVLinearPCMBitDepthKey: 24", "{stem}.flac", ["codec_name": "flac", "format_name": "flac"], true),
+            ("AVFormatIDKey: kAudioFormatAppleLossless", "{stem}.caf", ["codec_name": "alac", "format_name": "caf"], false),
+            ("AVFormatIDKey: kAudioFormatULaw", "{stem}.wav", ["codec_name": "pcm_mulaw"], true),
+            ("AVFormatIDKey: kAudioFormatALaw", "{stem}.caf", ["codec_name": "pcm_alaw"], true),
         ]
-        let source = Double(try probe(audio + "/sweep-48000-stereo.aif")["duration"] ?? "0") ?? 0
-        XCTAssertGreaterThan(source, 0.1)
-        for (settings, name, expected) in cases {
-            try? FileManager.default.removeItem(atPath: work + "/out")
-            let result = try transcode(audio + "/sweep-48000-stereo.aif",
-                                       settings + ", AVSampleRateKey: 44100, AVNumberOfChannelsKey: 1", name: name)
-            XCTAssertEqual(result.status, 0, "\(settings): \(result.stderr)")
-            let output = work + "/out/sweep-48000-stereo." + (name as NSString).pathExtension
-            let info = try probe(output)
-            for (key, value) in expected { XCTAssertEqual(info[key], value, "\(settings) \(key)") }
-            XCTAssertEqual(info["sample_rate"], "44100", settings)
-            XCTAssertEqual(info["channels"], "1", settings)
-            // The sweep keeps its duration within one codec frame (ALAC frames: 4096 samples).
-            XCTAssertEqual(Double(info["duration"] ?? "0") ?? 0, source, accuracy: 4096.0 / 44100, settings)
+        let sweep = audio + "/sweep-48000-stereo.aif"
+        XCTAssertEqual(try probe(sweep)["sample_rate"], "48000")
+        let sourceFrames = try soxiFrames(sweep)
+        XCTAssertGreaterThan(sourceFrames, 4800)
+        let mono = work + "/mono.wav", resampled = work + "/resampled.wav"
+        XCTAssertEqual(try Tool.run("sox", [sweep, "-c", "1", mono]).status, 0)
+        let reference = try Tool.run("sndfile-resample", ["-to", "44100", "-c", "2", mono, resampled])
+        XCTAssertEqual(reference.status, 0, reference.stdout + reference.stderr)
+        let resampledFrames = try soxiFrames(resampled)
+        XCTAssertEqual(Double(resampledFrames), Double(sourceFrames) * 44100 / 48000, accuracy: 1, "within a frame of the ideal count")
+        let rates: [(settings: String, rate: String, frames: Int)] = [
+            ("", "48000", sourceFrames),
+            (", AVSampleRateKey: 44100, AVSampleRateConverterAudioQualityKey: AVAudioQuality.medium", "44100", resampledFrames),
+        ]
+        for (format, name, expected, soxReads) in cases {
+            for (rateSettings, rate, frames) in rates {
+                let settings = format + rateSettings + ", AVNumberOfChannelsKey: 1"
+                try? FileManager.default.removeItem(atPath: work + "/out")
+                let result = try transcode(sweep, settings, name: name)
+                XCTAssertEqual(result.status, 0, "\(settings): \(result.stderr)")
+                let output = work + "/out/sweep-48000-stereo." + (name as NSString).pathExtension
+                let info = try probe(output)
+                for (key, value) in expected { XCTAssertEqual(info[key], value, "\(settings) \(key)") }
+                XCTAssertEqual(info["sample_rate"], rate, settings)
+                XCTAssertEqual(info["channels"], "1", settings)
+                XCTAssertEqual(try decodedFrames(output), frames, "\(settings): frames ffmpeg decodes")
+                if soxReads { XCTAssertEqual(try soxiFrames(output), frames, "\(settings): frames soxi reads") }
+            }
         }
     }
 
@@ -205,9 +245,18 @@ final class AudioRunTests: EndToEndCase {
         let input = work + "/music.flac"
         XCTAssertEqual(try Tool.run("sox", ["-n", "-r", "44100", "-c", "2", "-b", "16", input, "synth", "10",
                                             "pinknoise", "gain", "-6"]).status, 0)
-        let source = Double(try probe(input)["duration"] ?? "0") ?? 0
-        XCTAssertEqual(source, 10, accuracy: 0.01)
-        for (settings, name, expected, bitRate) in cases {
+        let source = try soxiFrames(input)
+        XCTAssertEqual(source, 441_000)
+        // Frames each output decodes to: ALAC is lossless at the source rate, so exactly the
+        // source's. The lossy codecs are within one codec frame of the source's count (at 48 kHz:
+        // 441000 × 48000 / 44100 = 480000): their containers record the encoder's priming and
+        // padding, which decoders drop, to the packet (AAC 1024, Opus 960, MP3 1152, IMA4 64
+        // frames a packet).
+        let at48k = source * 48000 / 44100
+        let frames: [(expected: Int, within: Int)] = [(source, 1024), (at48k, 1024), (source, 0), (at48k, 960),
+                                                      (source, 1152), (source, 64)]
+        XCTAssertEqual(frames.count, cases.count)
+        for ((settings, name, expected, bitRate), count) in zip(cases, frames) {
             try? FileManager.default.removeItem(atPath: work + "/out")
             let result = try transcode(input, settings, name: name)
             XCTAssertEqual(result.status, 0, "\(settings): \(result.stderr)")
@@ -217,9 +266,12 @@ final class AudioRunTests: EndToEndCase {
             }
             let info = try probe(output)
             for (key, value) in expected { XCTAssertEqual(info[key], value, "\(settings) \(key)") }
-            // Encoder delay and padding are recorded in the container: the duration is the input's
-            // within one codec frame (AAC 1024, Opus 960 at 48 kHz, MP3 1152, ALAC 4096 samples).
-            XCTAssertEqual(Double(info["duration"] ?? "0") ?? 0, source, accuracy: 4096.0 / 44100, settings)
+            let decoded = try decodedFrames(output)
+            if count.within == 0 {
+                XCTAssertEqual(decoded, count.expected, "\(settings): lossless, every frame")
+            } else {
+                XCTAssertLessThan(abs(decoded - count.expected), count.within, "\(settings): \(decoded) frames decoded")
+            }
             if let bitRate {
                 let measured = try Tool.run("ffprobe", ["-v", "error", "-show_entries", "format=bit_rate", "-of", "csv=p=0", output])
                 let rate = Double(measured.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0

@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import Foundation
 import XCTest
 
@@ -101,5 +104,52 @@ final class BadInputTests: EndToEndCase {
         XCTAssertEqual(result.status, 0, result.stderr)
         XCTAssertFalse(FileManager.default.fileExists(atPath: out))
         XCTAssertTrue(result.stderr.contains("7 skipped"), result.stderr)
+    }
+
+    /// A folder the user running Medley may not read fails as one ingest error naming it, and the
+    /// files beside it are still exported (IngestEnumeratorTests checks the enumerator alone, but
+    /// only when not root). Root reads through `chmod 000`, so as root the binary runs as `nobody`
+    /// (uid and gid 65534, no supplementary groups) through util-linux's setpriv, in a scratch
+    /// folder under /tmp that it may enter and write; the binary is copied there too, so the
+    /// build folder's own permissions do not matter.
+    func testUnreadableFolderFailsAloneAndTheRestIsExported() throws {
+        let scratch = "/tmp/medley-unreadable-\(UUID().uuidString)"
+        let input = scratch + "/in", locked = input + "/locked"
+        try FileManager.default.createDirectory(atPath: locked, withIntermediateDirectories: true)
+        defer {
+            chmod(locked, 0o755)
+            try? FileManager.default.removeItem(atPath: scratch)
+        }
+        for (name, into) in [("a.png", input), ("x.png", locked), ("z.png", input)] {
+            try FileManager.default.copyItem(atPath: Tool.fixtures + "/images/gray.png", toPath: into + "/" + name)
+        }
+        let path = scratch + "/pipeline.yaml"
+        try """
+            version: 1
+            jobs:
+              - name: copy
+                ingest: { from: [\(input)], media: [image] }
+                export: { to: \(scratch)/out, format: png, name: "{relpath}/{stem}.png" }
+            """.write(toFile: path, atomically: true, encoding: .utf8)
+        var command = [Tool.medley, "run", path, "--quiet"]
+        if geteuid() == 0 {
+            let medley = scratch + "/medley"
+            try FileManager.default.copyItem(atPath: Tool.medley, toPath: medley)
+            for entry in [scratch, input, medley] { XCTAssertEqual(chmod(entry, 0o755), 0, entry) }
+            XCTAssertEqual(chown(scratch, 65534, 65534), 0, "the unprivileged user must write the export root")
+            command = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--", medley, "run", path, "--quiet"]
+        }
+        XCTAssertEqual(chmod(locked, 0), 0)
+        // The checks below would prove nothing if the user running Medley could still list the folder.
+        let peek = geteuid() == 0
+            ? try Tool.run("setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", "--", "ls", locked])
+            : try Tool.run("ls", [locked])
+        XCTAssertNotEqual(peek.status, 0, "the folder is still readable")
+        let result = try Tool.run(command[0], Array(command.dropFirst()), environment: ["HOME": scratch, "TMPDIR": scratch])
+        XCTAssertEqual(result.status, 1, "one item failed: exit 1\n\(result.stderr)")
+        let failures = result.stderr.split(separator: "\n").filter { $0.contains("✗") }
+        XCTAssertEqual(failures, ["  ✗ (ingest): Could not read \"\(locked)\": Permission denied."], result.stderr)
+        XCTAssertTrue(result.stderr.contains("copy: 2 succeeded, 1 failed, 0 skipped"), result.stderr)
+        XCTAssertEqual(Tool.files(under: scratch + "/out"), ["a.png", "z.png"])
     }
 }

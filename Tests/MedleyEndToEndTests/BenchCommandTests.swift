@@ -4,9 +4,56 @@ import XCTest
 import FoundationXML
 #endif
 
-/// `medley bench --quick`: every case runs against the installed peers, and what it writes parses.
+/// `medley bench --quick`: every case runs against its peers, and what it writes parses. Every
+/// peer whose programs scripts/setup.sh installs is measured — all eight of them, which
+/// testSetupInstallsEveryPeer checks against setup.sh's package list.
 /// (The numbers themselves are never asserted: a slow machine is not a failure.)
 final class BenchCommandTests: EndToEndCase {
+    /// Each case's peers, in order, with the programs they run and the Debian package each
+    /// program comes from.
+    static let peers: [(benchCase: String, tool: String, programs: [String])] = [
+        ("sepia", "vips recomb", ["parallel", "vips"]),
+        ("sepia", "ImageMagick", ["parallel", "convert"]),
+        ("thumbnails", "vipsthumbnail", ["parallel", "vipsthumbnail"]),
+        ("blur", "vips gaussblur", ["vips"]),
+        ("aac", "ffmpeg", ["parallel", "ffmpeg"]),
+        ("resample", "sndfile-resample", ["parallel", "sndfile-resample"]),
+        ("resample", "SoX", ["parallel", "sox"]),
+        ("probe", "exiftool", ["exiftool"]),
+    ]
+    static let packages = [
+        "parallel": "parallel", "vips": "libvips-tools", "vipsthumbnail": "libvips-tools", "convert": "imagemagick",
+        "ffmpeg": "ffmpeg", "sndfile-resample": "samplerate-programs", "sox": "sox", "exiftool": "libimage-exiftool-perl",
+    ]
+
+    /// The Debian packages in scripts/setup.sh's PACKAGES list.
+    func setupPackages() throws -> Set<String> {
+        let script = try String(contentsOfFile: Tool.packageRoot + "/scripts/setup.sh", encoding: .utf8)
+        let list = try XCTUnwrap(script.components(separatedBy: "PACKAGES=(").dropFirst().first?.components(separatedBy: "\n)").first,
+                                 "setup.sh has a PACKAGES=( … ) list")
+        let words = list.split(separator: "\n").flatMap { line in
+            (line.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first ?? "").split(separator: " ").map(String.init)
+        }
+        return Set(words)
+    }
+
+    func onPath(_ program: String) -> Bool {
+        (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":")
+            .contains { FileManager.default.isExecutableFile(atPath: "\($0)/\(program)") }
+    }
+
+    func testSetupInstallsEveryPeer() throws {
+        let installed = try setupPackages()
+        XCTAssertTrue(installed.contains("time"), "GNU time measures every command")
+        for peer in Self.peers {
+            for program in peer.programs {
+                let package = try XCTUnwrap(Self.packages[program], program)
+                XCTAssertTrue(installed.contains(package), "\(peer.tool): setup.sh must install \(package) for \(program)")
+                XCTAssertTrue(onPath(program), "\(peer.tool): \(program) is not on PATH; run scripts/setup.sh")
+            }
+        }
+    }
+
     func testQuickBenchRunsEveryCaseAndWritesParsableResults() throws {
         let out = work + "/bench"
         let result = try Tool.medley(["bench", "--quick", "--out", out])
@@ -17,23 +64,34 @@ final class BenchCommandTests: EndToEndCase {
         XCTAssertEqual(cases.compactMap { $0["name"] as? String }, ["sepia", "thumbnails", "blur", "aac", "resample", "probe"])
         let repeats = try XCTUnwrap(json["repeats"] as? Int)
         XCTAssertEqual(repeats, 3)
+        let installed = try setupPackages()
+        // A peer whose programs setup.sh installs must be measured; any other is measured exactly
+        // when its programs are on PATH (none today: testSetupInstallsEveryPeer).
+        func measurable(_ programs: [String]) -> Bool {
+            programs.allSatisfy { Self.packages[$0].map(installed.contains) ?? false } || programs.allSatisfy(onPath)
+        }
         var measuredPeers = 0
         for benchCase in cases {
+            let name = benchCase["name"] as? String ?? "?"
             let medley = try XCTUnwrap(benchCase["medley"] as? [String: Any])
             let seconds = try XCTUnwrap(medley["seconds"] as? [Double])
             XCTAssertEqual(seconds.count, repeats)
             XCTAssertTrue(seconds.allSatisfy { $0 >= 0 })
             XCTAssertGreaterThan(medley["peakMiB"] as? Double ?? 0, 1, "peak memory measured")
-            for peer in try XCTUnwrap(benchCase["peers"] as? [[String: Any]]) {
-                if let skipped = peer["skipped"] as? String {
-                    XCTAssertTrue(skipped.contains("not installed"), skipped)
+            let peers = try XCTUnwrap(benchCase["peers"] as? [[String: Any]])
+            let expected = Self.peers.filter { $0.benchCase == name }
+            XCTAssertEqual(peers.map { $0["tool"] as? String ?? "?" }, expected.map(\.tool), name)
+            for (peer, wanted) in zip(peers, expected) {
+                if !measurable(wanted.programs), let missing = wanted.programs.first(where: { !onPath($0) }) {
+                    XCTAssertEqual(peer["skipped"] as? String, "\(missing) is not installed", "\(name): \(wanted.tool)")
                 } else {
-                    XCTAssertEqual((peer["seconds"] as? [Double])?.count, repeats, "\(peer)")
+                    XCTAssertNil(peer["skipped"], "\(name): \(wanted.tool)")
+                    XCTAssertEqual((peer["seconds"] as? [Double])?.count, repeats, "\(name): \(wanted.tool)")
                     measuredPeers += 1
                 }
             }
         }
-        XCTAssertGreaterThanOrEqual(measuredPeers, 7, "setup.sh installs every peer")
+        XCTAssertEqual(measuredPeers, Self.peers.filter { measurable($0.programs) }.count)
 
         // The table on stdout and in results.md: one row per tool, a ratio per measured peer.
         let table = try String(contentsOfFile: out + "/results.md", encoding: .utf8)

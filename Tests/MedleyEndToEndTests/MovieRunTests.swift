@@ -47,6 +47,13 @@ final class MovieRunTests: EndToEndCase {
         }
     }
 
+    /// A poster through CISepiaTone, checked pixel by pixel: the frame `ffmpeg -ss T -i clip
+    /// -frames:v 1` gives at 50 % of ffprobe's duration (rotation applied, as players do), toned
+    /// here with the SPEC's sepia in linear light (`Reference.sepia`). PNG keeps the pixels as
+    /// written; the bound is one 8-bit step, the rounding of the formula's result plus the
+    /// kernel's float arithmetic (the same bound as SepiaRunTests). Then a typeLow re-encode of
+    /// the same clips: both are stored 320×240, inside typeLow's "at most 640×360" (360×640 for
+    /// the portrait one), which never enlarges, so 320×240 stays, with the display matrix.
     func testPosterThroughFiltersAndAVideoQualityReencode() throws {
         let path = try pipeline("""
             version: 1
@@ -55,7 +62,7 @@ final class MovieRunTests: EndToEndCase {
                 ingest: { from: [\(movies)/h264-aac.mp4, \(movies)/rotated-90.mp4] }
                 poster: { at: "50%" }
                 filters: [ { CISepiaTone: { inputIntensity: 0.8 } } ]
-                export: { to: stills, format: jpeg, name: "{stem}-{width}x{height}.jpg" }
+                export: { to: stills, format: png, name: "{stem}-{width}x{height}.png" }
               - name: small
                 ingest: { from: [\(movies)/h264-aac.mp4, \(movies)/rotated-90.mp4] }
                 transcode: { videoQuality: typeLow }
@@ -63,25 +70,43 @@ final class MovieRunTests: EndToEndCase {
             """)
         let result = try Tool.medley(["run", path, "--quiet"])
         XCTAssertEqual(result.status, 0, result.stderr)
+        // ffprobe's display-matrix angle, counter-clockwise: -90 shows the picture turned 90° clockwise.
+        let rotations = ["h264-aac": nil, "rotated-90": "-90"]
         for clip in ["h264-aac", "rotated-90"] {
-            // Sizes as ffprobe displays them: the rotated clip is portrait.
-            let stream = try ffprobe(movies + "/\(clip).mp4", "stream=width,height:stream_side_data=rotation")
-            var (w, h) = (Int(stream["width"] ?? "") ?? 0, Int(stream["height"] ?? "") ?? 0)
-            if let rotation = Int(stream["rotation"] ?? "0"), abs(rotation) % 180 == 90 { (w, h) = (h, w) }
-            let still = work + "/stills/\(clip)-\(w)x\(h).jpg"
-            XCTAssertTrue(FileManager.default.fileExists(atPath: still), "\(still) in \(Tool.files(under: work + "/stills"))")
+            let source = movies + "/\(clip).mp4"
+            let stream = try ffprobe(source, "stream=width,height:stream_side_data=rotation")
+            XCTAssertEqual([stream["width"], stream["height"]], ["320", "240"], "\(clip): the fixture as stored")
+            XCTAssertEqual(stream["rotation"], rotations[clip]!, "\(clip): the fixture's display matrix")
+            // Sizes as displayed: the rotated clip is portrait.
+            let (w, h) = stream["rotation"] == nil ? (320, 240) : (240, 320)
+            let still = work + "/stills/\(clip)-\(w)x\(h).png"
+            XCTAssertEqual(Tool.files(under: work + "/stills").filter { $0.hasPrefix(clip + "-") }, ["\(clip)-\(w)x\(h).png"])
+
+            let duration = try XCTUnwrap(Double(try ffprobe(source, "format=duration")["duration"] ?? ""), clip)
+            let frame = try Tool.run("ffmpeg", ["-v", "error", "-ss", String(duration * 0.5), "-i", source, "-frames:v", "1",
+                                                "-f", "rawvideo", "-pix_fmt", "rgb24", "-"])
+            XCTAssertEqual(frame.status, 0, frame.stderr)
+            let reference = [UInt8](frame.data)
+            let poster = try Tool.pixels(still)
+            XCTAssertEqual([poster.width, poster.height], [w, h], clip)
+            XCTAssertEqual(reference.count, w * h * 3, clip)
+            XCTAssertEqual(poster.samples.count, reference.count, clip)
+            var worst = 0.0
+            for p in stride(from: 0, to: min(reference.count, poster.samples.count), by: 3) {
+                let expected = Reference.sepia(reference[p..<p + 3].map(Int.init), intensity: 0.8)
+                for c in 0..<3 { worst = max(worst, abs(Double(poster.samples[p + c]) - expected[c])) }
+            }
+            XCTAssertLessThanOrEqual(worst, 1.0, "\(clip): largest difference from the toned ffmpeg frame, in 8-bit steps")
 
             let small = work + "/small/\(clip).mp4"
-            let video = try ffprobe(small, "stream=codec_name,width,height")
-            XCTAssertEqual(video["codec_name"], "h264")
-            XCTAssertLessThanOrEqual(Int(video["width"] ?? "") ?? 9999, 640)
-            XCTAssertLessThanOrEqual(Int(video["height"] ?? "") ?? 9999, 640)
+            let video = try ffprobe(small, "stream=codec_name,width,height:stream_side_data=rotation")
+            XCTAssertEqual(video["codec_name"], "h264", clip)
+            XCTAssertEqual([video["width"], video["height"]], ["320", "240"], "\(clip): typeLow never enlarges")
+            XCTAssertEqual(video["rotation"], rotations[clip]!, "\(clip): the display matrix is kept exactly")
             let audio = try Tool.run("ffprobe", ["-v", "error", "-select_streams", "a", "-show_entries", "stream=codec_name", "-of", "csv=p=0", small])
-            XCTAssertEqual(audio.stdout.trimmingCharacters(in: .whitespacesAndNewlines), "aac")
+            XCTAssertEqual(audio.stdout.trimmingCharacters(in: .whitespacesAndNewlines), "aac", clip)
         }
         let tags = try ffprobe(work + "/small/rotated-90.mp4", "format_tags=title")
         XCTAssertEqual(tags["TAG:title"], "Sideways", "tags carried over")
-        let rotation = try ffprobe(work + "/small/rotated-90.mp4", "stream_side_data=rotation")
-        XCTAssertNotNil(rotation["rotation"], "rotation kept")
     }
 }
