@@ -51,6 +51,7 @@ public final class RunState: @unchecked Sendable {
     private var db: OpaquePointer?
     private let lock = NSLock()
     private var upsert: OpaquePointer?
+    private var lookup: OpaquePointer?
     public let path: String
 
     public init(path: String) throws {
@@ -85,34 +86,40 @@ public final class RunState: @unchecked Sendable {
 
     deinit {
         sqlite3_finalize(upsert)
+        sqlite3_finalize(lookup)
         sqlite3_close(db)
     }
 
-    /// Every row of `job`, by input path.
-    public func rows(job: String) throws -> [String: StateRow] {
+    /// The row of (`job`, `input`), or nil. One indexed look-up per item, so a run over millions of
+    /// inputs never holds the whole state in memory.
+    public func row(job: String, input: String) throws -> StateRow? {
         lock.lock()
         defer { lock.unlock() }
-        let statement = try prepare("""
-            SELECT input, size, mtime_ns, content_hash, kind, settings_hash, status, output, output_size, record
-            FROM items WHERE job = ?1
-            """)
-        defer { sqlite3_finalize(statement) }
-        bind(statement, 1, job)
-        var rows: [String: StateRow] = [:]
-        while true {
-            let step = sqlite3_step(statement)
-            if step == SQLITE_DONE { break }
-            guard step == SQLITE_ROW else { throw StateError("cannot read the run state \(path): \(message)") }
-            let row = StateRow(
-                input: text(statement, 0) ?? "", size: sqlite3_column_int64(statement, 1),
-                modifiedNanoseconds: sqlite3_column_int64(statement, 2), contentHash: text(statement, 3) ?? "",
-                kind: text(statement, 4) ?? "", settingsHash: text(statement, 5) ?? "", status: text(statement, 6) ?? "",
-                output: text(statement, 7),
-                outputSize: sqlite3_column_type(statement, 8) == SQLITE_NULL ? nil : sqlite3_column_int64(statement, 8),
-                record: text(statement, 9) ?? "{}")
-            rows[row.input] = row
+        if lookup == nil {
+            lookup = try prepare("""
+                SELECT input, size, mtime_ns, content_hash, kind, settings_hash, status, output, output_size, record
+                FROM items WHERE job = ?1 AND input = ?2
+                """)
         }
-        return rows
+        guard let statement = lookup else { throw StateError("the run state is closed") }
+        sqlite3_reset(statement)
+        sqlite3_clear_bindings(statement)
+        bind(statement, 1, job)
+        bind(statement, 2, input)
+        let step = sqlite3_step(statement)
+        if step == SQLITE_DONE { return nil }
+        guard step == SQLITE_ROW else { throw StateError("cannot read the run state \(path): \(message)") }
+        let row = StateRow(
+            input: text(statement, 0) ?? "", size: sqlite3_column_int64(statement, 1),
+            modifiedNanoseconds: sqlite3_column_int64(statement, 2), contentHash: text(statement, 3) ?? "",
+            kind: text(statement, 4) ?? "", settingsHash: text(statement, 5) ?? "", status: text(statement, 6) ?? "",
+            output: text(statement, 7),
+            outputSize: sqlite3_column_type(statement, 8) == SQLITE_NULL ? nil : sqlite3_column_int64(statement, 8),
+            record: text(statement, 9) ?? "{}")
+        // Done with the row: reset now, so the statement holds no read transaction open (which would
+        // keep checkpoints from shortening the WAL while the run goes on writing).
+        sqlite3_reset(statement)
+        return row
     }
 
     /// Inserts or replaces the row of (`job`, `row.input`), committed before it returns.

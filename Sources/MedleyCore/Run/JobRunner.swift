@@ -78,13 +78,15 @@ public final class PipelineRunner: @unchecked Sendable {
         let audio: AudioStage?
         let output: AtomicOutput?
         let manifest: ManifestWriter?
-        /// The run state of the export root, and what it said about each input when the job began.
+        /// The run state of the export root: `runState` records (nil in a dry run), `lookup` answers
+        /// what the last run did with an input, one indexed query per item.
         var runState: RunState?
-        var previous: [String: StateRow] = [:]
+        var lookup: RunState?
         var settingsHash = (image: "", audio: "")
         var counts = JobCounts()
+        /// The first `failuresListed` failures, for the summary (the manifest has every one).
         var failures: [(String, String)] = []
-        var claimed: [String: String] = [:]  // output path → input path
+        var claims = OutputClaims()
         let started = Date()
         var expected: Int?
         init(job: Job, stage: ImageStage?, audio: AudioStage?, output: AtomicOutput?, manifest: ManifestWriter?) {
@@ -190,7 +192,7 @@ public final class PipelineRunner: @unchecked Sendable {
         let started = Date()
         var announced = false
         var entry = ManifestRecord(job: job.name, item: file.relativePath, input: file.path, status: .failed)
-        if let row = state.previous[file.path], let reason = unchanged(row, file, state), stillSelected(row, state) {
+        if let row = previousRow(file, state), let reason = unchanged(row, file, state), stillSelected(row, state) {
             return record(state, unchanged: row, file: file, reason: reason)
         }
         do {
@@ -261,13 +263,24 @@ public final class PipelineRunner: @unchecked Sendable {
         if options.dryRun && !FileManager.default.fileExists(atPath: path) { return }
         do {
             let store = try RunState(path: path)
-            state.previous = try store.rows(job: state.job.name)
+            state.lookup = store
             state.runState = options.dryRun ? nil : store
         } catch let error as StateError {
             throw RunError.cannotWrite(path: path, reason: error.description)
         }
         state.settingsHash = (ContentHash.hex(ContentHash.of(text: state.job.settings.image)),
                               ContentHash.hex(ContentHash.of(text: state.job.settings.audio)))
+    }
+
+    /// How many failures the summary lists by name; a run over a million broken files must not
+    /// hold a million reasons in memory (the manifest has them all).
+    static let failuresListed = 1000
+
+    /// What the last run recorded for this input, or nil (none, or the run state cannot be read:
+    /// then the item is simply done again).
+    private func previousRow(_ file: IngestedFile, _ state: JobState) -> StateRow? {
+        guard let lookup = state.lookup else { return nil }
+        return try? lookup.row(job: state.job.name, input: file.path)
     }
 
     /// Why an item needs no work (its input, the settings for its kind and its output are as the
@@ -472,11 +485,11 @@ public final class PipelineRunner: @unchecked Sendable {
         }
         let destination = export.to + "/" + relative
         lock.lock()
-        let owner = state.claimed[destination]
-        if owner == nil { state.claimed[destination] = file.path }
+        let taken = state.claims.isClaimed(destination)
+        if !taken { _ = state.claims.claim(destination, for: file.path) }
         lock.unlock()
         // Tracks of one album share a cover: the first item writes it, the others find it claimed.
-        guard owner == nil else { return }
+        guard !taken else { return }
         _ = try output.write(to: destination, fileExtension: artwork.fileExtension) { temporary in
             guard FileManager.default.createFile(atPath: temporary, contents: Data(artwork.data)) else {
                 throw ItemFailure("cannot write the cover art: \(String(cString: strerror(errno)))")
@@ -622,10 +635,9 @@ public final class PipelineRunner: @unchecked Sendable {
     private func claim(_ destination: String, for input: String, _ state: JobState) throws {
         lock.lock()
         defer { lock.unlock() }
-        if let other = state.claimed[destination] {
+        if let other = state.claims.claim(destination, for: input) {
             throw ItemFailure("its output \(destination) is also the output of \(other); make export.name unique, e.g. with {relpath} or {ext}")
         }
-        state.claimed[destination] = input
     }
 
     // MARK: outcomes
@@ -688,7 +700,7 @@ public final class PipelineRunner: @unchecked Sendable {
         let input = entry.input
         update(state) { $0.failed += 1 }
         lock.lock()
-        state.failures.append((input, reason))
+        if state.failures.count < Self.failuresListed { state.failures.append((input, reason)) }
         lock.unlock()
         state.manifest?.append(entry)
         emit(.itemFailed(job: state.job.name, input: input, error: reason, milliseconds: milliseconds))
@@ -737,6 +749,9 @@ public final class PipelineRunner: @unchecked Sendable {
         console.say(console.paint("\(state.job.name): \(c.failed) failed:", code: "31"))
         for (input, reason) in state.failures.sorted(by: { $0.0 < $1.0 }) {
             console.say("  ✗ \(input.isEmpty ? "(ingest)" : input): \(reason)")
+        }
+        if c.failed > state.failures.count, let to = state.job.export?.to {
+            console.say("  … and \(c.failed - state.failures.count) more: every failure is in \(to)/.medley/ (the job's manifest)")
         }
     }
 }
