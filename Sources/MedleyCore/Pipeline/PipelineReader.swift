@@ -30,7 +30,8 @@ public enum PipelineReader {
         do {
             root = try YAMLReader.parse(text)
         } catch let error as YAMLSyntaxError {
-            throw ValidationFailure(diagnostics: [Diagnostic(file: file, mark: error.mark, message: error.message)])
+            throw ValidationFailure(diagnostics: [Diagnostic(file: file, mark: error.mark, message: error.message,
+                                                             suggestion: error.suggestion)])
         }
         let sink = DiagnosticSink(file: file)
         for assignment in overrides {
@@ -331,6 +332,11 @@ struct SchemaReader {
                        suggestion: "write '- CISepiaTone: { inputIntensity: 0.8 }'")
             return nil
         }
+        if steps.count > ImageGraph.maximumSteps {
+            sink.error(steps[ImageGraph.maximumSteps], "'filters' has \(steps.count) filters, more than the \(ImageGraph.maximumSteps) a chain may have",
+                       suggestion: "split the work into several jobs, one exporting into the next one's ingest folder")
+            return nil
+        }
         var nodes: [ImageGraph.Node] = []
         var previous = ImageGraph.inputName
         var ok = true
@@ -367,6 +373,11 @@ struct SchemaReader {
     func graph(_ node: YAMLNode) -> ImageGraph? {
         guard case .mapping(let pairs, _) = node, !pairs.isEmpty else {
             sink.error(node, "'graph' must map node names to filters, found \(node.kindDescription)")
+            return nil
+        }
+        if pairs.count > ImageGraph.maximumSteps {
+            sink.error(pairs[ImageGraph.maximumSteps].key, "'graph' has \(pairs.count) nodes, more than the \(ImageGraph.maximumSteps) a graph may have",
+                       suggestion: "split the work into several jobs, one exporting into the next one's ingest folder")
             return nil
         }
         let names = pairs.compactMap(\.key.scalarText)
@@ -411,24 +422,48 @@ struct SchemaReader {
         return ImageGraph(nodes: nodes, output: output)
     }
 
+    /// Reports the first cycle, and a graph whose recipe would have more than
+    /// `ImageGraph.maximumSteps` steps (each node counted once per use: `size` of a node is one plus
+    /// the sizes of the nodes feeding it). Depth-first with an explicit stack: no recursion over
+    /// user-written structure.
     func checkAcyclic(_ graph: ImageGraph) -> Bool {
         let byName = Dictionary(graph.nodes.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
-        var state: [String: Int] = [:]  // 1 visiting, 2 done
-        func visit(_ name: String, path: [String]) -> Bool {
-            guard let node = byName[name] else { return true }
-            if state[name] == 2 { return true }
-            if state[name] == 1 {
-                let cycle = (path.drop { $0 != name } + [name]).joined(separator: " → ")
-                sink.error(at: node.mark, "the graph has a cycle: \(cycle)",
-                           suggestion: "feed one of these nodes from 'input' or another node")
-                return false
+        var size: [String: Int] = [:]  // done, with its size (capped just above the limit)
+        var visiting = Set<String>()
+        for start in graph.nodes where size[start.name] == nil {
+            // (node, index of the next input to look at)
+            var stack: [(node: ImageGraph.Node, next: Int)] = [(start, 0)]
+            visiting.insert(start.name)
+            while let (node, next) = stack.last {
+                if next < node.imageInputs.count {
+                    stack[stack.count - 1].next += 1
+                    let source = node.imageInputs[next].source
+                    guard let child = byName[source], size[source] == nil else { continue }
+                    if visiting.contains(source) {
+                        let path = stack.map(\.node.name)
+                        let cycle = (path.drop { $0 != source } + [source]).joined(separator: " → ")
+                        sink.error(at: child.mark, "the graph has a cycle: \(cycle)",
+                                   suggestion: "feed one of these nodes from 'input' or another node")
+                        return false
+                    }
+                    visiting.insert(source)
+                    stack.append((child, 0))
+                    continue
+                }
+                stack.removeLast()
+                visiting.remove(node.name)
+                let total = node.imageInputs.reduce(1) { sum, input in
+                    min(sum + (size[input.source] ?? 0), ImageGraph.maximumSteps + 1)
+                }
+                size[node.name] = total
+                if total > ImageGraph.maximumSteps {
+                    sink.error(at: node.mark, "node '\(node.name)' would run more than \(ImageGraph.maximumSteps) filter steps: a node that feeds several others is rendered once for each",
+                               suggestion: "use fewer nodes that feed the same node twice, or split the work into several jobs")
+                    return false
+                }
             }
-            state[name] = 1
-            for (_, source) in node.imageInputs where !visit(source, path: path + [name]) { return false }
-            state[name] = 2
-            return true
         }
-        return graph.nodes.allSatisfy { visit($0.name, path: []) }
+        return true
     }
 
     /// One filter with its parameters checked against its declared attributes.
