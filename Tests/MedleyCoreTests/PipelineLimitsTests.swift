@@ -155,4 +155,91 @@ final class PipelineLimitsTests: XCTestCase {
                 + "rendered once for each; use fewer nodes that feed the same node twice, or split the work into several jobs",
         ])
     }
+
+    /// One job whose chain is `filter` (the text after "- "), on line 5 from column 9.
+    func filterDiagnostics(_ filter: String, limits: String = "") -> [String] {
+        diagnostics("""
+            version: 1
+            jobs:
+              - name: p
+                ingest: { from: [photos] }
+                filters:
+                  - \(filter)
+                export: { to: out }\(limits)
+            """)
+    }
+
+    func testParametersThatWouldOverflowOrExhaustMemoryAreValidationErrors() {
+        // "      - CIGaussianBlur: { inputRadius: " is 39 characters: the value is at column 40.
+        XCTAssertEqual(filterDiagnostics("CIGaussianBlur: { inputRadius: 1e19 }"), [
+            "p.yaml:6:40: error: CIGaussianBlur.inputRadius = 1e+19 is over Medley's limit of 300: "
+                + "a blur reaches 3 × its radius on every side, and a wider one needs hundreds of MB per tile; useful values are 0…100",
+        ])
+        XCTAssertEqual(filterDiagnostics("CIUnsharpMask: { inputRadius: 301 }").first?.hasPrefix(
+            "p.yaml:6:39: error: CIUnsharpMask.inputRadius = 301 is over Medley's limit of 300"), true)
+        XCTAssertEqual(filterDiagnostics("CIGaussianBlur: { inputRadius: 300 }"), [])
+        XCTAssertEqual(filterDiagnostics("CIPixellate: { inputScale: 1e19 }"), [
+            "p.yaml:6:36: error: CIPixellate.inputScale = 1e+19 is over Medley's limit of 1000: every tile reads the whole "
+                + "cells it touches, and larger cells need hundreds of MB per tile; useful values are 1…100",
+        ])
+        XCTAssertEqual(filterDiagnostics("resize: { width: 1e19 }"), [
+            "p.yaml:6:26: error: resize.width = 1e+19 is over Medley's limit of 10000000: no image side can be longer "
+                + "than 10,000,000 pixels (libvips' limit); useful values are 16…8192",
+        ])
+        XCTAssertEqual(filterDiagnostics("CILanczosScaleTransform: { inputScale: 1e19 }").first?.hasPrefix(
+            "p.yaml:6:48: error: CILanczosScaleTransform.inputScale = 1e+19 is over Medley's limit of 10000000"), true)
+        // Filters compute in Float, whose largest value is 3.4e38: 1e300 would be infinity.
+        XCTAssertEqual(filterDiagnostics("CIAffineTransform: { inputTransform: [1e300, 0, 0, 1e300, 0, 0] }"), [
+            "p.yaml:6:46: error: CIAffineTransform.inputTransform = 1e+300 is beyond what filters compute with (32-bit floats, ±3.4e38)",
+        ])
+        XCTAssertEqual(filterDiagnostics("CIExposureAdjust: { inputEV: -1e39 }"), [
+            "p.yaml:6:38: error: CIExposureAdjust.inputEV = -1e+39 is beyond what filters compute with (32-bit floats, ±3.4e38); useful values are -10…10",
+        ])
+        // CICrop's own default, an infinite rectangle, may still be written out.
+        XCTAssertEqual(filterDiagnostics("CICrop: { inputRectangle: [-8.98847e307, -8.98847e307, 1.79769e308, 1.79769e308] }"), [])
+    }
+
+    func testAResizeThatFillsABoxOverThePixelLimitIsAValidationError() {
+        // 20000 × 20000 = 400 MP, over the default 268 MP; at the filter's name (column 9).
+        XCTAssertEqual(filterDiagnostics("resize: { width: 20000, height: 20000, mode: fill }"), [
+            "p.yaml:6:9: error: resize to 20000 × 20000 (fill) makes images of 400 MP, over the 268 MP limit (limits.maxPixels); "
+                + "a smaller box, or a higher limits.maxPixels",
+        ])
+        XCTAssertEqual(filterDiagnostics("resize: { width: 2000, height: 1000, mode: aspectFill }", limits: "\n    limits: { maxPixels: 1000000 }"), [
+            "p.yaml:6:9: error: resize to 2000 × 1000 (aspectFill) makes images of 2 MP, over the 1 MP limit (limits.maxPixels); "
+                + "a smaller box, or a higher limits.maxPixels",
+        ])
+        // aspectFit stays inside the box, so only the image can tell: checked when it is rendered.
+        XCTAssertEqual(filterDiagnostics("resize: { width: 20000, height: 20000 }"), [])
+    }
+
+    /// A transcode job with `setting` (one line, at column 17 on line 5).
+    func transcodeDiagnostics(_ setting: String) -> [String] {
+        diagnostics("""
+            version: 1
+            jobs:
+              - name: a
+                ingest: { from: [photos] }
+                transcode: { AVFormatIDKey: kAudioFormatFLAC, \(setting) }
+                export: { to: out }
+            """)
+    }
+
+    func testLevelsInDecibelsMustBeFiniteAndSane() {
+        // "    transcode: { AVFormatIDKey: kAudioFormatFLAC, gain: " is 56 characters.
+        for level in ["nandB", "infdB", "-infdB", "1e400dB", "121dB", "-200 dB"] {
+            XCTAssertEqual(transcodeDiagnostics("gain: \(level)"), [
+                "p.yaml:5:57: error: gain is a level from -120dB to +120dB, like -3dB, not '\(level)'; "
+                    + "±120 dB spans the whole range of 24-bit audio; beyond it is silence or noise",
+            ], level)
+        }
+        XCTAssertEqual(transcodeDiagnostics("gain: -120dB"), [])
+        // "… normalize: { peak: " is 69 characters.
+        for level in ["nan", "-infdBFS", "-1e400dBFS", "-121dBFS", "1dBFS"] {
+            XCTAssertEqual(transcodeDiagnostics("normalize: { peak: \(level) }"), [
+                "p.yaml:5:70: error: normalize takes {peak: LEVEL} with a level from -120 to 0 dBFS, like {peak: -1dBFS}",
+            ], level)
+        }
+        XCTAssertEqual(transcodeDiagnostics("normalize: { peak: -120dBFS }"), [])
+    }
 }

@@ -40,4 +40,98 @@ final class HostilePipelineTests: EndToEndCase {
         XCTAssertTrue(result.stderr.hasPrefix(path + ":2:70: error: lists and mappings nest more than 64 levels deep here"),
                       result.stderr)
     }
+
+    /// Values that pass validation but make sizes no image can have, computed from the image at run
+    /// time (the fixture is 200 × 150): the item fails with the size it would have had, the run goes
+    /// on; a rectangle or centre far outside the image is no trap either.
+    func testSizesComputedAtRunTimeFailTheItemNotTheRun() throws {
+        try FileManager.default.createDirectory(atPath: work + "/in", withIntermediateDirectories: true)
+        let input = work + "/in/landscape.jpg"
+        try FileManager.default.copyItem(atPath: Tool.fixtures + "/images/landscape.jpg", toPath: input)
+        let chains = [
+            "affine": "[ CIAffineTransform: { inputTransform: [1e30, 0, 0, 1e30, 0, 0] } ]",
+            "lanczos": "[ CILanczosScaleTransform: { inputScale: 100000 } ]",
+            "resize-first": "[ resize: { width: 60000 } ]",
+            "resize-later": "[ CIGaussianBlur: { inputRadius: 1 }, resize: { width: 60000 } ]",
+            "crop": "[ CICrop: { inputRectangle: [-1e200, -1e200, 1e299, 1e299] } ]",
+            "pixellate": "[ CIPixellate: { inputCenter: [1e30, -1e30], inputScale: 10 } ]",
+        ]
+        let path = try pipeline("version: 1\njobs:\n" + chains.keys.sorted().map { name in
+            "  - { name: \(name), ingest: { from: [in] }, filters: \(chains[name]!), export: { to: out-\(name), format: png } }"
+        }.joined(separator: "\n") + "\n")
+        let result = try Tool.medley(["run", path, "--quiet"])
+        XCTAssertEqual(result.status, 1, result.stderr)
+        // 200 · 1e30 × 150 · 1e30; 200 · 100000 × 150 · 100000; a 60000-wide fit: 60000 × 45000 = 2700 MP.
+        for failure in [
+            "CIAffineTransform: the result would be 2e+32 × 1.5e+32 pixels, longer than libvips' limit of 10,000,000 pixels a side",
+            "CILanczosScaleTransform: the result would be 20000000 × 15000000 pixels, longer than libvips' limit of 10,000,000 pixels a side",
+            "resize: the result would be 60000 × 45000 pixels, 2700 MP, over the 268 MP limit (limits.maxPixels)",
+        ] {
+            XCTAssertTrue(result.stderr.contains("  ✗ \(input): \(failure)\n"), "\(failure)\n\(result.stderr)")
+        }
+        XCTAssertEqual(result.stderr.components(separatedBy: "  ✗ ").count - 1, 4, result.stderr)
+        for name in ["affine", "lanczos", "resize-first", "resize-later"] {
+            XCTAssertEqual(Tool.files(under: work + "/out-" + name), [], name)
+        }
+        // The crop covers the whole image; the pixellated copy keeps its size.
+        for name in ["crop", "pixellate"] {
+            let size = try Tool.run("identify", ["-format", "%w %h", work + "/out-\(name)/landscape.png"])
+            XCTAssertEqual(size.stdout, "200 150", name)
+        }
+    }
+
+    /// inputEV 200 multiplies by 2^200, which is infinity in Float: black pixels become ∞ · 0 = NaN,
+    /// which Medley writes as 0 (a NaN turned into a sample used to trap), every other value as full
+    /// scale. 8- and 16-bit, on the stored-sample path and (with a flip) the float path.
+    func testInfiniteExposureWritesBlackAndFullScaleWithoutATrap() throws {
+        try FileManager.default.createDirectory(atPath: work + "/in", withIntermediateDirectories: true)
+        // A 1 × 4 ramp: 0, 85, 170, 255 (or 0 … 65535).
+        XCTAssertEqual(try Tool.run("convert", ["-size", "1x4", "gradient:black-white", "-depth", "8", work + "/in/ramp8.png"]).status, 0)
+        XCTAssertEqual(try Tool.run("convert", ["-size", "1x4", "gradient:black-white", "-depth", "16", work + "/in/ramp16.png"]).status, 0)
+        let path = try pipeline("""
+            version: 1
+            jobs:
+              - { name: stored, ingest: { from: [in] }, filters: [ CIExposureAdjust: { inputEV: 200 } ], export: { to: out-stored, format: png } }
+              - name: float
+                ingest: { from: [in] }
+                filters: [ CIExposureAdjust: { inputEV: 200 }, CIAffineTransform: { inputTransform: [-1, 0, 0, 1, 0, 0] } ]
+                export: { to: out-float, format: png }
+            """)
+        let result = try Tool.medley(["run", path, "--quiet"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        for folder in ["out-stored", "out-float"] {
+            XCTAssertEqual(try Tool.pixels(work + "/\(folder)/ramp8.png").samples, [0, 0, 0] + Array(repeating: 255, count: 9), folder)
+            XCTAssertEqual(try Tool.pixels(work + "/\(folder)/ramp16.png", depth: 16).samples,
+                           [0, 0, 0] + Array(repeating: 65535, count: 9), folder)
+        }
+    }
+
+    /// One 16000 × 16000 MJPEG frame in a small MKV: refused from the stream's header before a frame
+    /// is decoded (decoding it took 1.95 GB), as an image header over the limit is.
+    func testAMovieOverThePixelLimitIsRefusedBeforeDecoding() throws {
+        try FileManager.default.createDirectory(atPath: work + "/in", withIntermediateDirectories: true)
+        let movie = work + "/in/huge.mkv"
+        let made = try Tool.run("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "color=c=black:s=16000x16000:d=0.04",
+                                           "-frames:v", "1", "-c:v", "mjpeg", movie])
+        XCTAssertEqual(made.status, 0, made.stderr)
+        let bytes = try XCTUnwrap(try FileManager.default.attributesOfItem(atPath: movie)[.size] as? Int)
+        XCTAssertLessThan(bytes, 4_000_000, "a small file")
+        let path = try pipeline("""
+            version: 1
+            jobs:
+              - name: huge
+                ingest: { from: [in] }
+                limits: { maxPixels: 100000000 }
+                poster: { at: 0 }
+                export: { to: out, format: png }
+            """)
+        // GNU time's %M: the peak resident set in KB, on the last line of standard error.
+        let result = try Tool.run("/usr/bin/time", ["-f", "%M", Tool.medley, "run", path, "--quiet"])
+        XCTAssertEqual(result.status, 1, result.stderr)
+        XCTAssertTrue(result.stderr.contains("  ✗ \(movie): the video stream claims 16000 × 16000 pixels (256 MP), "
+                                             + "over the 100 MP limit (limits.maxPixels); not decoded\n"), result.stderr)
+        let peak = try XCTUnwrap(Int(result.stderr.split(separator: "\n").last ?? ""), result.stderr)
+        XCTAssertLessThan(peak, 400_000, "peak memory in KB")
+        XCTAssertEqual(Tool.files(under: work + "/out"), [])
+    }
 }

@@ -139,6 +139,8 @@ struct SchemaReader {
             if n >= 1 { maxPixels = n } else { sink.error(node, "limits.maxPixels must be at least 1, not \(n)") }
         }
 
+        if let graph { checkOutputSizes(graph, maxPixels: maxPixels ?? ImageStage.defaultMaxPixels) }
+
         var planned = PlannedStages()
         let transcode = fields["transcode"].flatMap { TranscodeSettings.read($0, sink: sink) }
         var metering = false
@@ -464,6 +466,24 @@ struct SchemaReader {
             }
         }
         return true
+    }
+
+    /// Sizes known before any image is read: a `resize` that fills or covers a whole box makes
+    /// images of exactly that box, which must be within the job's pixel limit.
+    func checkOutputSizes(_ graph: ImageGraph, maxPixels: Int) {
+        for node in graph.nodes where node.filter == "resize" {
+            func number(_ key: String) -> Double? {
+                if case .number(let n)? = node.parameters.first(where: { $0.key == key })?.value { return n }
+                return nil
+            }
+            guard case .text(let mode)? = node.parameters.first(where: { $0.key == "mode" })?.value,
+                  mode == ResizeMode.fill.rawValue || mode == ResizeMode.aspectFill.rawValue,
+                  let width = number("width"), let height = number("height"), width > 0, height > 0,
+                  width * height > Double(maxPixels) else { continue }
+            sink.error(at: node.mark, String(format: "resize to %.0f × %.0f (%@) makes images of %.0f MP, over the %.0f MP limit (limits.maxPixels)",
+                                             width, height, mode, width * height / 1e6, Double(maxPixels) / 1e6),
+                       suggestion: "a smaller box, or a higher limits.maxPixels")
+        }
     }
 
     /// One filter with its parameters checked against its declared attributes.

@@ -500,6 +500,11 @@ public final class PipelineRunner: @unchecked Sendable {
         try select(&properties.values, item, mediaType: "movie", state)
         announce()
         entry.properties = properties.values
+        // The pixel limit holds before a frame is decoded, as for images: the coded size is in the header.
+        if info.width > 0 || info.height > 0 {
+            try ImageStage.checkPixels(width: info.width, height: info.height,
+                                       limit: state.job.maxPixels ?? ImageStage.defaultMaxPixels, of: "the video stream")
+        }
         if let poster = state.job.poster {
             guard let stage = state.stage else { throw ItemFailure("the job has no image stage") }
             // A poster is a PNG frame until the export says otherwise (`format: same`).
