@@ -242,4 +242,33 @@ final class PipelineLimitsTests: XCTestCase {
         }
         XCTAssertEqual(transcodeDiagnostics("normalize: { peak: -120dBFS }"), [])
     }
+
+    func testJobNamesThatShareTheirFilesAreRefusedAtTheSecond() {
+        // The second name is on line 7; "  - name: " puts it at column 11.
+        XCTAssertEqual(diagnostics("""
+            version: 1
+            jobs:
+              - name: a b
+                ingest: { from: [photos] }
+                filters: [ CISepiaTone ]
+                export: { to: out }
+              - name: a_b
+                ingest: { from: [photos] }
+                filters: [ CISepiaTone ]
+                export: { to: out }
+            """), [
+            "p.yaml:7:11: error: job names 'a b' (line 3) and 'a_b' are the same as file names (manifest-a_b.jsonl): "
+                + "the second would overwrite the first one's files; job names that differ in letters, digits, '.', '_' or '-'",
+        ])
+    }
+
+    func testAJobNameLongerThanAFileNameCanHoldIsRefused() {
+        let name = String(repeating: "n", count: 5000)
+        XCTAssertEqual(diagnostics("version: 1\njobs:\n  - { name: \(name), ingest: { from: [photos] }, filters: [CISepiaTone], export: { to: out } }"), [
+            "p.yaml:3:13: error: a job name of 5000 characters is longer than the 100 allowed; "
+                + "Medley names its files for a job after it; use a shorter name",
+        ])
+        let longest = String(repeating: "n", count: 100)
+        XCTAssertEqual(diagnostics("version: 1\njobs:\n  - { name: \(longest), ingest: { from: [photos] }, filters: [CISepiaTone], export: { to: out } }"), [])
+    }
 }

@@ -134,4 +134,17 @@ final class HostilePipelineTests: EndToEndCase {
         XCTAssertLessThan(peak, 400_000, "peak memory in KB")
         XCTAssertEqual(Tool.files(under: work + "/out"), [])
     }
+
+    /// A 5,000-character job name made `manifest-<job>.jsonl` longer than a file name may be: an
+    /// internal error (exit 3) after the run had started. Now the pipeline is invalid.
+    func testAJobNameTooLongForItsFilesIsAValidationError() throws {
+        try FileManager.default.createDirectory(atPath: work + "/in", withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: Tool.fixtures + "/images/landscape.jpg", toPath: work + "/in/a.jpg")
+        let path = try pipeline("version: 1\njobs:\n  - { name: \(String(repeating: "n", count: 5000)), ingest: { from: [in] }, "
+                                + "filters: [CISepiaTone], export: { to: out } }\n")
+        let result = try Tool.medley(["run", path])
+        XCTAssertEqual(result.status, 2, result.stderr)
+        XCTAssertTrue(result.stderr.hasPrefix(path + ":3:13: error: a job name of 5000 characters is longer than the 100 allowed"), result.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: work + "/out"), "nothing written")
+    }
 }

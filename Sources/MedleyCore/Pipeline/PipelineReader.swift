@@ -61,6 +61,8 @@ struct SchemaReader {
     let directory: String
 
     static let topKeys = ["version", "jobs"]
+    /// The longest job name, in characters (each becomes one byte of `manifest-<job>.jsonl`).
+    static let maximumJobName = 100
     static let jobKeys = ["name", "ingest", "where", "tag", "filters", "graph", "colorSpace", "transcode",
                           "analyze", "poster", "export", "playlist", "report", "limits"]
     static let ingestKeys = ["from", "recursive", "media", "include", "exclude"]
@@ -87,14 +89,24 @@ struct SchemaReader {
             return nil
         }
         var names: [String: SourceMark] = [:]
+        // Medley's files for a job are named after it (manifest-<job>.jsonl, report-<job>), with
+        // characters a file name should not have replaced: two names that read the same there would
+        // share them, and the second job would overwrite the first one's manifest.
+        var fileNames: [String: (name: String, mark: SourceMark)] = [:]
         var jobs: [Job] = []
         for item in items {
             guard let job = job(item) else { continue }
+            let nameMark = Self.field("name", of: item)?.mark ?? job.mark
             if let first = names[job.name] {
                 sink.error(at: job.mark, "a second job named '\(job.name)' (the first is at line \(first.line))",
                            suggestion: "job names must be unique")
+            } else if let first = fileNames[ManifestWriter.fileSafe(job.name)] {
+                sink.error(at: nameMark, "job names '\(first.name)' (line \(first.mark.line)) and '\(job.name)' are the same as file names "
+                           + "(manifest-\(ManifestWriter.fileSafe(job.name)).jsonl): the second would overwrite the first one's files",
+                           suggestion: "job names that differ in letters, digits, '.', '_' or '-'")
             }
             names[job.name] = job.mark
+            fileNames[ManifestWriter.fileSafe(job.name)] = fileNames[ManifestWriter.fileSafe(job.name)] ?? (job.name, nameMark)
             jobs.append(job)
         }
         return jobs.count == items.count ? jobs : nil
@@ -107,6 +119,11 @@ struct SchemaReader {
         if nameNode == nil { sink.error(node, "a job without a 'name'", suggestion: "add 'name: my-job'") }
         if let name, let nameNode, name.isEmpty || name.contains("/") {
             sink.error(nameNode, "job name '\(name)' must be non-empty and contain no '/'")
+        }
+        if let name, let nameNode, name.count > Self.maximumJobName {
+            // manifest-<job>-shard-K-of-N.jsonl and its temporary name must stay under NAME_MAX (255 bytes).
+            sink.error(nameNode, "a job name of \(name.count) characters is longer than the \(Self.maximumJobName) allowed",
+                       suggestion: "Medley names its files for a job after it; use a shorter name")
         }
 
         let ingest = fields["ingest"].flatMap(ingest)
@@ -652,6 +669,12 @@ struct SchemaReader {
     }
 
     // MARK: scalars
+
+    /// The value of `key` in a mapping node, if it is one and has it.
+    static func field(_ key: String, of node: YAMLNode) -> YAMLNode? {
+        guard case .mapping(let pairs, _) = node else { return nil }
+        return pairs.first { $0.key.scalarText == key }?.value
+    }
 
     /// A mapping's fields by key. Unknown keys (when `keys` is given) and duplicates are errors.
     func mapping(_ node: YAMLNode, keys: [String]?, what: String) -> [String: YAMLNode]? {
