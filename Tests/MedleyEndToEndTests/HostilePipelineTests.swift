@@ -147,4 +147,52 @@ final class HostilePipelineTests: EndToEndCase {
         XCTAssertTrue(result.stderr.hasPrefix(path + ":3:13: error: a job name of 5000 characters is longer than the 100 allowed"), result.stderr)
         XCTAssertFalse(FileManager.default.fileExists(atPath: work + "/out"), "nothing written")
     }
+
+    /// File names and tags may hold terminal commands (ESC ] 0 ; … BEL retitles the window, ESC [ 2 J
+    /// clears it): everything written for a person shows them escaped, and JSON escapes them too.
+    func testControlSequencesInNamesAndTagsReachNoTerminal() throws {
+        let input = work + "/in"
+        try FileManager.default.createDirectory(atPath: input, withIntermediateDirectories: true)
+        let retitle = "\u{1B}]0;pwned\u{07}", clear = "\u{1B}[2J", csi = "\u{9B}"
+        try FileManager.default.copyItem(atPath: Tool.fixtures + "/images/landscape.jpg", toPath: input + "/a\(retitle).jpg")
+        // Not a JPEG inside: a failed item, so the name is also in the failure line and the summary.
+        try Data("not a picture".utf8).write(to: URL(fileURLWithPath: input + "/b\(clear)\(csi).jpg"))
+        let song = work + "/song.mp3"
+        let made = try Tool.run("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "sine=d=0.3", "-metadata", "title=t\(retitle)",
+                                           "-metadata", "artist=\(clear)x", song])
+        XCTAssertEqual(made.status, 0, made.stderr)
+        let path = try pipeline("""
+            version: 1
+            jobs:
+              - name: names
+                ingest: { from: [in], media: [any] }
+                filters: [ CISepiaTone ]
+                export: { to: out, format: png }
+            """)
+        let run = try Tool.medley(["run", path])
+        XCTAssertEqual(run.status, 1, run.stderr)
+        XCTAssertFalse(run.stderr.unicodeScalars.contains { $0 == "\u{1B}" || $0 == "\u{9B}" }, run.stderr)
+        XCTAssertTrue(run.stderr.contains("ok    \(input)/a\\x1B]0;pwned\\x07.jpg → "), run.stderr)
+        XCTAssertTrue(run.stderr.contains("FAIL  \(input)/b\\x1B[2J\\u009B.jpg: "), run.stderr)
+        XCTAssertTrue(run.stderr.contains("  ✗ \(input)/b\\x1B[2J\\u009B.jpg: "), run.stderr)
+
+        // A YAML escape puts ESC into a pipeline's text, and so into a validation message (the
+        // quoted name starts after the 52 characters of `jobs: [{ … }, filters: [`).
+        let bad = try pipeline("version: 1\njobs: [{ name: x, ingest: { from: [in] }, filters: [\"CI\\e]0;x\\aSepia\"], export: { to: out } }]\n",
+                               name: "bad.yaml")
+        let validate = try Tool.medley(["validate", bad])
+        XCTAssertEqual(validate.status, 2, validate.stderr)
+        XCTAssertTrue(validate.stderr.hasPrefix(bad + ":2:53: error: unknown filter 'CI\\x1B]0;x\\x07Sepia'"), validate.stderr)
+
+        let probe = try Tool.medley(["probe", song, input + "/a\(retitle).jpg"])
+        XCTAssertEqual(probe.status, 0, probe.stderr)
+        XCTAssertFalse(probe.stdout.unicodeScalars.contains("\u{1B}"), probe.stdout)
+        XCTAssertTrue(probe.stdout.contains("\n  title: t\\x1B]0;pwned\\x07\n"), probe.stdout)
+        XCTAssertTrue(probe.stdout.contains("\n  artist: \\x1B[2Jx\n"), probe.stdout)
+        XCTAssertTrue(probe.stdout.contains("\n\(input)/a\\x1B]0;pwned\\x07.jpg\n"), probe.stdout)
+        let json = try Tool.medley(["probe", "--json", song])
+        XCTAssertFalse(json.stdout.unicodeScalars.contains("\u{1B}"), json.stdout)
+        let records = try XCTUnwrap(try JSONSerialization.jsonObject(with: json.data) as? [[String: Any]])
+        XCTAssertEqual(records.first?["title"] as? String, "t" + retitle)
+    }
 }

@@ -164,7 +164,7 @@ public final class PipelineRunner: @unchecked Sendable {
                                            stage: report, summary: summary)
             if !options.quiet { console.say("report \(page)") }
         } catch {
-            console.say(console.paint("report: cannot write the report of \(state.job.name): \(error)", code: "31"))
+            console.say("report: cannot write the report of \(state.job.name): \(error)", color: "31")
             lock.lock()
             reportFailures += 1
             lock.unlock()
@@ -739,7 +739,7 @@ public final class PipelineRunner: @unchecked Sendable {
             return
         }
         console.say(line)
-        console.say(console.paint("\(state.job.name): \(c.failed) failed:", code: "31"))
+        console.say("\(state.job.name): \(c.failed) failed:", color: "31")
         for (input, reason) in state.failures.sorted(by: { $0.0 < $1.0 }) {
             console.say("  ✗ \(input.isEmpty ? "(ingest)" : input): \(reason)")
         }
