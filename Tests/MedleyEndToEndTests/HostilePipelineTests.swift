@@ -195,4 +195,50 @@ final class HostilePipelineTests: EndToEndCase {
         let records = try XCTUnwrap(try JSONSerialization.jsonObject(with: json.data) as? [[String: Any]])
         XCTAssertEqual(records.first?["title"] as? String, "t" + retitle)
     }
+
+    /// An artist of U+0338 (combining long solidus overlay) and "..": as Characters "/" + U+0338 is
+    /// one non-"/" Character, so a String prefix test thought the output folder left the export root
+    /// and refused it, naming a symbolic link that did not exist. The folder is "_" + U+0338 + "..".
+    func testACombiningMarkInATagIsNoSymbolicLink() throws {
+        try FileManager.default.createDirectory(atPath: work + "/in", withIntermediateDirectories: true)
+        let made = try Tool.run("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "sine=d=0.3", "-metadata", "artist=\u{0338}..",
+                                           "-metadata", "title=Song", work + "/in/a.flac"])
+        XCTAssertEqual(made.status, 0, made.stderr)
+        let path = try pipeline("""
+            version: 1
+            jobs:
+              - name: marks
+                ingest: { from: [in] }
+                transcode: { AVFormatIDKey: kAudioFormatFLAC }
+                export: { to: out, name: "{artist}/{title}.flac" }
+            """)
+        let result = try Tool.medley(["run", path, "--quiet"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        XCTAssertEqual(Tool.files(under: work + "/out").map { Array($0.unicodeScalars) }, [Array("_\u{0338}../Song.flac".unicodeScalars)])
+    }
+
+    /// "café" written precomposed (NFC) and decomposed (NFD) are two folders on Linux but one String to
+    /// Swift: a link under the export root out/café leading to out/cafe + U+0301 must be refused, which a
+    /// String prefix test of the resolved folder did not do.
+    func testALinkToACanonicallyEquivalentFolderIsOutside() throws {
+        let root = work + "/out/caf\u{E9}", twin = work + "/out/cafe\u{301}"
+        for folder in [work + "/in/evil", root, twin] {
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        }
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: work + "/out").count, 2, "two folders")
+        try FileManager.default.copyItem(atPath: Tool.fixtures + "/images/landscape.jpg", toPath: work + "/in/evil/a.jpg")
+        try FileManager.default.createSymbolicLink(atPath: root + "/evil", withDestinationPath: twin)
+        let path = try pipeline("""
+            version: 1
+            jobs:
+              - name: twins
+                ingest: { from: [in] }
+                filters: [ CISepiaTone ]
+                export: { to: "out/caf\u{E9}", format: png, name: "{relpath}/{stem}.png" }
+            """)
+        let result = try Tool.medley(["run", path, "--quiet"])
+        XCTAssertEqual(result.status, 1, result.stderr)
+        XCTAssertTrue(result.stderr.contains("a symbolic link under the export root leads outside it"), result.stderr)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: twin), [])
+    }
 }

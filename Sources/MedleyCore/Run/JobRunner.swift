@@ -110,7 +110,7 @@ public final class PipelineRunner: @unchecked Sendable {
 
         let files = FileEnumerator(job.ingest.source).lazy.filter { [options, job] result in
             guard case .success(let file) = result else { return true }
-            if let root = job.export?.to, file.path.hasPrefix(root + "/") { return false }  // our own outputs
+            if let root = job.export?.to, IngestPOSIX.isWithin(file.path, directory: root) { return false }  // our own outputs
             guard let (k, n) = options.shard else { return true }
             return Int(Self.stableHash(file.relativePath) % UInt64(n)) == k - 1
         }
