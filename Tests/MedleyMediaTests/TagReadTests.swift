@@ -206,4 +206,15 @@ f.save()
         }
         XCTAssertEqual(try TagIO.read(path: underUdta), MediaTags())
     }
+
+    /// A number tag too big for any container ("1e300" beats per minute, carried from another file)
+    /// is reported as not written; reading it as an Int used to trap.
+    func testANumberTagBeyondAnyIntegerIsReportedNotWritten() throws {
+        let path = try tone("a.mp3", codec: "libmp3lame")
+        var tags = MediaTags()
+        tags["beatsPerMinute"] = "1e300"
+        tags["title"] = "t"
+        XCTAssertEqual(try TagIO.write(tags, toFileAt: path, container: "mp3"), ["beatsPerMinute"])
+        XCTAssertEqual(try TagIO.read(path: path).values, ["title": "t"])
+    }
 }
