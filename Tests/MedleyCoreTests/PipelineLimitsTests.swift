@@ -84,7 +84,7 @@ final class PipelineLimitsTests: XCTestCase {
     func testNestingDeeperThanTheLimitIsRefusedAtTheFirstLevelTooDeep() {
         // The root mapping is level 1; "jobs: " is 6 columns, so the n-th "[" is at column 6 + n
         // and level n + 1. Level 65 is the 64th "[", at column 70.
-        let text = "version: 1\njobs: " + String(repeating: "[", count: 50_000)
+        let text = "version: 1\njobs: " + String(repeating: "[", count: 50_000) + String(repeating: "]", count: 50_000)
         XCTAssertEqual(diagnostics(text), [
             "p.yaml:2:70: error: lists and mappings nest more than 64 levels deep here; "
                 + "a pipeline needs about ten levels; look for unclosed '[' or '{'",

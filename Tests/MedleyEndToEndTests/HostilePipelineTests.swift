@@ -33,7 +33,7 @@ final class HostilePipelineTests: EndToEndCase {
 
     /// 50,000 nested lists would overflow the stack of a recursive reader.
     func testDeepNestingIsRefusedWithItsPlace() throws {
-        let path = try pipeline("version: 1\njobs: " + String(repeating: "[", count: 50_000) + "\n")
+        let path = try pipeline("version: 1\njobs: " + String(repeating: "[", count: 50_000) + String(repeating: "]", count: 50_000) + "\n")
         let result = try medleyLimited(["validate", path])
         XCTAssertEqual(result.status, 2, result.stderr)
         // The root mapping is level 1; the 64th "[" (column 6 + 64) opens level 65.
