@@ -283,6 +283,9 @@ uint8_t *medley_movie_frame_rgb(const char *path, double seconds, int *width, in
     /* One thread: posters are taken from many files at once, one file per worker. */
     if (open_decoder(&in, in.video, &in.video_decoder, 1, error, size) < 0) goto done;
     if (!(seconds >= 0) || !isfinite(seconds)) { snprintf(error, size, "the time must be a number of seconds ≥ 0"); goto done; }
+    /* Beyond 31 years no movie lasts, and seconds · AV_TIME_BASE must fit an int64_t even when the
+     * container does not say how long it is. */
+    if (seconds > 1e9) { snprintf(error, size, "%g s is past the end of any movie", seconds); goto done; }
     double duration = in.format->duration > 0 ? in.format->duration / (double)AV_TIME_BASE : 0;
     if (duration > 0 && seconds >= duration) {
         snprintf(error, size, "%.3f s is past the end (the movie lasts %.3f s)", seconds, duration);

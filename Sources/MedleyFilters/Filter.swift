@@ -54,6 +54,10 @@ public enum FilterError: Error, Equatable, CustomStringConvertible {
     case unknownKey(filter: String, key: String, suggestion: String?)
     case wrongType(filter: String, key: String, expected: AttributeType, got: String)
     case outOfRange(filter: String, key: String, value: Double, minimum: Double?, maximum: Double?)
+    /// Over Medley's own limit (`ParameterAttributes.limit`).
+    case overLimit(filter: String, key: String, value: Double, limit: ParameterLimit)
+    /// A number no 32-bit float holds (filters compute in Float), or not a number at all.
+    case notRepresentable(filter: String, key: String, value: Double)
     case notAChoice(filter: String, key: String, value: String, choices: [String])
 
     public var description: String {
@@ -68,6 +72,10 @@ public enum FilterError: Error, Equatable, CustomStringConvertible {
             let range = [minimum.map { "≥ \(FilterValue.format($0))" }, maximum.map { "≤ \(FilterValue.format($0))" }]
                 .compactMap { $0 }.joined(separator: " and ")
             return "\(filter).\(key) = \(FilterValue.format(value)) is out of range: it must be \(range)"
+        case .overLimit(let filter, let key, let value, let limit):
+            return "\(filter).\(key) = \(FilterValue.format(value)) is over Medley's limit of \(FilterValue.format(limit.maximum)): \(limit.reason)"
+        case .notRepresentable(let filter, let key, let value):
+            return "\(filter).\(key) = \(FilterValue.format(value)) is beyond what filters compute with (32-bit floats, ±3.4e38)"
         case .notAChoice(let filter, let key, let value, let choices):
             return "\(filter).\(key) is one of \(choices.joined(separator: ", ")), not '\(value)'"
                 + (nearest(value, in: choices).map { "; did you mean '\($0)'?" } ?? "")
@@ -138,6 +146,21 @@ public final class Filter {
                                          suggestion: nearest(key, in: attributes.parameters.map(\.name)))
         }
         let type = parameter.type
+        // Filters compute in Float: a larger number would become infinity (and infinity · 0 NaN).
+        // Rectangles are exempt: Core Image spells an infinite one with ±1.8e308 (CICrop's default).
+        let numbers: [Double]
+        switch value {
+        case .number(let n): numbers = [n]
+        case .vector(let v) where type != .rectangle: numbers = v
+        case .color(let r, let g, let b, let a): numbers = [r, g, b, a]
+        default: numbers = []
+        }
+        if let bad = numbers.first(where: { !$0.isFinite || abs($0) > Double(Float.greatestFiniteMagnitude) }) {
+            throw FilterError.notRepresentable(filter: attributes.name, key: key, value: bad)
+        }
+        if case .vector(let v) = value, type == .rectangle, let bad = v.first(where: { !$0.isFinite }) {
+            throw FilterError.notRepresentable(filter: attributes.name, key: key, value: bad)
+        }
         switch (type, value) {
         case (.boolean, .boolean), (.image, .image):
             return value
@@ -154,6 +177,9 @@ public final class Filter {
             if let high = parameter.maximum, n > high {
                 throw FilterError.outOfRange(filter: attributes.name, key: key, value: n,
                                              minimum: parameter.minimum, maximum: parameter.maximum)
+            }
+            if let limit = parameter.limit, n > limit.maximum {
+                throw FilterError.overLimit(filter: attributes.name, key: key, value: n, limit: limit)
             }
             return value
         case (.position, .vector(let v)) where v.count == 2, (.offset, .vector(let v)) where v.count == 2,

@@ -49,11 +49,15 @@ public struct ParameterAttributes: Sendable {
     public let sliderMaximum: Double?
     /// The words a `.choice` parameter accepts.
     public let choices: [String]?
+    /// Medley's own hard maximum where Core Image declares none, because the maths or memory
+    /// needs one (`MedleyAttributeLimit`): a larger value is a validation error saying why.
+    public let limit: ParameterLimit?
 
     public init(name: String, type: AttributeType, displayName: String, description: String,
                 defaultValue: FilterValue? = nil, identity: FilterValue? = nil,
                 minimum: Double? = nil, maximum: Double? = nil,
-                sliderMinimum: Double? = nil, sliderMaximum: Double? = nil, choices: [String]? = nil) {
+                sliderMinimum: Double? = nil, sliderMaximum: Double? = nil, choices: [String]? = nil,
+                limit: ParameterLimit? = nil) {
         self.name = name
         self.type = type
         self.displayName = displayName
@@ -65,6 +69,7 @@ public struct ParameterAttributes: Sendable {
         self.sliderMinimum = sliderMinimum
         self.sliderMaximum = sliderMaximum
         self.choices = choices
+        self.limit = limit
     }
 
     /// The standard `inputImage` declaration.
@@ -76,6 +81,31 @@ public struct ParameterAttributes: Sendable {
     public static let inputBackgroundImage = ParameterAttributes(
         name: "inputBackgroundImage", type: .image, displayName: "Background Image",
         description: "The image to use as a background image.")
+}
+
+/// A bound Medley puts on a parameter that Core Image leaves unbounded, with the reason.
+public struct ParameterLimit: Sendable, Equatable {
+    public let maximum: Double
+    /// Why, as the end of a sentence: "a blur that wide needs …".
+    public let reason: String
+
+    public init(_ maximum: Double, because reason: String) {
+        self.maximum = maximum
+        self.reason = reason
+    }
+
+    /// The widest Gaussian (σ, in pixels): it reaches 3σ on every side, so each 128-pixel tile reads
+    /// a window of (128 + 6σ)² pixels — 44 MB of float RGB at σ = 300, 600 MB at σ = 1000.
+    public static let gaussianRadius = ParameterLimit(
+        300, because: "a blur reaches 3 × its radius on every side, and a wider one needs hundreds of MB per tile")
+
+    /// The largest pixellate cell: each tile reads the cells it touches whole.
+    public static let cellSize = ParameterLimit(
+        1000, because: "every tile reads the whole cells it touches, and larger cells need hundreds of MB per tile")
+
+    /// The longest side any image can have (libvips' VIPS_MAX_COORD): a scale or a box beyond it never fits.
+    public static let imageSide = ParameterLimit(
+        10_000_000, because: "no image side can be longer than 10,000,000 pixels (libvips' limit)")
 }
 
 /// What `CIFilter.attributes` says of a whole filter.

@@ -24,6 +24,7 @@ extension FilterAttributes {
             if let value = parameter.sliderMinimum { entry.append(("CIAttributeSliderMin", .number(value))) }
             if let value = parameter.sliderMaximum { entry.append(("CIAttributeSliderMax", .number(value))) }
             if let choices = parameter.choices { entry.append(("MedleyAttributeChoices", .array(choices.map { .string($0) }))) }
+            if let limit = parameter.limit { entry.append(("MedleyAttributeLimit", .number(limit.maximum))) }
             fields.append((parameter.name, .object(entry)))
         }
         fields.append(("inputKeys", .array(parameters.map { .string($0.name) })))
@@ -47,6 +48,7 @@ extension FilterAttributes {
                 facts.append("slider \(FilterValue.format(low))…\(FilterValue.format(high))")
             }
             if let choices = parameter.choices { facts.append("one of: " + choices.joined(separator: ", ")) }
+            if let limit = parameter.limit { facts.append("Medley's limit \(FilterValue.format(limit.maximum))") }
             if !facts.isEmpty { lines.append("      " + facts.joined(separator: " · ")) }
             lines.append("      \(parameter.description)")
         }

@@ -94,7 +94,8 @@ public indirect enum JSONValue: Sendable, Equatable {
         }
     }
 
-    /// A JSON string literal; control characters and invalid text are escaped, never dropped.
+    /// A JSON string literal; control characters (C0, DEL and C1, which a terminal showing the JSON
+    /// would obey) and invalid text are escaped, never dropped.
     public static func quote(_ s: String) -> String {
         var out = "\""
         for scalar in s.unicodeScalars {
@@ -105,7 +106,7 @@ public indirect enum JSONValue: Sendable, Equatable {
             case "\r": out += "\\r"
             case "\t": out += "\\t"
             default:
-                if scalar.value < 0x20 || scalar.value == 0x7F {
+                if scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) {
                     out += "\\u" + String(repeating: "0", count: 4 - String(scalar.value, radix: 16).count)
                         + String(scalar.value, radix: 16)
                 } else {

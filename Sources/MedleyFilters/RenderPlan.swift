@@ -94,10 +94,13 @@ public struct RenderPlan: Sendable {
         case operation(PointOperation)
     }
 
+    /// Recursive over the recipe's non-point nodes: its depth is bounded by the pipeline's limit on
+    /// filter steps (`ImageGraph.maximumSteps`), runs of point-wise links are gathered in a loop.
     private static func optimise(_ image: FilterImage) -> RenderNode {
         // Gather the run of point-wise links above the next non-point node.
         var links: [Link] = []
         var node = image
+        let below: RenderNode
         while true {
             switch node {
             case .colorMatrix(let matrix, let input):
@@ -108,20 +111,14 @@ public struct RenderPlan: Sendable {
                 links.append(.operation(operation))
                 node = input
                 continue
-            default:
-                break
+            case .source(let name): below = .source(name)
+            case .region(let kernel, let input): below = .region(kernel, of: optimise(input))
+            case .geometry(let operation, let input): below = .geometry(operation, of: optimise(input))
+            case .composite(let kernel, let foreground, let background):
+                below = .composite(kernel, foreground: optimise(foreground), background: optimise(background))
+            case .constant(let colour): below = .constant(colour)
             }
             break
-        }
-        let below: RenderNode
-        switch node {
-        case .source(let name): below = .source(name)
-        case .region(let kernel, let input): below = .region(kernel, of: optimise(input))
-        case .geometry(let operation, let input): below = .geometry(operation, of: optimise(input))
-        case .composite(let kernel, let foreground, let background):
-            below = .composite(kernel, foreground: optimise(foreground), background: optimise(background))
-        case .constant(let colour): below = .constant(colour)
-        case .colorMatrix, .point: fatalError("unreachable: point links were consumed above")
         }
         guard let step = fuse(links.reversed()) else { return below }
         return .points(step, of: below)

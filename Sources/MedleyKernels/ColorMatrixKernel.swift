@@ -32,7 +32,10 @@ public final class ColorMatrixKernel: RowKernel {
                 for c in 0..<3 {
                     var value = matrix.rows[c][k] * linear
                     if k == 0 { value += matrix.bias[c] }
-                    lanes[c] = Int32((value * unit).rounded())
+                    // Clamped to ±2^28 (±4096 in working units, far past what any output can show)
+                    // so three entries add without overflow; NaN (from ∞ · 0) counts as 0.
+                    let fixed = value * unit
+                    lanes[c] = fixed > -268_435_456 ? (fixed < 268_435_456 ? Int32(fixed.rounded()) : 268_435_456) : (fixed.isNaN ? 0 : -268_435_456)
                 }
                 tables[k * 256 + v] = lanes
             }

@@ -9,8 +9,11 @@ public struct PixellateKernel: RegionKernel {
 
     public init(cellSize: Int, originX: Double, originYFromBottom: Double) {
         self.cellSize = max(1, cellSize)
-        self.originX = originX
-        self.originYFromBottom = originYFromBottom
+        // Moving the grid by whole cells changes nothing, so the origin is kept within one cell of
+        // 0: cell indices then stay near the image's coordinates (a centre of 1e300 would not fit an Int).
+        let size = Double(self.cellSize)
+        self.originX = originX.isFinite ? originX.truncatingRemainder(dividingBy: size) : 0
+        self.originYFromBottom = originYFromBottom.isFinite ? originYFromBottom.truncatingRemainder(dividingBy: size) : 0
     }
 
     public func apply(input: UnsafePointer<Float>, inputStride: Int, output: UnsafeMutablePointer<Float>,

@@ -19,13 +19,22 @@ public enum Transfer: Sendable, Equatable {
         }
     }
 
-    /// Working value → stored value (0…1). Input is clamped to 0…1 first.
+    /// Working value → stored value (0…1). Input is clamped to 0…1 first (NaN to 0).
     @inlinable public func encode(_ v: Float) -> Float {
-        let x = min(max(v, 0), 1)
+        let x = v.clampedToUnit
         switch self {
         case .none: return x
         case .sRGB: return x <= 0.0031308 ? x * 12.92 : 1.055 * powf(x, 1 / 2.4) - 0.055
         }
+    }
+}
+
+extension Float {
+    /// The value clamped to 0…1, NaN read as 0. `min(max(v, 0), 1)` keeps a NaN (every comparison
+    /// with it is false), and a NaN turned into a sample or a table index traps; filters with extreme
+    /// parameters (∞ · 0) can make one.
+    @inlinable public var clampedToUnit: Float {
+        self > 0 ? (self < 1 ? self : 1) : 0
     }
 }
 

@@ -122,7 +122,7 @@ public final class VipsImage: @unchecked Sendable {
     /// A float image whose blocks are `kernel` applied to this (float) image's blocks plus margin.
     public func mapRegions(_ kernel: RegionKernel) throws -> VipsImage {
         let box = Unmanaged.passRetained(Box(SizedRegionKernel(kernel: kernel, width: width, height: height))).toOpaque()
-        let mapped = medley_image_map_regions(handle, Int32(kernel.margin), { context, input, inputStride, output,
+        let mapped = medley_image_map_regions(handle, try Self.int32(kernel.margin, "a kernel margin"), { context, input, inputStride, output,
                                                                               outputStride, width, height, bands, x, y in
             guard let context, let input, let output else { return }
             let sized = Unmanaged<Box>.fromOpaque(context).takeUnretainedValue().value as! SizedRegionKernel
@@ -134,13 +134,19 @@ public final class VipsImage: @unchecked Sendable {
         return try Self.wrap(mapped, "cannot run kernel")
     }
 
+    /// A size or position for libvips' C int, or a MediaError: `Int32(_:)` would trap.
+    static func int32(_ value: Int, _ what: String = "a size") throws -> Int32 {
+        guard let narrow = Int32(exactly: value) else { throw MediaError("\(what) of \(value) is beyond what libvips can address") }
+        return narrow
+    }
+
     private static let releaseBox: @convention(c) (UnsafeMutableRawPointer?) -> Void = { context in
         guard let context else { return }
         Unmanaged<Box>.fromOpaque(context).release()
     }
 
     public func cropped(left: Int, top: Int, width: Int, height: Int) throws -> VipsImage {
-        try Self.wrap(medley_image_crop(handle, Int32(left), Int32(top), Int32(width), Int32(height)), "cannot crop")
+        try Self.wrap(medley_image_crop(handle, try Self.int32(left), try Self.int32(top), try Self.int32(width), try Self.int32(height)), "cannot crop")
     }
 
     public func flipped(horizontally: Bool) throws -> VipsImage {
@@ -149,13 +155,13 @@ public final class VipsImage: @unchecked Sendable {
 
     /// Rotated clockwise by a multiple of 90°.
     public func rotated(quarterTurns: Int) throws -> VipsImage {
-        try Self.wrap(medley_image_rotate(handle, Int32(quarterTurns)), "cannot rotate")
+        try Self.wrap(medley_image_rotate(handle, Int32(quarterTurns & 3)), "cannot rotate")
     }
 
     /// Output (X, Y) = [a b; c d]·(x, y) + (dx, dy), sampled bicubically into width × height.
     public func affine(a: Double, b: Double, c: Double, d: Double, dx: Double, dy: Double,
                        width: Int, height: Int) throws -> VipsImage {
-        try Self.wrap(medley_image_affine(handle, a, b, c, d, dx, dy, Int32(width), Int32(height)), "cannot transform")
+        try Self.wrap(medley_image_affine(handle, a, b, c, d, dx, dy, try Self.int32(width), try Self.int32(height)), "cannot transform")
     }
 
     /// Lanczos-3 resampling by scale factors.
@@ -166,27 +172,27 @@ public final class VipsImage: @unchecked Sendable {
     /// A file decoded straight to at most width × height (shrink-on-load), EXIF orientation applied.
     public static func thumbnail(_ path: String, width: Int, height: Int, crop: Bool, force: Bool) throws -> VipsImage {
         try Vips.start()
-        return try wrap(medley_image_thumbnail(path, Int32(width), Int32(height), crop ? 1 : 0, force ? 1 : 0, 1),
+        return try wrap(medley_image_thumbnail(path, try int32(width), try int32(height), crop ? 1 : 0, force ? 1 : 0, 1),
                         "cannot decode")
     }
 
     /// An 8-bit image copied from interleaved pixels (rows packed), e.g. a decoded movie frame.
     /// Three bands are sRGB.
     public static func fromPixels(_ pixels: [UInt8], width: Int, height: Int, bands: Int) throws -> VipsImage {
-        guard width > 0, height > 0, bands > 0, pixels.count == width * height * bands else {
+        let area = width.multipliedReportingOverflow(by: height), bytes = area.partialValue.multipliedReportingOverflow(by: bands)
+        guard width > 0, height > 0, bands > 0, !area.overflow, !bytes.overflow, pixels.count == bytes.partialValue else {
             throw MediaError("\(pixels.count) bytes are not \(width)×\(height) pixels of \(bands) bands")
         }
         try Vips.start()
-        let handle = pixels.withUnsafeBufferPointer {
-            medley_image_from_uchar($0.baseAddress, Int32(width), Int32(height), Int32(bands))
-        }
+        let (w, h, b) = (try int32(width), try int32(height), try int32(bands))
+        let handle = pixels.withUnsafeBufferPointer { medley_image_from_uchar($0.baseAddress, w, h, b) }
         return try wrap(handle, "cannot build an image from pixels")
     }
 
     /// A float image filled with one colour (one value per band).
     public static func constant(width: Int, height: Int, values: [Double]) throws -> VipsImage {
         try Vips.start()
-        return try wrap(medley_image_constant(Int32(width), Int32(height), Int32(values.count), values),
+        return try wrap(medley_image_constant(try int32(width), try int32(height), try int32(values.count), values),
                         "cannot make a constant image")
     }
 
@@ -199,7 +205,7 @@ public final class VipsImage: @unchecked Sendable {
 
     /// Placed at (x, y) on a width × height canvas of zeros.
     public func embedded(x: Int, y: Int, width: Int, height: Int) throws -> VipsImage {
-        try Self.wrap(medley_image_embed(handle, Int32(x), Int32(y), Int32(width), Int32(height)), "cannot embed")
+        try Self.wrap(medley_image_embed(handle, try Self.int32(x), try Self.int32(y), try Self.int32(width), try Self.int32(height)), "cannot embed")
     }
 
     /// With one more band of a constant value (an opaque alpha).
@@ -209,7 +215,7 @@ public final class VipsImage: @unchecked Sendable {
 
     /// Only bands first ..< first + count.
     public func bands(_ first: Int, count: Int) throws -> VipsImage {
-        try Self.wrap(medley_image_extract_bands(handle, Int32(first), Int32(count)), "cannot extract bands")
+        try Self.wrap(medley_image_extract_bands(handle, try Self.int32(first), try Self.int32(count)), "cannot extract bands")
     }
 
     /// Converted from its embedded ICC profile to sRGB (same depth).

@@ -77,5 +77,12 @@ public indirect enum YAMLNode: Sendable, Equatable {
 public struct YAMLSyntaxError: Error, Sendable, Equatable, CustomStringConvertible {
     public let message: String
     public let mark: SourceMark
-    public var description: String { "\(mark): \(message)" }
+    /// How to fix it, when there is more to say than the message.
+    public let suggestion: String?
+    public init(message: String, mark: SourceMark, suggestion: String? = nil) {
+        self.message = message
+        self.mark = mark
+        self.suggestion = suggestion
+    }
+    public var description: String { "\(mark): \(message)" + (suggestion.map { "; \($0)" } ?? "") }
 }

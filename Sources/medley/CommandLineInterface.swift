@@ -65,8 +65,9 @@ struct UsageError: Error {
     init(_ message: String) { self.message = message }
 }
 
+/// A message for a person on standard error, control characters escaped (`TerminalText`).
 func printError(_ text: String) {
-    FileHandle.standardError.write(Data((text + "\n").utf8))
+    FileHandle.standardError.write(Data((TerminalText.escaped(text) + "\n").utf8))
 }
 
 /// Options and positional arguments of one subcommand.

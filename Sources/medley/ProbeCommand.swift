@@ -36,8 +36,11 @@ enum ProbeCommand {
                 if parsed.flags.contains("--json") {
                     reports.append(.object(properties.map { ($0.name, $0.value.json) }))
                 } else {
-                    print(path)
-                    for (name, value) in properties { print("  \(name): \(value.text)") }
+                    // One line per property: a tag's control characters (and line breaks) escaped.
+                    print(TerminalText.escaped(path, keepingLineBreaks: false))
+                    for (name, value) in properties {
+                        print("  \(name): " + TerminalText.escaped(value.text, keepingLineBreaks: false))
+                    }
                 }
             case .failure(let error):
                 failed = true

@@ -46,6 +46,17 @@ final class PathPatternTests: XCTestCase {
         XCTAssertNil(try values("{releaseDate} - {albumTitle}", "Late - Abbey Road.flac"))
     }
 
+    /// Nine fields over a name with 60 separators: a search that retried every cut would try
+    /// C(60, 8) ≈ 2.6·10⁹ of them before failing; remembering failed (field, position) pairs makes
+    /// it at most 9 × 241 × 241 steps, and the answer is the same: no match, the last field is no number.
+    func testManySeparatorsDoNotMakeTheMatchExponential() throws {
+        let pattern = "{artist} - {albumArtist} - {albumTitle} - {genre} - {composer} - {comments} - {userGrouping} - {title} - {albumTrackNumber}"
+        let name = Array(repeating: "a", count: 60).joined(separator: " - ") + " - x.mp3"
+        XCTAssertNil(try values(pattern, name))
+        XCTAssertEqual(try values(pattern, Array(repeating: "a", count: 60).joined(separator: " - ") + " - 7.mp3")?.last,
+                       "albumTrackNumber=integer(7)")
+    }
+
     func testAFieldNeverSpansASlash() throws {
         XCTAssertEqual(try values("{artist}/{title}", "a/b/c.mp3"), ["artist=text(\"b\")", "title=text(\"c\")"])
         XCTAssertEqual(try values("{title}", "a/b.mp3"), ["title=text(\"b\")"])

@@ -48,9 +48,21 @@ final class TemplateSecurityTests: XCTestCase {
     }
 
     func testSlashHiddenInAGraphemeClusterStillSplits() throws {
-        // "/" followed by a combining accent is one Character, but the filesystem still sees a "/" byte.
-        XCTAssertEqual(try render("{relpath}/x", ["relpath": .path("../\u{301}y")]), "_/\u{301}y/x")
+        // "/" followed by a combining accent is one Character, but the filesystem still sees a "/" byte;
+        // the component after it gets a "_" to carry the accent, so every "/" stays a Character of its own.
+        XCTAssertEqual(try render("{relpath}/x", ["relpath": .path("../\u{301}y")]), "_/_\u{301}y/x")
         XCTAssertEqual(try render("{title}", ["title": .text("../\u{301}..")]), ".._\u{301}..")
+    }
+
+    /// U+0338 (combining long solidus overlay) before "..": shown after a "/" it reads "/̸..", and Swift's
+    /// String.hasPrefix(root + "/") is false for it, which made the export refuse the path as leading
+    /// outside. A prepend mark (U+0600) at the end of a folder would join the "/" after it.
+    func testNoComponentJoinsTheSeparatorsAroundIt() throws {
+        XCTAssertEqual(try render("{artist}/{title}.flac", ["artist": .text("\u{0338}.."), "title": .text("Song")]),
+                       "_\u{0338}../Song.flac")
+        XCTAssertEqual(try render("{artist}/{title}", ["artist": .text("a\u{0600}"), "title": .text("\u{0600}b")]),
+                       "a\u{0600}_/\u{0600}b")
+        XCTAssertEqual(try render("{artist}/{title}", ["artist": .text("Beyoncé"), "title": .text("Halo")]), "Beyoncé/Halo")
     }
 
     func testPlaceholderNextToDotsCannotFormParentComponent() throws {
@@ -103,7 +115,7 @@ final class TemplateSecurityTests: XCTestCase {
 
     func testRandomHostileValuesNeverEscape() {
         let alphabet = [
-            "/", ".", "..", "\\", "\u{0}", "\n", "\r", "\t", " ", "\u{7F}", "\u{301}", "\u{200D}", "🎸", "👨‍👩‍👧",
+            "/", ".", "..", "\\", "\u{0}", "\n", "\r", "\t", " ", "\u{7F}", "\u{301}", "\u{0338}", "\u{0600}", "\u{200D}", "🎸", "👨‍👩‍👧",
             "a", "Z", "é", "-", "~", "{", "}", "|", ":",
         ]
         let templates = [
@@ -169,6 +181,9 @@ final class TemplateSecurityTests: XCTestCase {
         for scalar in result.unicodeScalars {
             XCTAssertFalse(scalar.value < 0x20 || scalar.value == 0x7F || scalar == "\\", "bad scalar: \(context)", file: file, line: line)
         }
+        // Every "/" is a Character of its own, so the path reads (and compares as Characters) as it is on disk.
+        XCTAssertEqual(result.filter { $0 == "/" }.count, bytes.filter { $0 == UInt8(ascii: "/") }.count,
+                       "a '/' joined a neighbour: \(context)", file: file, line: line)
         // Resolving against a root must stay under it. Compared as bytes: String.hasPrefix works on Characters,
         // and a result starting with a combining mark merges with the "/" before it into one Character.
         let resolved = URL(fileURLWithPath: "/export").appendingPathComponent(result).standardizedFileURL.path

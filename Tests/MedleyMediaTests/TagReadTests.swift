@@ -186,4 +186,35 @@ f.save()
             XCTAssertEqual(try TagIO.read(path: path), MediaTags(), name)
         }
     }
+
+    /// 100,000 nested `meta` headers (8 bytes each) are not recursed into, which would overflow the
+    /// stack: under moov, whose children must parse, the file is refused as damaged; under udta,
+    /// whose children may be opaque, they are kept as bytes and the file reads as untagged.
+    func testDeeplyNestedMP4AtomsAreRefusedNotRecursedInto() throws {
+        func header(_ size: Int, _ type: String) -> [UInt8] {
+            [UInt8(size >> 24 & 0xFF), UInt8(size >> 16 & 0xFF), UInt8(size >> 8 & 0xFF), UInt8(size & 0xFF)] + Array(type.utf8)
+        }
+        let depth = 100_000
+        let ftyp = header(20, "ftyp") + Array("M4A ".utf8) + [0, 0, 0, 0] + Array("M4A ".utf8)
+        let metas = (0..<depth).flatMap { header(8 * (depth - $0), "meta") }
+        let underMoov = work + "/moov-meta.m4a", underUdta = work + "/udta-meta.m4a"
+        try Data(ftyp + header(8 + 8 * depth, "moov") + metas).write(to: URL(fileURLWithPath: underMoov))
+        try Data(ftyp + header(16 + 8 * depth, "moov") + header(8 + 8 * depth, "udta") + metas)
+            .write(to: URL(fileURLWithPath: underUdta))
+        XCTAssertThrowsError(try TagIO.read(path: underMoov)) { error in
+            XCTAssertEqual("\(error)", "cannot read the tags of \(underMoov): MP4 atoms nested more than 32 deep")
+        }
+        XCTAssertEqual(try TagIO.read(path: underUdta), MediaTags())
+    }
+
+    /// A number tag too big for any container ("1e300" beats per minute, carried from another file)
+    /// is reported as not written; reading it as an Int used to trap.
+    func testANumberTagBeyondAnyIntegerIsReportedNotWritten() throws {
+        let path = try tone("a.mp3", codec: "libmp3lame")
+        var tags = MediaTags()
+        tags["beatsPerMinute"] = "1e300"
+        tags["title"] = "t"
+        XCTAssertEqual(try TagIO.write(tags, toFileAt: path, container: "mp3"), ["beatsPerMinute"])
+        XCTAssertEqual(try TagIO.read(path: path).values, ["title": "t"])
+    }
 }

@@ -77,10 +77,11 @@ enum IngestPOSIX {
     }
 
     /// Whether `path` is `directory` itself or lies below it (compared by whole components, so "/a/bc" is not
-    /// below "/a/b"). Both must be canonical.
+    /// below "/a/b"). Both must be canonical. Compared by UTF-8 bytes, as the filesystem does: String's `==` and
+    /// `hasPrefix` treat "é" and "e" + U+0301 (two names on disk) as equal.
     static func isWithin(_ path: String, directory: String) -> Bool {
-        if path == directory || directory == "/" { return true }
-        return path.hasPrefix(directory) && path.utf8.dropFirst(directory.utf8.count).first == UInt8(ascii: "/")
+        if path.utf8.elementsEqual(directory.utf8) || directory == "/" { return true }
+        return path.utf8.starts(with: directory.utf8) && path.utf8.dropFirst(directory.utf8.count).first == UInt8(ascii: "/")
     }
 
     /// Makes `path` absolute (against the working directory) and tidies it: repeated slashes, "." components and a

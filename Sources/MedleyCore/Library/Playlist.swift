@@ -35,8 +35,8 @@ enum Playlist {
         var text = "#EXTM3U\n"
         if order == .shuffle { text += "# shuffled by Medley with seed \(seed)\n" }
         for item in items {
-            let seconds = item.duration.map { String(Int($0.rounded())) } ?? "-1"
-            let title = clean(item.title) ?? ((item.path as NSString).lastPathComponent as NSString).deletingPathExtension
+            let seconds = item.duration.flatMap { $0.isFinite && abs($0) < 1e15 ? String(Int($0.rounded())) : nil } ?? "-1"
+            let title = clean(item.title) ?? clean(((item.path as NSString).lastPathComponent as NSString).deletingPathExtension) ?? "-"
             let label = clean(item.artist).map { "\($0) - \(title)" } ?? title
             text += "#EXTINF:\(seconds),\(label)\n" + relativePath(of: item.path, from: folder) + "\n"
         }

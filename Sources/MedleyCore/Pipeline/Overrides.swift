@@ -15,6 +15,12 @@ enum Overrides {
             sink.error(at: origin, "--set \(assignment): name the job and the key, e.g. my-job.export.quality=90")
             return root
         }
+        // The path becomes nested mappings: no deeper than a file may nest them.
+        guard path.count <= YAMLReader.maximumDepth / 2 else {
+            sink.error(at: origin, "--set: a key path of \(path.count) parts is longer than any pipeline key",
+                       suggestion: "a key path has at most \(YAMLReader.maximumDepth / 2) parts, like my-job.export.quality")
+            return root
+        }
         guard case .mapping(var top, let topMark) = root,
               let jobsIndex = top.firstIndex(where: { $0.key.scalarText == "jobs" }),
               case .sequence(var jobs, let jobsMark) = top[jobsIndex].value,

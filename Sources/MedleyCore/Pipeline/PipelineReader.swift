@@ -30,7 +30,8 @@ public enum PipelineReader {
         do {
             root = try YAMLReader.parse(text)
         } catch let error as YAMLSyntaxError {
-            throw ValidationFailure(diagnostics: [Diagnostic(file: file, mark: error.mark, message: error.message)])
+            throw ValidationFailure(diagnostics: [Diagnostic(file: file, mark: error.mark, message: error.message,
+                                                             suggestion: error.suggestion)])
         }
         let sink = DiagnosticSink(file: file)
         for assignment in overrides {
@@ -60,6 +61,8 @@ struct SchemaReader {
     let directory: String
 
     static let topKeys = ["version", "jobs"]
+    /// The longest job name, in characters (each becomes one byte of `manifest-<job>.jsonl`).
+    static let maximumJobName = 100
     static let jobKeys = ["name", "ingest", "where", "tag", "filters", "graph", "colorSpace", "transcode",
                           "analyze", "poster", "export", "playlist", "report", "limits"]
     static let ingestKeys = ["from", "recursive", "media", "include", "exclude"]
@@ -86,14 +89,24 @@ struct SchemaReader {
             return nil
         }
         var names: [String: SourceMark] = [:]
+        // Medley's files for a job are named after it (manifest-<job>.jsonl, report-<job>), with
+        // characters a file name should not have replaced: two names that read the same there would
+        // share them, and the second job would overwrite the first one's manifest.
+        var fileNames: [String: (name: String, mark: SourceMark)] = [:]
         var jobs: [Job] = []
         for item in items {
             guard let job = job(item) else { continue }
+            let nameMark = Self.field("name", of: item)?.mark ?? job.mark
             if let first = names[job.name] {
                 sink.error(at: job.mark, "a second job named '\(job.name)' (the first is at line \(first.line))",
                            suggestion: "job names must be unique")
+            } else if let first = fileNames[ManifestWriter.fileSafe(job.name)] {
+                sink.error(at: nameMark, "job names '\(first.name)' (line \(first.mark.line)) and '\(job.name)' are the same as file names "
+                           + "(manifest-\(ManifestWriter.fileSafe(job.name)).jsonl): the second would overwrite the first one's files",
+                           suggestion: "job names that differ in letters, digits, '.', '_' or '-'")
             }
             names[job.name] = job.mark
+            fileNames[ManifestWriter.fileSafe(job.name)] = fileNames[ManifestWriter.fileSafe(job.name)] ?? (job.name, nameMark)
             jobs.append(job)
         }
         return jobs.count == items.count ? jobs : nil
@@ -106,6 +119,11 @@ struct SchemaReader {
         if nameNode == nil { sink.error(node, "a job without a 'name'", suggestion: "add 'name: my-job'") }
         if let name, let nameNode, name.isEmpty || name.contains("/") {
             sink.error(nameNode, "job name '\(name)' must be non-empty and contain no '/'")
+        }
+        if let name, let nameNode, name.count > Self.maximumJobName {
+            // manifest-<job>-shard-K-of-N.jsonl and its temporary name must stay under NAME_MAX (255 bytes).
+            sink.error(nameNode, "a job name of \(name.count) characters is longer than the \(Self.maximumJobName) allowed",
+                       suggestion: "Medley names its files for a job after it; use a shorter name")
         }
 
         let ingest = fields["ingest"].flatMap(ingest)
@@ -137,6 +155,8 @@ struct SchemaReader {
            let node = limits["maxPixels"], let n = integer(node, what: "limits.maxPixels") {
             if n >= 1 { maxPixels = n } else { sink.error(node, "limits.maxPixels must be at least 1, not \(n)") }
         }
+
+        if let graph { checkOutputSizes(graph, maxPixels: maxPixels ?? ImageStage.defaultMaxPixels) }
 
         var planned = PlannedStages()
         let transcode = fields["transcode"].flatMap { TranscodeSettings.read($0, sink: sink) }
@@ -234,7 +254,7 @@ struct SchemaReader {
         var stage = ReportStage()
         if let toNode = fields["to"], let text = string(toNode, what: "report.to") {
             let folder = resolve(text)
-            if folder != exportRoot && !folder.hasPrefix(exportRoot + "/") {
+            if !IngestPOSIX.isWithin(folder, directory: exportRoot) {
                 sink.error(toNode, "report.to must be a folder inside the job's export folder (\(exportRoot))",
                            suggestion: "a pipeline writes only under its export roots; leave 'to' out for \(exportRoot)/.medley/report-JOB")
                 return nil
@@ -331,6 +351,11 @@ struct SchemaReader {
                        suggestion: "write '- CISepiaTone: { inputIntensity: 0.8 }'")
             return nil
         }
+        if steps.count > ImageGraph.maximumSteps {
+            sink.error(steps[ImageGraph.maximumSteps], "'filters' has \(steps.count) filters, more than the \(ImageGraph.maximumSteps) a chain may have",
+                       suggestion: "split the work into several jobs, one exporting into the next one's ingest folder")
+            return nil
+        }
         var nodes: [ImageGraph.Node] = []
         var previous = ImageGraph.inputName
         var ok = true
@@ -367,6 +392,11 @@ struct SchemaReader {
     func graph(_ node: YAMLNode) -> ImageGraph? {
         guard case .mapping(let pairs, _) = node, !pairs.isEmpty else {
             sink.error(node, "'graph' must map node names to filters, found \(node.kindDescription)")
+            return nil
+        }
+        if pairs.count > ImageGraph.maximumSteps {
+            sink.error(pairs[ImageGraph.maximumSteps].key, "'graph' has \(pairs.count) nodes, more than the \(ImageGraph.maximumSteps) a graph may have",
+                       suggestion: "split the work into several jobs, one exporting into the next one's ingest folder")
             return nil
         }
         let names = pairs.compactMap(\.key.scalarText)
@@ -411,24 +441,66 @@ struct SchemaReader {
         return ImageGraph(nodes: nodes, output: output)
     }
 
+    /// Reports the first cycle, and a graph whose recipe would have more than
+    /// `ImageGraph.maximumSteps` steps (each node counted once per use: `size` of a node is one plus
+    /// the sizes of the nodes feeding it). Depth-first with an explicit stack: no recursion over
+    /// user-written structure.
     func checkAcyclic(_ graph: ImageGraph) -> Bool {
         let byName = Dictionary(graph.nodes.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
-        var state: [String: Int] = [:]  // 1 visiting, 2 done
-        func visit(_ name: String, path: [String]) -> Bool {
-            guard let node = byName[name] else { return true }
-            if state[name] == 2 { return true }
-            if state[name] == 1 {
-                let cycle = (path.drop { $0 != name } + [name]).joined(separator: " → ")
-                sink.error(at: node.mark, "the graph has a cycle: \(cycle)",
-                           suggestion: "feed one of these nodes from 'input' or another node")
-                return false
+        var size: [String: Int] = [:]  // done, with its size (capped just above the limit)
+        var visiting = Set<String>()
+        for start in graph.nodes where size[start.name] == nil {
+            // (node, index of the next input to look at)
+            var stack: [(node: ImageGraph.Node, next: Int)] = [(start, 0)]
+            visiting.insert(start.name)
+            while let (node, next) = stack.last {
+                if next < node.imageInputs.count {
+                    stack[stack.count - 1].next += 1
+                    let source = node.imageInputs[next].source
+                    guard let child = byName[source], size[source] == nil else { continue }
+                    if visiting.contains(source) {
+                        let path = stack.map(\.node.name)
+                        let cycle = (path.drop { $0 != source } + [source]).joined(separator: " → ")
+                        sink.error(at: child.mark, "the graph has a cycle: \(cycle)",
+                                   suggestion: "feed one of these nodes from 'input' or another node")
+                        return false
+                    }
+                    visiting.insert(source)
+                    stack.append((child, 0))
+                    continue
+                }
+                stack.removeLast()
+                visiting.remove(node.name)
+                let total = node.imageInputs.reduce(1) { sum, input in
+                    min(sum + (size[input.source] ?? 0), ImageGraph.maximumSteps + 1)
+                }
+                size[node.name] = total
+                if total > ImageGraph.maximumSteps {
+                    sink.error(at: node.mark, "node '\(node.name)' would run more than \(ImageGraph.maximumSteps) filter steps: a node that feeds several others is rendered once for each",
+                               suggestion: "use fewer nodes that feed the same node twice, or split the work into several jobs")
+                    return false
+                }
             }
-            state[name] = 1
-            for (_, source) in node.imageInputs where !visit(source, path: path + [name]) { return false }
-            state[name] = 2
-            return true
         }
-        return graph.nodes.allSatisfy { visit($0.name, path: []) }
+        return true
+    }
+
+    /// Sizes known before any image is read: a `resize` that fills or covers a whole box makes
+    /// images of exactly that box, which must be within the job's pixel limit.
+    func checkOutputSizes(_ graph: ImageGraph, maxPixels: Int) {
+        for node in graph.nodes where node.filter == "resize" {
+            func number(_ key: String) -> Double? {
+                if case .number(let n)? = node.parameters.first(where: { $0.key == key })?.value { return n }
+                return nil
+            }
+            guard case .text(let mode)? = node.parameters.first(where: { $0.key == "mode" })?.value,
+                  mode == ResizeMode.fill.rawValue || mode == ResizeMode.aspectFill.rawValue,
+                  let width = number("width"), let height = number("height"), width > 0, height > 0,
+                  width * height > Double(maxPixels) else { continue }
+            sink.error(at: node.mark, String(format: "resize to %.0f × %.0f (%@) makes images of %.0f MP, over the %.0f MP limit (limits.maxPixels)",
+                                             width, height, mode, width * height / 1e6, Double(maxPixels) / 1e6),
+                       suggestion: "a smaller box, or a higher limits.maxPixels")
+        }
     }
 
     /// One filter with its parameters checked against its declared attributes.
@@ -597,6 +669,12 @@ struct SchemaReader {
     }
 
     // MARK: scalars
+
+    /// The value of `key` in a mapping node, if it is one and has it.
+    static func field(_ key: String, of node: YAMLNode) -> YAMLNode? {
+        guard case .mapping(let pairs, _) = node else { return nil }
+        return pairs.first { $0.key.scalarText == key }?.value
+    }
 
     /// A mapping's fields by key. Unknown keys (when `keys` is given) and duplicates are errors.
     func mapping(_ node: YAMLNode, keys: [String]?, what: String) -> [String: YAMLNode]? {

@@ -236,17 +236,19 @@ public struct TranscodeSettings: Sendable, Equatable {
         }
         settings.isBigEndian = boolean("AVLinearPCMIsBigEndianKey")
         if let (value, node) = text("gain") {
-            if let db = Self.decibels(value, unit: "dB") { settings.gain = pow10(db / 20) } else {
-                sink.error(node, "gain is a level in dB, like -3dB, not '\(value)'")
+            if let db = Self.decibels(value, unit: "dB"), Self.gainRange.contains(db) { settings.gain = pow10(db / 20) } else {
+                sink.error(node, "gain is a level from -120dB to +120dB, like -3dB, not '\(value)'",
+                           suggestion: "±120 dB spans the whole range of 24-bit audio; beyond it is silence or noise")
                 ok = false
             }
         }
         if let node = fields["normalize"] {
             if case .mapping(let pairs, _) = node, pairs.count == 1, pairs[0].key.scalarText == "peak",
-               let value = pairs[0].value.scalarText, let db = Self.decibels(value, unit: "dBFS"), db <= 0 {
+               let value = pairs[0].value.scalarText, let db = Self.decibels(value, unit: "dBFS"), Self.peakRange.contains(db) {
                 settings.normalizePeak = db
             } else {
-                sink.error(node, "normalize takes {peak: LEVEL} with a level at or below 0 dBFS, like {peak: -1dBFS}")
+                sink.error(Self.pairs(of: node)?.first { $0.key.scalarText == "peak" }?.value ?? node,
+                           "normalize takes {peak: LEVEL} with a level from -120 to 0 dBFS, like {peak: -1dBFS}")
                 ok = false
             }
         }
@@ -266,11 +268,24 @@ public struct TranscodeSettings: Sendable, Equatable {
         return ok ? settings : nil
     }
 
-    /// "-3dB", "-3 dB", "-3" → −3.
+    /// Levels a gain may have: ±120 dB is a factor of a million either way, past the dynamic range
+    /// of 24-bit audio (144 dB is the whole of it).
+    static let gainRange = -120.0...120.0
+    /// Peaks normalize may aim at (dBFS).
+    static let peakRange = -120.0...0.0
+
+    /// "-3dB", "-3 dB", "-3" → −3; nil for anything that is not a finite number ("nan", "inf",
+    /// "1e400", which Double(_:) reads as NaN or infinity).
     static func decibels(_ text: String, unit: String) -> Double? {
         var value = text.trimmingCharacters(in: .whitespaces)
         if value.lowercased().hasSuffix(unit.lowercased()) { value = String(value.dropLast(unit.count)) }
-        return Double(value.trimmingCharacters(in: .whitespaces))
+        guard let number = Double(value.trimmingCharacters(in: .whitespaces)), number.isFinite else { return nil }
+        return number
+    }
+
+    private static func pairs(of node: YAMLNode) -> [(key: YAMLNode, value: YAMLNode)]? {
+        if case .mapping(let pairs, _) = node { return pairs }
+        return nil
     }
 }
 

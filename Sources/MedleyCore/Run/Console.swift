@@ -1,5 +1,35 @@
 import Foundation
 
+/// Text for a terminal. File names and tag values may hold control characters, and written raw
+/// they are commands to the terminal: ESC ] 0 ; … BEL retitles the window, ESC [ 2 J clears it,
+/// others have rewritten the clipboard or made links. Everything Medley writes for a person goes
+/// through `escaped`; JSON output is escaped by its encoder instead.
+public enum TerminalText {
+    /// Control characters shown as escapes — C0 (tab `\t`, carriage return `\r`, the rest `\x1B`),
+    /// DEL (`\x7F`) and C1 (`\u009B`); with `keepingLineBreaks` a "\n" stays a line break
+    /// (between the lines of a message), otherwise it is shown as `\n` (one value, one line).
+    public static func escaped(_ text: String, keepingLineBreaks: Bool = true) -> String {
+        var out = String.UnicodeScalarView()
+        for scalar in text.unicodeScalars {
+            let value = scalar.value
+            guard value < 0x20 || (0x7F...0x9F).contains(value) else {
+                out.append(scalar)
+                continue
+            }
+            let escape: String
+            switch scalar {
+            case "\n" where keepingLineBreaks: escape = "\n"
+            case "\n": escape = "\\n"
+            case "\t": escape = "\\t"
+            case "\r": escape = "\\r"
+            default: escape = value < 0x80 ? String(format: "\\x%02X", value) : String(format: "\\u%04X", value)
+            }
+            out.append(contentsOf: escape.unicodeScalars)
+        }
+        return String(out)
+    }
+}
+
 /// What a person sees on stderr: a live progress line on a terminal, plain lines otherwise,
 /// and a summary naming every failure. `--quiet` keeps only errors and the failure summary.
 final class Console: @unchecked Sendable {
@@ -17,27 +47,14 @@ final class Console: @unchecked Sendable {
         color = interactive && ProcessInfo.processInfo.environment["NO_COLOR"].map(\.isEmpty) ?? true
     }
 
-    /// A line for a person, above the progress line.
-    func say(_ text: String) {
+    /// A line for a person, above the progress line, its control characters escaped (line breaks
+    /// between lines are kept); `color` (an SGR code, "31" for red) is applied after escaping.
+    func say(_ text: String, color code: String? = nil) {
+        let line = TerminalText.escaped(text)
         lock.lock()
         defer { lock.unlock() }
         clearStatus()
-        FileHandle.standardError.write(Data((Self.visible(text) + "\n").utf8))
-    }
-
-    /// Control characters inside a line (a file named "a\nb.jpg") shown escaped, so one message
-    /// stays one line; line breaks between lines are kept.
-    static func visible(_ text: String) -> String {
-        text.split(separator: "\n", omittingEmptySubsequences: false).map { line in
-            line.unicodeScalars.map { scalar -> String in
-                guard scalar.value < 0x20 || scalar.value == 0x7F, scalar != "\u{1B}" else { return String(scalar) }
-                switch scalar {
-                case "\t": return "\\t"
-                case "\r": return "\\r"
-                default: return String(format: "\\x%02X", scalar.value)
-                }
-            }.joined()
-        }.joined(separator: "\n")
+        FileHandle.standardError.write(Data(((code.map { paint(line, code: $0) } ?? line) + "\n").utf8))
     }
 
     /// One item's outcome as a plain line (not on a terminal, where the progress line shows it).
@@ -45,7 +62,7 @@ final class Console: @unchecked Sendable {
     func itemLine(_ text: @autoclosure () -> String, failure: Bool) {
         guard failure || (!quiet && !interactive) else { return }
         let line = text().replacingOccurrences(of: "\n", with: "\\n")
-        say(failure ? paint(line, code: "31") : line)
+        say(line, color: failure ? "31" : nil)
     }
 
     /// Redraws the progress line, at most ten times a second.
@@ -58,7 +75,7 @@ final class Console: @unchecked Sendable {
         lastDraw = now
         let elapsed = now.timeIntervalSince(started)
         let rate = elapsed > 0 ? Double(counts.done) / elapsed : 0
-        var line = "\(job)  \(counts.done)"
+        var line = "\(TerminalText.escaped(job, keepingLineBreaks: false))  \(counts.done)"
         if let expected { line += "/\(expected)" }
         line += " done"
         if counts.failed > 0 { line += " · \(paint("\(counts.failed) failed", code: "31"))" }
@@ -83,7 +100,7 @@ final class Console: @unchecked Sendable {
         statusShown = false
     }
 
-    func paint(_ text: String, code: String) -> String {
+    private func paint(_ text: String, code: String) -> String {
         color ? "\u{1B}[\(code)m\(text)\u{1B}[0m" : text
     }
 

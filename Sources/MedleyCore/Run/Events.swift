@@ -101,7 +101,7 @@ final class EventLog: @unchecked Sendable {
         } catch {
             let reason = (error as NSError).localizedDescription
             failure = reason
-            fputs("medley: cannot write events to \(path == "-" ? "standard output" : path): \(reason); no more events are written\n", stderr)
+            fputs(TerminalText.escaped("medley: cannot write events to \(path == "-" ? "standard output" : path): \(reason); no more events are written") + "\n", stderr)
         }
     }
 }

@@ -112,7 +112,7 @@ public final class PipelineRunner: @unchecked Sendable {
 
         let files = FileEnumerator(job.ingest.source).lazy.filter { [options, job] result in
             guard case .success(let file) = result else { return true }
-            if let root = job.export?.to, file.path.hasPrefix(root + "/") { return false }  // our own outputs
+            if let root = job.export?.to, IngestPOSIX.isWithin(file.path, directory: root) { return false }  // our own outputs
             guard let (k, n) = options.shard else { return true }
             return Int(Self.stableHash(file.relativePath) % UInt64(n)) == k - 1
         }
@@ -166,7 +166,7 @@ public final class PipelineRunner: @unchecked Sendable {
                                            stage: report, summary: summary)
             if !options.quiet { console.say("report \(page)") }
         } catch {
-            console.say(console.paint("report: cannot write the report of \(state.job.name): \(error)", code: "31"))
+            console.say("report: cannot write the report of \(state.job.name): \(error)", color: "31")
             lock.lock()
             reportFailures += 1
             lock.unlock()
@@ -513,6 +513,11 @@ public final class PipelineRunner: @unchecked Sendable {
         try select(&properties.values, item, mediaType: "movie", state)
         announce()
         entry.properties = properties.values
+        // The pixel limit holds before a frame is decoded, as for images: the coded size is in the header.
+        if info.width > 0 || info.height > 0 {
+            try ImageStage.checkPixels(width: info.width, height: info.height,
+                                       limit: state.job.maxPixels ?? ImageStage.defaultMaxPixels, of: "the video stream")
+        }
         if let poster = state.job.poster {
             guard let stage = state.stage else { throw ItemFailure("the job has no image stage") }
             // A poster is a PNG frame until the export says otherwise (`format: same`).
@@ -746,7 +751,7 @@ public final class PipelineRunner: @unchecked Sendable {
             return
         }
         console.say(line)
-        console.say(console.paint("\(state.job.name): \(c.failed) failed:", code: "31"))
+        console.say("\(state.job.name): \(c.failed) failed:", color: "31")
         for (input, reason) in state.failures.sorted(by: { $0.0 < $1.0 }) {
             console.say("  ✗ \(input.isEmpty ? "(ingest)" : input): \(reason)")
         }

@@ -73,7 +73,7 @@ public enum ManifestMerge {
 
         // Every file the job selects must be in its owner shard's manifest.
         for result in FileEnumerator(job.ingest.source) {
-            guard case .success(let file) = result, !file.path.hasPrefix(export.to + "/"), seen[file.path] == nil else { continue }
+            guard case .success(let file) = result, !IngestPOSIX.isWithin(file.path, directory: export.to), seen[file.path] == nil else { continue }
             guard let sniffed = try? PipelineRunner.identify(file),
                   job.ingest.media.contains(where: { $0.selects(sniffed.kind) }) else { continue }
             report.missing.append((file.path, Int(PipelineRunner.stableHash(file.relativePath) % UInt64(n)) + 1))

@@ -18,8 +18,13 @@ struct AtomicOutput {
     func staysInside(_ folder: String) -> Bool {
         guard let root = realpath(exportRoot, nil), let resolved = realpath(folder, nil) else { return false }
         defer { free(root); free(resolved) }
-        let rootPath = String(cString: root), path = String(cString: resolved)
-        return path == rootPath || path.hasPrefix(rootPath.hasSuffix("/") ? rootPath : rootPath + "/")
+        // By bytes, as the filesystem compares: Strings compare canonically equivalent names (é and
+        // e + ◌́, two folders on Linux) as equal, and see "/" + a combining mark as one non-"/" Character.
+        let rootBytes = UnsafeRawBufferPointer(start: root, count: strlen(root))
+        let pathBytes = UnsafeRawBufferPointer(start: resolved, count: strlen(resolved))
+        let slash = UInt8(ascii: "/")
+        return pathBytes.elementsEqual(rootBytes) || (pathBytes.starts(with: rootBytes)
+            && (rootBytes.last == slash || pathBytes.dropFirst(rootBytes.count).first == slash))
     }
 
     /// Creates the working folder and removes temporary files that earlier runs, since dead,

@@ -14,6 +14,8 @@ struct ImageRenderer {
     let plan: RenderPlan?
     let workingSpace: Transfer
     let autoOrient: Bool
+    /// The job's pixel limit: no step may make a bigger image either.
+    let maxPixels: Int
 
     /// The rendered (still lazy) image of one file, ready to save.
     func render(_ path: String, header: VipsImage) throws -> VipsImage {
@@ -21,11 +23,23 @@ struct ImageRenderer {
         var source: VipsImage
         if case .resize(let width, let height, let mode)? = plan?.root.firstGeometry, mode != .none {
             // Shrink while decoding (JPEG DCT scaling, WebP/HEIF subsampling): far less to decode.
+            // libvips' thumbnail applies the EXIF orientation, so the box is for the picture as shown.
+            let turned = header.orientation >= 5
+            let shownWidth = turned ? header.height : header.width, shownHeight = turned ? header.width : header.height
+            let size = Geometry.resizedSize(width: Double(shownWidth), height: Double(shownHeight),
+                                            boxWidth: width, boxHeight: height, mode: mode)
+            _ = try Geometry.checkedSize(size.scaled, of: "resize", maxPixels: Int.max)
+            _ = try Geometry.checkedSize(size.output, of: "resize", maxPixels: maxPixels)
             // An unbounded side (0) must not constrain: libvips reads a missing height as "square".
-            let unbounded = 10_000_000
-            source = try VipsImage.thumbnail(path, width: width > 0 ? width : unbounded,
-                                             height: height > 0 ? height : unbounded,
-                                             crop: mode == .aspectFill, force: mode == .fill)
+            // Filling or covering a box with one side unbounded keeps that side as it is (as
+            // `Geometry.apply` does): fill keeps the picture's own size there, and a cover of one
+            // side is a fit to it.
+            let unbounded = Int(ParameterLimit.imageSide.maximum)
+            let bothSides = width > 0 && height > 0
+            let boxWidth = width > 0 ? width : (mode == .fill ? shownWidth : unbounded)
+            let boxHeight = height > 0 ? height : (mode == .fill ? shownHeight : unbounded)
+            source = try VipsImage.thumbnail(path, width: boxWidth, height: boxHeight,
+                                             crop: mode == .aspectFill && bothSides, force: mode == .fill)
             shrunkOnLoad = true
         } else {
             // Rotation reads rows out of order, so it needs random access; everything else streams.
@@ -78,7 +92,7 @@ struct ImageRenderer {
             return try below(next).mapRegions(kernel)
         case .geometry(let operation, let next):
             if skipFirstResize, case .source = next, case .resize = operation { return input }
-            return try Geometry.apply(operation, to: try below(next))
+            return try Geometry.apply(operation, to: try below(next), maxPixels: maxPixels)
         case .composite(let kernel, let foreground, let background):
             let back = try below(background)
             let front = try Geometry.align(try below(foreground), toExtentOf: back)
@@ -93,12 +107,16 @@ struct ImageRenderer {
 
 /// Geometry in Core Image's coordinates (origin bottom-left, y up) on libvips images (y down).
 enum Geometry {
-    static func apply(_ operation: GeometryOperation, to image: VipsImage) throws -> VipsImage {
+    /// Every output size is checked against `maxPixels` (and libvips' longest side) before libvips
+    /// is asked for it; sizes are worked out in Double, so no parameter can overflow an Int.
+    static func apply(_ operation: GeometryOperation, to image: VipsImage, maxPixels: Int) throws -> VipsImage {
         let width = Double(image.width), height = Double(image.height)
         switch operation {
         case .crop(let x, let y, let w, let h):
-            let left = max(0, Int(x.rounded(.down))), right = min(image.width, Int((x + w).rounded(.up)))
-            let bottom = max(0, Int(y.rounded(.down))), top = min(image.height, Int((y + h).rounded(.up)))
+            // Clamped to the image in Double first: a rectangle may reach ±1.8e308 (Core Image's infinite one).
+            func clamped(_ v: Double, _ limit: Int) -> Int { Int(min(max(v, 0), Double(limit))) }
+            let left = clamped(x.rounded(.down), image.width), right = clamped((x + w).rounded(.up), image.width)
+            let bottom = clamped(y.rounded(.down), image.height), top = clamped((y + h).rounded(.up), image.height)
             guard right > left, top > bottom else {
                 throw ItemFailure("CICrop: the rectangle [\(x) \(y) \(w) \(h)] lies outside the \(image.width)×\(image.height) image")
             }
@@ -110,18 +128,23 @@ enum Geometry {
             let corners = [(0.0, 0.0), (width, 0.0), (0.0, height), (width, height)].map { (x, y) in
                 (a * x + c * y + tx, b * x + d * y + ty)
             }
-            let minX = corners.map(\.0).min()!, maxX = corners.map(\.0).max()!
-            let minY = corners.map(\.1).min()!, maxY = corners.map(\.1).max()!
-            let outWidth = Int((maxX - minX).rounded(.up)), outHeight = Int((maxY - minY).rounded(.up))
-            guard outWidth > 0, outHeight > 0, outWidth * outHeight <= ImageStage.defaultMaxPixels else {
-                throw ItemFailure("CIAffineTransform: the result would be \(outWidth)×\(outHeight) pixels")
-            }
+            let xs = corners.map(\.0), ys = corners.map(\.1)
+            let minX = xs.reduce(.infinity, min), maxX = xs.reduce(-.infinity, max)
+            let minY = ys.reduce(.infinity, min), maxY = ys.reduce(-.infinity, max)
+            let (outWidth, outHeight) = try checkedSize(((maxX - minX).rounded(.up), (maxY - minY).rounded(.up)),
+                                                        of: "CIAffineTransform", maxPixels: maxPixels)
             // Pixel coordinates flip y: X = a·x − c·y + (c·H + tx − minX), Y = −b·x + d·y + (maxY − d·H − ty).
             return try image.affine(a: a, b: -c, c: -b, d: d, dx: c * height + tx - minX, dy: maxY - d * height - ty,
                                     width: outWidth, height: outHeight)
         case .scale(let scale, let aspectRatio):
+            // libvips makes at least one pixel of a side.
+            _ = try checkedSize((max(1, (width * scale * aspectRatio).rounded()), max(1, (height * scale).rounded())),
+                                of: "CILanczosScaleTransform", maxPixels: maxPixels)
             return try image.resized(horizontal: scale * aspectRatio, vertical: scale)
         case .resize(let boxWidth, let boxHeight, let mode):
+            let size = resizedSize(width: width, height: height, boxWidth: boxWidth, boxHeight: boxHeight, mode: mode)
+            _ = try checkedSize(size.scaled, of: "resize", maxPixels: Int.max)
+            _ = try checkedSize(size.output, of: "resize", maxPixels: maxPixels)
             let w = Double(boxWidth > 0 ? boxWidth : Int.max), h = Double(boxHeight > 0 ? boxHeight : Int.max)
             switch mode {
             case .none:
@@ -143,6 +166,53 @@ enum Geometry {
         case .orient:
             return try image.autoOriented()
         }
+    }
+
+    /// What `resize` makes of a width × height picture: the scaled picture, and the output (the
+    /// scaled picture cropped to the box for aspectFill), before rounding. Side 0 of a box is unbounded.
+    /// libvips makes at least one pixel of a side.
+    static func resizedSize(width: Double, height: Double, boxWidth: Int, boxHeight: Int, mode: ResizeMode)
+        -> (scaled: (Double, Double), output: (Double, Double)) {
+        let size = exactResizedSize(width: width, height: height, boxWidth: boxWidth, boxHeight: boxHeight, mode: mode)
+        return ((max(1, size.scaled.0), max(1, size.scaled.1)), (max(1, size.output.0), max(1, size.output.1)))
+    }
+
+    private static func exactResizedSize(width: Double, height: Double, boxWidth: Int, boxHeight: Int, mode: ResizeMode)
+        -> (scaled: (Double, Double), output: (Double, Double)) {
+        let w = Double(boxWidth), h = Double(boxHeight)
+        switch mode {
+        case .none:
+            return ((width, height), (width, height))
+        case .fill:
+            let size = (boxWidth > 0 ? w : width, boxHeight > 0 ? h : height)
+            return (size, size)
+        case .aspectFit:
+            let s = min(boxWidth > 0 ? w / width : .infinity, boxHeight > 0 ? h / height : .infinity)
+            return ((width * s, height * s), (width * s, height * s))
+        case .aspectFill:
+            let s = max(boxWidth > 0 ? w / width : 0, boxHeight > 0 ? h / height : 0)
+            let scaled = (width * s, height * s)
+            return (scaled, (boxWidth > 0 ? min(scaled.0, w) : scaled.0, boxHeight > 0 ? min(scaled.1, h) : scaled.1))
+        }
+    }
+
+    /// A size worked out in Double as whole pixels, or an item failure when it is no image libvips
+    /// could make (a side under 1 or over its 10,000,000 limit) or has more than `maxPixels` pixels.
+    static func checkedSize(_ size: (Double, Double), of operation: String, maxPixels: Int) throws -> (Int, Int) {
+        let (width, height) = (size.0.rounded(.up), size.1.rounded(.up))
+        let longest = ParameterLimit.imageSide.maximum
+        guard width >= 1, height >= 1, width <= longest, height <= longest, width * height <= Double(maxPixels) else {
+            let reason = !(width >= 1 && height >= 1) ? "an empty image"
+                : width > longest || height > longest ? "longer than libvips' limit of 10,000,000 pixels a side"
+                : String(format: "%.0f MP, over the %.0f MP limit (limits.maxPixels)", width * height / 1e6, Double(maxPixels) / 1e6)
+            throw ItemFailure("\(operation): the result would be \(pixels(width)) × \(pixels(height)) pixels, \(reason)")
+        }
+        return (Int(width), Int(height))
+    }
+
+    /// A pixel count for a message: "1920", or "1e+303" when it is beyond whole numbers.
+    private static func pixels(_ value: Double) -> String {
+        value.isFinite && abs(value) < 1e15 ? String(format: "%.0f", value) : String(format: "%g", value)
     }
 
     /// Quarter turns clockwise (libvips) for a rotation matrix of a multiple of 90°, else nil.

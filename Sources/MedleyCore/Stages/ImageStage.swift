@@ -16,10 +16,10 @@ struct ImageStage {
     static let defaultMaxPixels = 268_402_689
 
     init(job: Job, export: ExportStage) throws {
-        renderer = ImageRenderer(plan: try job.imageGraph.map { RenderPlan(try $0.recipe(workingSpace: job.workingSpace)) },
-                                 workingSpace: job.workingSpace, autoOrient: export.autoOrient)
-        self.export = export
         maxPixels = job.maxPixels ?? Self.defaultMaxPixels
+        renderer = ImageRenderer(plan: try job.imageGraph.map { RenderPlan(try $0.recipe(workingSpace: job.workingSpace)) },
+                                 workingSpace: job.workingSpace, autoOrient: export.autoOrient, maxPixels: maxPixels)
+        self.export = export
     }
 
     /// Opens the header only (no pixels) and checks it is safe to decode.
@@ -30,12 +30,17 @@ struct ImageStage {
         } catch let error as MediaError {
             throw ItemFailure("cannot decode: \(error.reason)")
         }
-        let pixels = header.width * header.height
-        if pixels > maxPixels || header.width <= 0 || header.height <= 0 {
-            throw ItemFailure(String(format: "image claims %d × %d pixels (%.0f MP), over the %.0f MP limit (limits.maxPixels); not decoded",
-                                     header.width, header.height, Double(pixels) / 1e6, Double(maxPixels) / 1e6))
-        }
+        try Self.checkPixels(width: header.width, height: header.height, limit: maxPixels, of: "image")
         return header
+    }
+
+    /// Refuses a picture whose stored size (from a header, before any decoding) is over `limit`.
+    static func checkPixels(width: Int, height: Int, limit: Int, of what: String) throws {
+        let pixels = width.multipliedReportingOverflow(by: height)
+        if pixels.overflow || pixels.partialValue > limit || width <= 0 || height <= 0 {
+            throw ItemFailure(String(format: "%@ claims %d × %d pixels (%.0f MP), over the %.0f MP limit (limits.maxPixels); not decoded",
+                                     what, width, height, Double(width) * Double(height) / 1e6, Double(limit) / 1e6))
+        }
     }
 
     /// The format to write: the job's, or for `same` the input's when libvips can write it.

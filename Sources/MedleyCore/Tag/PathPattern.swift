@@ -135,24 +135,35 @@ public struct PathPattern: Sendable, Equatable {
         return parts
     }
 
-    /// Backtracking match of one component, fields lazy.
+    /// Backtracking match of one component, fields lazy. A (piece, position) that failed once fails
+    /// again, so it is remembered: without that, a name with many separators ("a - a - a - …") makes
+    /// the search try every way of cutting it, exponential in the number of fields.
     private static func match(_ pieces: ArraySlice<Piece>, _ text: ArraySlice<Character>) -> [(name: String, value: TemplateValue)]? {
-        guard let first = pieces.first else { return text.isEmpty ? [] : nil }
-        let rest = pieces.dropFirst()
-        switch first {
-        case .literal(let literal):
-            guard text.starts(with: literal) else { return nil }
-            return match(rest, text.dropFirst(literal.count))
-        case .field(let name, let kind):
-            guard !text.isEmpty else { return nil }
-            let lengths = rest.isEmpty ? text.count...text.count : 1...text.count
-            for length in lengths {
-                guard let value = TagStage.value(String(text.prefix(length)), kind: kind, lenient: false) else { continue }
-                if let more = match(rest, text.dropFirst(length)) {
-                    return [(name, value)] + more
+        let pieces = Array(pieces), text = Array(text)
+        var failed = Set<Int>()
+        func match(_ piece: Int, _ position: Int) -> [(name: String, value: TemplateValue)]? {
+            guard piece < pieces.count else { return position == text.count ? [] : nil }
+            let key = piece * (text.count + 1) + position
+            if failed.contains(key) { return nil }
+            switch pieces[piece] {
+            case .literal(let literal):
+                if text[position...].starts(with: literal), let more = match(piece + 1, position + literal.count) {
+                    return more
+                }
+            case .field(let name, let kind):
+                let remaining = text.count - position
+                if remaining > 0 {
+                    let lengths = piece + 1 == pieces.count ? remaining...remaining : 1...remaining
+                    for length in lengths {
+                        guard let value = TagStage.value(String(text[position..<position + length]), kind: kind, lenient: false)
+                        else { continue }
+                        if let more = match(piece + 1, position + length) { return [(name, value)] + more }
+                    }
                 }
             }
+            failed.insert(key)
             return nil
         }
+        return match(0, 0)
     }
 }

@@ -54,19 +54,34 @@ enum TemplatePathRules {
     /// Turns the concatenated render output into the final relative path.
     ///
     /// This is the last line of defence and holds whatever the template and values were: it splits on every
-    /// "/" scalar, drops empty and "." components (they mean "this folder"), replaces ".." with "_", and
-    /// truncates each component to ``maximumComponentBytes``, keeping the last component's extension.
+    /// "/" scalar, drops empty and "." components (they mean "this folder"), replaces ".." with "_", keeps
+    /// every "/" a character of its own (see ``mergesWithSeparators``), and truncates each component to
+    /// ``maximumComponentBytes``, keeping the last component's extension.
     static func normalise(_ rendered: String) -> String {
         let rawComponents = rendered.unicodeScalars
             .split(separator: "/", omittingEmptySubsequences: true)
             .map { String(String.UnicodeScalarView($0)) }
             .filter { !isCurrentComponent($0) }
         return rawComponents.enumerated().map { index, component in
-            let truncated = truncate(component, keepingExtension: index == rawComponents.count - 1)
+            let isLast = index == rawComponents.count - 1
+            let merges = mergesWithSeparators(component, followed: !isLast)
+            let room = maximumComponentBytes - (merges.front ? 1 : 0) - (merges.back ? 1 : 0)
+            var truncated = truncate(component, keepingExtension: isLast, limit: room)
+            if merges.front { truncated = "_" + truncated }
+            if merges.back { truncated += "_" }
             // Truncation cannot realistically produce "." or "..", but re-checking costs nothing.
             return isParentComponent(truncated) || isCurrentComponent(truncated) ? "_" : truncated
         }
         .joined(separator: "/")
+    }
+
+    /// Whether the "/" before a component (and, when `followed`, the one after it) would join it in one
+    /// Character: a leading combining mark ("\u{0338}.." shows as "/̸..") or a trailing prepend mark. On
+    /// disk the "/" still separates, but a path shown or compared as Characters reads wrong — Swift's
+    /// `hasPrefix(root + "/")` is false for it. Such a component gets "_" on that side.
+    static func mergesWithSeparators(_ component: String, followed: Bool) -> (front: Bool, back: Bool) {
+        guard !component.isEmpty else { return (false, false) }
+        return (("/" + component).first != "/", followed && (component + "/").last != "/")
     }
 
     /// Shortens `component` to at most `limit` UTF-8 bytes at a Character boundary, keeping a short extension

@@ -16,7 +16,7 @@ enum GaussianBlur: FilterDefinition {
             ParameterAttributes(
                 name: "inputRadius", type: .scalar, displayName: "Radius",
                 description: "The radius determines how many pixels are used to create the blur. The larger the radius, the blurrier the result.",
-                defaultValue: .number(10), identity: .number(0), minimum: 0, sliderMinimum: 0, sliderMaximum: 100),
+                defaultValue: .number(10), identity: .number(0), minimum: 0, sliderMinimum: 0, sliderMaximum: 100, limit: .gaussianRadius),
         ])
 
     static func outputImage(_ inputs: FilterInputs) -> FilterImage? {

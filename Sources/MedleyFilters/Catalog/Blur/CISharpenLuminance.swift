@@ -19,7 +19,7 @@ enum SharpenLuminance: FilterDefinition {
             ParameterAttributes(
                 name: "inputRadius", type: .distance, displayName: "Radius",
                 description: "The distance from the center of the effect.",
-                defaultValue: .number(1.69), minimum: 0, sliderMinimum: 0, sliderMaximum: 20),
+                defaultValue: .number(1.69), minimum: 0, sliderMinimum: 0, sliderMaximum: 20, limit: .gaussianRadius),
         ])
 
     static func outputImage(_ inputs: FilterInputs) -> FilterImage? {

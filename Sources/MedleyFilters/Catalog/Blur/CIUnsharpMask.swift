@@ -13,7 +13,7 @@ enum UnsharpMask: FilterDefinition {
             ParameterAttributes(
                 name: "inputRadius", type: .distance, displayName: "Radius",
                 description: "The radius around a given pixel to apply the unsharp mask. The larger the radius, the more of the image is affected.",
-                defaultValue: .number(2.5), minimum: 0, sliderMinimum: 0, sliderMaximum: 100),
+                defaultValue: .number(2.5), minimum: 0, sliderMinimum: 0, sliderMaximum: 100, limit: .gaussianRadius),
             ParameterAttributes(
                 name: "inputIntensity", type: .scalar, displayName: "Intensity",
                 description: "The intensity of the effect. The larger the value, the more contrast in the affected area.",

@@ -11,11 +11,11 @@ enum LanczosScaleTransform: FilterDefinition {
             ParameterAttributes(
                 name: "inputScale", type: .scalar, displayName: "Scale",
                 description: "The scaling factor to use on the image. Values less than 1.0 scale down the images. Values greater than 1.0 scale up the image.",
-                defaultValue: .number(1), identity: .number(1), minimum: 0.0001, sliderMinimum: 0.05, sliderMaximum: 1.5),
+                defaultValue: .number(1), identity: .number(1), minimum: 0.0001, sliderMinimum: 0.05, sliderMaximum: 1.5, limit: .imageSide),
             ParameterAttributes(
                 name: "inputAspectRatio", type: .scalar, displayName: "Aspect Ratio",
                 description: "The additional horizontal scaling factor to use on the image.",
-                defaultValue: .number(1), identity: .number(1), minimum: 0.0001, sliderMinimum: 0.05, sliderMaximum: 2),
+                defaultValue: .number(1), identity: .number(1), minimum: 0.0001, sliderMinimum: 0.05, sliderMaximum: 2, limit: .imageSide),
         ])
 
     static func outputImage(_ inputs: FilterInputs) -> FilterImage? {

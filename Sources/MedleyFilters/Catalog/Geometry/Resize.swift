@@ -14,11 +14,11 @@ enum Resize: FilterDefinition {
             ParameterAttributes(
                 name: "width", type: .count, displayName: "Width",
                 description: "The box width in pixels (0: unbounded).",
-                defaultValue: .number(0), minimum: 0, sliderMinimum: 16, sliderMaximum: 8192),
+                defaultValue: .number(0), minimum: 0, sliderMinimum: 16, sliderMaximum: 8192, limit: .imageSide),
             ParameterAttributes(
                 name: "height", type: .count, displayName: "Height",
                 description: "The box height in pixels (0: unbounded).",
-                defaultValue: .number(0), minimum: 0, sliderMinimum: 16, sliderMaximum: 8192),
+                defaultValue: .number(0), minimum: 0, sliderMinimum: 16, sliderMaximum: 8192, limit: .imageSide),
             ParameterAttributes(
                 name: "mode", type: .choice, displayName: "Mode",
                 description: "How the image fills the box.",

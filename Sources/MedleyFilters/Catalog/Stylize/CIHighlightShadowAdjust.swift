@@ -21,7 +21,7 @@ enum HighlightShadowAdjust: FilterDefinition {
             ParameterAttributes(
                 name: "inputRadius", type: .scalar, displayName: "Radius",
                 description: "Shadow Highlight Radius.",
-                defaultValue: .number(0), minimum: 0, sliderMinimum: 0, sliderMaximum: 10),
+                defaultValue: .number(0), minimum: 0, sliderMinimum: 0, sliderMaximum: 10, limit: .gaussianRadius),
             ParameterAttributes(
                 name: "inputShadowAmount", type: .scalar, displayName: "Shadow Amount",
                 description: "The amount of adjustment to the shadows of the image.",

@@ -19,7 +19,7 @@ enum Pixellate: FilterDefinition {
             ParameterAttributes(
                 name: "inputScale", type: .distance, displayName: "Scale",
                 description: "The scale determines the size of the squares. Larger values result in larger squares.",
-                defaultValue: .number(8), identity: .number(1), minimum: 1, sliderMinimum: 1, sliderMaximum: 100),
+                defaultValue: .number(8), identity: .number(1), minimum: 1, sliderMinimum: 1, sliderMaximum: 100, limit: .cellSize),
         ])
 
     static func outputImage(_ inputs: FilterInputs) -> FilterImage? {
