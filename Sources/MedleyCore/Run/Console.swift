@@ -22,7 +22,7 @@ final class Console: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         clearStatus()
-        FileHandle.standardError.write(Data((Self.visible(text) + "\n").utf8))
+        try? FileHandle.standardError.write(contentsOf: Data((Self.visible(text) + "\n").utf8))
     }
 
     /// Control characters inside a line (a file named "a\nb.jpg") shown escaped, so one message
@@ -67,7 +67,7 @@ final class Console: @unchecked Sendable {
         if let expected, rate > 0, expected > counts.done {
             line += " · ETA " + Self.clock(Double(expected - counts.done) / rate)
         }
-        FileHandle.standardError.write(Data(("\r\u{1B}[K" + line).utf8))
+        try? FileHandle.standardError.write(contentsOf: Data(("\r\u{1B}[K" + line).utf8))
         statusShown = true
     }
 
@@ -79,7 +79,7 @@ final class Console: @unchecked Sendable {
 
     private func clearStatus() {
         guard statusShown else { return }
-        FileHandle.standardError.write(Data("\r\u{1B}[K".utf8))
+        try? FileHandle.standardError.write(contentsOf: Data("\r\u{1B}[K".utf8))
         statusShown = false
     }
 
