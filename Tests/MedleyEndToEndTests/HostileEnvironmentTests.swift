@@ -469,8 +469,9 @@ final class HostileEnvironmentTests: EndToEndCase {
     }
 
     /// Ingest through a link to the folder that holds the export root, or export through a link
-    /// into the ingest root: the outputs are still recognised as the job's own, so a second run
-    /// finds nothing new (it used to ingest its outputs again: a-sepia-sepia.png).
+    /// into the ingest root, or a link among the inputs to an output: the outputs are still
+    /// recognised as the job's own, so a second run finds nothing new (it used to ingest its
+    /// outputs again: a-sepia-sepia.png).
     func testOwnOutputsAreNeverIngestedAgainThroughALink() throws {
         let names = try makeInputs(2)
         try FileManager.default.createSymbolicLink(atPath: work + "/link", withDestinationPath: work + "/in")
@@ -485,6 +486,9 @@ final class HostileEnvironmentTests: EndToEndCase {
                     export: { to: \(to), format: png, name: "{stem}-sepia.{ext}" }
                 """)
             XCTAssertEqual(try Tool.medley(["run", path, "--quiet"]).status, 0)
+            // A link among the inputs to one of the outputs is an output too.
+            try? FileManager.default.removeItem(atPath: work + "/in/alias.png")
+            try FileManager.default.createSymbolicLink(atPath: work + "/in/alias.png", withDestinationPath: work + "/in/out/p00-sepia.png")
             let again = try Tool.medley(["run", path, "--quiet", "--jobs", "1", "--events", work + "/events.jsonl"])
             XCTAssertEqual(again.status, 0, again.stderr)
             XCTAssertEqual(try events(work + "/events.jsonl").filter { $0.hasPrefix("item") },
