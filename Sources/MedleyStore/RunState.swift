@@ -54,17 +54,31 @@ public final class RunState: @unchecked Sendable {
     private var lookup: OpaquePointer?
     public let path: String
 
-    public init(path: String) throws {
+    /// Opens (or creates) the database at `path`, which must name no symbolic link anywhere
+    /// (SQLITE_OPEN_NOFOLLOW: SQLite refuses a path with a link in it, so a link planted at the
+    /// database cannot turn Medley's writes onto another file). `readOnly` (a dry run) neither
+    /// creates nor changes anything.
+    /// `immutable` (read-only file systems only, where no one can change it): read without the
+    /// -shm file a WAL database otherwise needs, which cannot be created there.
+    public init(path: String, readOnly: Bool = false, immutable: Bool = false) throws {
         self.path = path
         var handle: OpaquePointer?
-        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX
-        guard sqlite3_open_v2(path, &handle, flags, nil) == SQLITE_OK, let handle else {
+        var flags = (readOnly || immutable ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)
+            | SQLITE_OPEN_FULLMUTEX | SQLITE_OPEN_NOFOLLOW
+        var name = path
+        if immutable {
+            flags |= SQLITE_OPEN_URI
+            let allowed = CharacterSet.urlPathAllowed.subtracting(CharacterSet(charactersIn: "?#%"))
+            name = "file:" + (path.addingPercentEncoding(withAllowedCharacters: allowed) ?? path) + "?immutable=1"
+        }
+        guard sqlite3_open_v2(name, &handle, flags, nil) == SQLITE_OK, let handle else {
             let reason = handle.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
             sqlite3_close(handle)
             throw StateError("cannot open the run state \(path): \(reason)")
         }
         db = handle
         sqlite3_busy_timeout(handle, 10_000)
+        if readOnly || immutable { return }
         try execute("""
             PRAGMA journal_mode = WAL;
             PRAGMA synchronous = NORMAL;
@@ -126,7 +140,7 @@ public final class RunState: @unchecked Sendable {
     public func save(job: String, _ row: StateRow) throws {
         lock.lock()
         defer { lock.unlock() }
-        guard let upsert else { throw StateError("the run state is closed") }
+        guard let upsert else { throw StateError("the run state is closed or read-only") }
         sqlite3_reset(upsert)
         sqlite3_clear_bindings(upsert)
         bind(upsert, 1, job)

@@ -10,7 +10,7 @@ enum CommandLineInterface {
 
         usage:
           medley run PIPELINE.yaml [--jobs N] [--only JOB] [--dry-run] [--force] [--shard K/N]
-                                   [--events FILE.jsonl] [--quiet] [--set job.key=value]
+                                   [--events FILE.jsonl] [--quiet] [--wait] [--set job.key=value]
           medley validate PIPELINE.yaml
           medley filters [list | describe NAME] [--category C] [--json]
           medley probe FILE... [--json] [--meter]
@@ -52,6 +52,17 @@ enum CommandLineInterface {
         } catch let error as UsageError {
             printError("medley \(command): \(error.message)")
             return 2
+        } catch RunError.cannotStart(let message) {
+            // The export root cannot be used: nothing was run.
+            printError("medley: \(message)")
+            return 2
+        } catch let error as RunError {
+            if case .internalError = error {
+                printError("medley: \(error)")
+                return 3
+            }
+            printError("medley: \(error)")
+            return 1
         } catch {
             printError("medley: internal error: \(error)")
             return 3
@@ -67,7 +78,8 @@ struct UsageError: Error {
 
 /// A message for a person on standard error, control characters escaped (`TerminalText`).
 func printError(_ text: String) {
-    FileHandle.standardError.write(Data((TerminalText.escaped(text) + "\n").utf8))
+    // Never a crash when standard error is closed or its disk full.
+    try? FileHandle.standardError.write(contentsOf: Data((TerminalText.escaped(text) + "\n").utf8))
 }
 
 /// Options and positional arguments of one subcommand.

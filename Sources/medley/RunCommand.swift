@@ -16,14 +16,21 @@ enum RunCommand {
           --events FILE       write JSON lines: jobStarted, itemStarted, itemFinished, itemSkipped, itemFailed, jobFinished
                               (FILE '-' is standard output; each line is written as its event happens)
           --quiet             hide progress and the success summary (errors and failures still show)
+          --wait              when another medley run is writing to an export root of this run (the same
+                              shard of it, or a whole-root run), wait for it to finish instead of stopping
           --set JOB.KEY=VALUE change one value of a job, e.g. --set sepia-photos.export.quality=90
-        Exit codes: 0 all items succeeded, 1 some items failed, 2 invalid pipeline or options, 3 internal error.
+        One run at a time writes an export root (or one shard of it): a second stops at once, naming the
+        first (exit 2), unless --wait.
+        Exit codes: 0 all items succeeded; 1 some items failed, or the run stopped early (a signal, a full
+        disk); 2 invalid pipeline or options, or an export root that cannot be used (another run is writing
+        to it, it cannot be written, a symbolic link where Medley keeps its files): nothing was run;
+        3 internal error.
         """
 
     static func main(_ arguments: [String]) throws -> Int32 {
         let parsed: ParsedArguments
         do {
-            parsed = try ParsedArguments(arguments, flags: ["--dry-run", "--force", "--quiet"],
+            parsed = try ParsedArguments(arguments, flags: ["--dry-run", "--force", "--quiet", "--wait"],
                                          valued: ["--jobs", "--only", "--shard", "--events", "--set"], help: help)
         } catch let help as HelpRequested {
             printError(help.text)
@@ -34,6 +41,7 @@ enum RunCommand {
         options.dryRun = parsed.flags.contains("--dry-run")
         options.force = parsed.flags.contains("--force")
         options.quiet = parsed.flags.contains("--quiet")
+        options.wait = parsed.flags.contains("--wait")
         options.eventsPath = parsed.value("--events")
         options.onlyJob = parsed.value("--only")
         if let jobs = parsed.value("--jobs") {
@@ -54,11 +62,23 @@ enum RunCommand {
             throw UsageError("--only \(only): no such job (jobs: \(pipeline.jobs.map(\.name).joined(separator: ", ")))")
         }
 
-        let runner = try PipelineRunner(pipeline: pipeline, options: options)
+        let runner: PipelineRunner
+        do {
+            runner = try PipelineRunner(pipeline: pipeline, options: options)
+        } catch let error as RunError {
+            // --events FILE that cannot be written: nothing was run.
+            printError("medley: \(error)")
+            return 2
+        }
         let signals = [SIGINT, SIGTERM].map { number -> DispatchSourceSignal in
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
             source.setEventHandler {
+                // Still waiting for another run's lock: nothing has started, so there is nothing to finish.
+                if runner.isWaitingForLock {
+                    printError("medley: stopped while waiting for the export root (signal \(number)); nothing was run")
+                    exit(1)
+                }
                 printError("medley: stopping after the items in flight (signal \(number))")
                 runner.stop()
             }
@@ -67,6 +87,12 @@ enum RunCommand {
         }
         let summary = try runner.run()
         signals.forEach { $0.cancel() }
+        if let full = summary.diskFull {
+            let done = summary.done
+            printError("medley: the disk holding \(full.exportRoot) is full (\(full.reason)); stopped after \(done) item\(done == 1 ? "" : "s")"
+                       + " — free space and run again")
+            return 1
+        }
         if summary.interrupted {
             let done = summary.jobs.reduce(0) { $0 + $1.counts.done }
             printError("medley: interrupted after \(done) item\(done == 1 ? "" : "s") (their outputs, manifest and run state are complete); "

@@ -62,8 +62,8 @@ final class CrashSafetyTests: EndToEndCase {
         XCTAssertEqual(final.status, 0, final.stderr)
         let expected = Set(names.map { $0 + ".png" })
         XCTAssertEqual(Set(Tool.files(under: work + "/out")), expected, "every output once, nothing else")
-        // No temporary files: .medley holds only the manifest, the run state and the job summary.
-        XCTAssertEqual(Tool.files(under: work + "/out/.medley"), ["manifest-crash.jsonl", "state.sqlite", "summary-crash.json"])
+        // No temporary files: .medley holds only the lock, the manifest, the run state and the job summary.
+        XCTAssertEqual(Tool.files(under: work + "/out/.medley"), ["lock", "manifest-crash.jsonl", "state.sqlite", "summary-crash.json"])
         // Every output decodes to the end: ImageMagick reads all pixels of each (one process for all
         // files), and with -regard-warnings a cut or corrupt PNG is an error.
         let outputs = names.map { work + "/out/" + $0 + ".png" }

@@ -35,8 +35,8 @@ final class ManifestTests: EndToEndCase {
             """)
         let result = try Tool.medley(["run", path, "--quiet"])
         XCTAssertEqual(result.status, 1, "one broken item: " + result.stderr)
-        // The job name is made file-safe; only the manifest, the run state and the job summary are left in .medley/.
-        XCTAssertEqual(Tool.files(under: work + "/out/.medley"), ["manifest-to_caf.jsonl", "state.sqlite", "summary-to_caf.json"])
+        // The job name is made file-safe; only the lock, the manifest, the run state and the job summary are left in .medley/.
+        XCTAssertEqual(Tool.files(under: work + "/out/.medley"), ["lock", "manifest-to_caf.jsonl", "state.sqlite", "summary-to_caf.json"])
         let records = try manifest(work + "/out/.medley/manifest-to_caf.jsonl")
         let byItem = Dictionary(uniqueKeysWithValues: records.map { ($0["item"] as? String ?? "", $0) })
         XCTAssertEqual(Set(byItem.keys), ["sine-1k-44100-stereo.wav", "tone.flac", "broken/truncated.flac"])

@@ -110,7 +110,7 @@ enum Playlist {
 extension Playlist {
     /// Writes the playlist of a job from its manifest lines: every item with an output, in
     /// the stage's order, atomically.
-    static func write(_ stage: PlaylistStage, manifestLines: [String]) throws -> Int {
+    static func write(_ stage: PlaylistStage, manifestLines: [String], root: ExportRoot) throws -> Int {
         var entries: [PlaylistEntry] = []
         var inputs: [String] = []
         for line in manifestLines where !line.isEmpty {
@@ -133,10 +133,14 @@ extension Playlist {
         for (rank, index) in order.enumerated() { entries[index].ingestIndex = rank }
         let seed = stage.seed ?? UInt64.random(in: 0...UInt64(UInt32.max))
         let text = render(entries, order: stage.order, seed: seed, dedupe: stage.dedupe, playlistPath: stage.to)
-        let folder = (stage.to as NSString).deletingLastPathComponent
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        // Foundation's atomic write: a temporary file beside it, renamed into place, removed on failure.
-        try Data(text.utf8).write(to: URL(fileURLWithPath: stage.to), options: .atomic)
+        // Through the export root: a temporary file of this process, renamed into place, every
+        // folder on the way a real one.
+        do {
+            try root.writeFile(try root.relative(stage.to), Array(text.utf8))
+        } catch let failure as FileSystemFailure {
+            guard failure.errorCode == nil else { throw RunError.cannotWrite(path: stage.to, reason: failure.reason) }
+            throw RunError.cannotWrite(path: stage.to, reason: "\(failure); Medley writes only through real folders under the export root")
+        }
         return entries.count
     }
 }

@@ -145,6 +145,7 @@ struct SchemaReader {
         }
 
         let export = fields["export"].flatMap(export)
+        if let ingest, let export, let exportNode = fields["export"] { checkExportRoot(export, against: ingest, exportNode: exportNode) }
         if fields["export"] == nil, graph != nil {
             sink.error(node, "job '\(name ?? "?")' filters images but has no 'export'",
                        suggestion: "add 'export: { to: out, format: jpeg }'")
@@ -647,6 +648,7 @@ struct SchemaReader {
         } catch {
             sink.error(nameNode ?? node, "export.name: \(error)")
         }
+        if let template { checkOutputName(template, node: nameNode, fallback: node, what: "export.name") }
         let strip = fields["strip"].flatMap { boolean($0, what: "export.strip") } ?? false
         let autoOrient = fields["autoOrient"].flatMap { boolean($0, what: "export.autoOrient") } ?? true
         var overwrite = OverwritePolicy.replace

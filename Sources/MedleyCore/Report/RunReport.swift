@@ -28,8 +28,12 @@ struct JobSummaryFile: Codable {
     var shard: String?
 
     static func path(exportRoot: String, job: String, shard: (index: Int, count: Int)?) -> String {
-        exportRoot + "/.medley/summary-" + ManifestWriter.fileSafe(job)
-            + (shard.map { "-shard-\($0.index)-of-\($0.count)" } ?? "") + ".json"
+        exportRoot + "/.medley/" + fileName(job: job, shard: shard)
+    }
+
+    /// Its name in `.medley/`.
+    static func fileName(job: String, shard: (index: Int, count: Int)?) -> String {
+        "summary-" + ManifestWriter.fileSafe(job) + (shard.map { "-shard-\($0.index)-of-\($0.count)" } ?? "") + ".json"
     }
 }
 
@@ -59,10 +63,18 @@ enum RunReport {
 
     /// Writes `index.html` (and the pictures it needs that are not there yet) for a job from its
     /// manifest. Returns the page's path.
-    static func write(job: String, exportRoot: String, manifestPath: String, stage: ReportStage,
+    static func write(job: String, root: ExportRoot, manifestPath: String, stage: ReportStage,
                       summary: JobSummaryFile?) throws -> String {
-        let folder = stage.folder ?? exportRoot + "/.medley/report-" + ManifestWriter.fileSafe(job)
-        try FileManager.default.createDirectory(atPath: folder + "/thumbs", withIntermediateDirectories: true)
+        let folder = stage.folder ?? root.path + "/.medley/report-" + ManifestWriter.fileSafe(job)
+        // Every folder on the way a real one (no link under the export root is followed); the
+        // pictures are then made in it by its path without links.
+        let relative = folder == root.path ? "" : try root.relative(folder)
+        let thumbs: SafeFolder
+        do {
+            thumbs = try root.folder(relative.isEmpty ? "thumbs" : relative + "/thumbs")
+        } catch let failure as FileSystemFailure {
+            throw RunError.cannotWrite(path: folder, reason: "\(failure)")
+        }
         let text = try String(contentsOfFile: manifestPath, encoding: .utf8)
         var items: [Item] = text.split(separator: "\n").compactMap { line in
             (try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]).map { Item(record: $0) }
@@ -70,7 +82,7 @@ enum RunReport {
         items.sort { Array($0.item.utf8).lexicographicallyPrecedes(Array($1.item.utf8)) }
         try Vips.start()
         let pictures = parallelMap(count: items.count) { index in
-            makePictures(for: items[index], folder: folder, size: stage.thumbnailSize)
+            makePictures(for: items[index], thumbs: thumbs, root: root, size: stage.thumbnailSize)
         }
         for (index, made) in pictures.enumerated() {
             items[index].before = made.before
@@ -80,7 +92,11 @@ enum RunReport {
         }
         let html = page(job: job, items: items, summary: summary, folder: folder)
         let destination = folder + "/index.html"
-        try Data(html.utf8).write(to: URL(fileURLWithPath: destination), options: .atomic)
+        do {
+            try root.writeFile(relative.isEmpty ? "index.html" : relative + "/index.html", Array(html.utf8))
+        } catch let failure as FileSystemFailure {
+            throw RunError.cannotWrite(path: destination, reason: failure.reason)
+        }
         return destination
     }
 
@@ -89,7 +105,7 @@ enum RunReport {
     /// Thumbnails of an image's input and output, or the waveform of an audio item's output.
     /// Files are named by what they show (content hash of the input, size and time of the
     /// output), so a report of an unchanged re-run reuses them.
-    static func makePictures(for item: Item, folder: String, size: Int) -> Made {
+    static func makePictures(for item: Item, thumbs: SafeFolder, root: ExportRoot, size: Int) -> Made {
         guard item.status == "succeeded" || item.status == "skipped", let output = item.output,
               FileManager.default.fileExists(atPath: output) else { return (nil, nil, nil, nil) }
         let id = item.record["persistentID"] as? String ?? ContentHash.hex(ContentHash.of(text: item.input))
@@ -97,23 +113,23 @@ enum RunReport {
         let outputExt = (output as NSString).pathExtension.lowercased()
         if item.mediaType == "image" || imageExtensions.contains(outputExt) {
             // Images: before and after. A movie's poster: the frame as exported (no "before" picture).
-            let before = "thumbs/\(id)-in.jpg", after = "thumbs/\(outputKey)-out.jpg"
-            let madeBefore = item.mediaType == "image" && thumbnail(item.input, to: folder + "/" + before, size: size)
-            let madeAfter = thumbnail(output, to: folder + "/" + after, size: size)
-            return (madeBefore ? before : nil, madeAfter ? after : nil, nil, nil)
+            let before = "\(id)-in.jpg", after = "\(outputKey)-out.jpg"
+            let madeBefore = item.mediaType == "image" && thumbnail(item.input, named: before, in: thumbs, root: root, size: size)
+            let madeAfter = thumbnail(output, named: after, in: thumbs, root: root, size: size)
+            return (madeBefore ? "thumbs/" + before : nil, madeAfter ? "thumbs/" + after : nil, nil, nil)
         }
         guard item.mediaType != "movie" else { return (nil, nil, nil, nil) }
-        let name = "thumbs/\(outputKey)-wave.svg"
+        let name = "\(outputKey)-wave.svg"
         guard let reader = try? AudioStage.open(output, format: (output as NSString).pathExtension.lowercased()),
               let wave = try? reader.waveform(columns: 480) else { return (nil, nil, nil, nil) }
         let channels = 0..<wave.meter.peak.count
         let meter = (channels.map { ManifestRecord.decibels(wave.meter.peakPower(channel: $0)) },
                      channels.map { ManifestRecord.decibels(wave.meter.averagePower(channel: $0)) })
         let svg = waveformSVG(wave, width: 480, height: 64)
-        guard (try? Data(svg.utf8).write(to: URL(fileURLWithPath: folder + "/" + name))) != nil else {
-            return (nil, nil, nil, meter)
+        if thumbs.kind(of: name) != S_IFREG {
+            guard (try? root.writeFile(in: thumbs, as: name, Array(svg.utf8))) != nil else { return (nil, nil, nil, meter) }
         }
-        return (nil, nil, name, meter)
+        return (nil, nil, "thumbs/" + name, meter)
     }
 
     static let imageExtensions: Set<String> = ["jpg", "jpeg", "png", "webp", "tif", "tiff", "heic", "heif", "gif", "avif"]
@@ -124,15 +140,18 @@ enum RunReport {
         return "\(info.st_size)-\(info.st_mtim.tv_sec)-\(info.st_mtim.tv_nsec)"
     }
 
-    /// A JPEG thumbnail by Medley's own resize (libvips' shrink-on-load), unless it exists.
-    static func thumbnail(_ source: String, to path: String, size: Int) -> Bool {
-        if FileManager.default.fileExists(atPath: path) { return true }
+    /// A JPEG thumbnail `name` in `thumbs` by Medley's own resize (libvips' shrink-on-load),
+    /// unless it exists; made as a temporary file of this process and renamed into place.
+    static func thumbnail(_ source: String, named name: String, in thumbs: SafeFolder, root: ExportRoot, size: Int) -> Bool {
+        if thumbs.kind(of: name) == S_IFREG { return true }
+        guard let temporary = try? root.createTemporary(suffix: ".jpg").file else { return false }
         do {
             let image = try VipsImage.thumbnail(source, width: size, height: size, crop: false, force: false)
-            let temporary = path + ".\(getpid()).tmp.jpg"
-            try image.flattened().save(to: temporary, format: .jpeg, quality: 75, strip: true)
-            return rename(temporary, path) == 0
+            try image.flattened().save(to: temporary.path, format: .jpeg, quality: 75, strip: true)
+            try root.place(temporary, in: thumbs, as: name)
+            return true
         } catch {
+            root.discard(temporary)
             return false
         }
     }
@@ -316,7 +335,9 @@ enum RunReport {
 public enum ReportCommandRunner {
     /// Writes each job's report; returns (job, page path or the reason there is none).
     public static func writeReports(_ pipeline: Pipeline, onlyJob: String?) -> [(job: String, result: Result<String, Error>)] {
-        pipeline.jobs.filter { onlyJob == nil || $0.name == onlyJob }.compactMap { job in
+        var roots: [String: ExportRoot] = [:]
+        defer { roots.values.forEach { $0.finish() } }
+        return pipeline.jobs.filter { onlyJob == nil || $0.name == onlyJob }.compactMap { job in
             guard let export = job.export else { return nil }
             let manifest = export.to + "/.medley/manifest-" + ManifestWriter.fileSafe(job.name) + ".jsonl"
             guard FileManager.default.fileExists(atPath: manifest) else {
@@ -325,8 +346,15 @@ public enum ReportCommandRunner {
             let summaryPath = JobSummaryFile.path(exportRoot: export.to, job: job.name, shard: nil)
             let summary = FileManager.default.contents(atPath: summaryPath).flatMap { try? JSONDecoder().decode(JobSummaryFile.self, from: $0) }
             return (job.name, Result {
-                try RunReport.write(job: job.name, exportRoot: export.to, manifestPath: manifest,
-                                    stage: job.report ?? ReportStage(), summary: summary)
+                let root = try roots[export.to] ?? {
+                    let opened = try ExportRoot.open(export.to)
+                    try opened.prepareTemporaryArea(command: "report")
+                    roots[export.to] = opened
+                    return opened
+                }()
+                return try RunReport.write(job: job.name, root: root, manifestPath: root.medley.realPath + "/manifest-"
+                                                + ManifestWriter.fileSafe(job.name) + ".jsonl",
+                                           stage: job.report ?? ReportStage(), summary: summary)
             })
         }
     }

@@ -54,7 +54,7 @@ final class Console: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         clearStatus()
-        FileHandle.standardError.write(Data(((code.map { paint(line, code: $0) } ?? line) + "\n").utf8))
+        try? FileHandle.standardError.write(contentsOf: Data(((code.map { paint(line, code: $0) } ?? line) + "\n").utf8))
     }
 
     /// One item's outcome as a plain line (not on a terminal, where the progress line shows it).
@@ -84,7 +84,7 @@ final class Console: @unchecked Sendable {
         if let expected, rate > 0, expected > counts.done {
             line += " · ETA " + Self.clock(Double(expected - counts.done) / rate)
         }
-        FileHandle.standardError.write(Data(("\r\u{1B}[K" + line).utf8))
+        try? FileHandle.standardError.write(contentsOf: Data(("\r\u{1B}[K" + line).utf8))
         statusShown = true
     }
 
@@ -96,7 +96,7 @@ final class Console: @unchecked Sendable {
 
     private func clearStatus() {
         guard statusShown else { return }
-        FileHandle.standardError.write(Data("\r\u{1B}[K".utf8))
+        try? FileHandle.standardError.write(contentsOf: Data("\r\u{1B}[K".utf8))
         statusShown = false
     }
 

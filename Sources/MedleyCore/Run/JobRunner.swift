@@ -16,6 +16,8 @@ public struct RunOptions: Sendable {
     public var shard: (index: Int, count: Int)?
     public var eventsPath: String?
     public var quiet = false
+    /// Wait for another run holding an export root to finish, instead of stopping at once.
+    public var wait = false
     public init() {}
 }
 
@@ -23,8 +25,14 @@ public struct RunOptions: Sendable {
 public struct RunSummary: Sendable {
     public var jobs: [(name: String, counts: JobCounts)] = []
     public var interrupted = false
+    /// Reports and manifests that could not be written.
     public var reportFailures = 0
+    /// Set when the run stopped because the disk holding an export root is full: that root and
+    /// the system's words ("No space left on device", "Disk quota exceeded").
+    public var diskFull: (exportRoot: String, reason: String)?
     public var failed: Int { jobs.reduce(0) { $0 + $1.counts.failed } + reportFailures }
+    /// Items done (succeeded, failed or skipped) in every job.
+    public var done: Int { jobs.reduce(0) { $0 + $1.counts.done } }
 }
 
 /// Runs the jobs of a pipeline. `process(_:)` is the one place where an item's journey —
@@ -37,8 +45,13 @@ public final class PipelineRunner: @unchecked Sendable {
     let events: EventLog?
     let scheduler: Scheduler
     private let lock = NSLock()
-    /// Reports that could not be written (the run then exits 1).
+    /// Reports and manifests that could not be written (the run then exits 1).
     private var reportFailures = 0
+    /// The export roots of the run's jobs, held open and locked while it runs (by `export.to`).
+    private var roots: [String: ExportRoot] = [:]
+    /// The first full disk met: the run stops there.
+    private var diskFull: (exportRoot: String, reason: String)?
+    private var waitingForLock = false
 
     public init(pipeline: Pipeline, options: RunOptions) throws {
         self.pipeline = pipeline
@@ -55,18 +68,69 @@ public final class PipelineRunner: @unchecked Sendable {
     /// Stops taking new items (SIGINT/SIGTERM); in-flight items finish.
     public func stop() { scheduler.requestStop() }
 
+    /// Whether the run is still blocked on another run's lock (`--wait`): nothing started yet.
+    public var isWaitingForLock: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return waitingForLock
+    }
+
     public func run() throws -> RunSummary {
         var summary = RunSummary()
-        for job in pipeline.jobs where options.onlyJob == nil || options.onlyJob == job.name {
+        let jobs = pipeline.jobs.filter { options.onlyJob == nil || options.onlyJob == $0.name }
+        defer {
+            roots.values.forEach { $0.finish() }
+            roots = [:]
+        }
+        if !options.dryRun { try openExportRoots(of: jobs) }
+        for job in jobs {
             let counts = try run(job)
             summary.jobs.append((job.name, counts))
             summary.reportFailures = reportFailures
             if scheduler.isStopping {
-                summary.interrupted = true
+                summary.diskFull = diskFull
+                summary.interrupted = diskFull == nil
                 break
             }
         }
         return summary
+    }
+
+    /// Opens every export root the run writes, before any job starts: each is locked against
+    /// other runs (in one order, so two waiting runs cannot deadlock), its temporary area made
+    /// and cleaned. A root that cannot be used stops the run here, with nothing written.
+    private func openExportRoots(of jobs: [Job]) throws {
+        var byRealPath: [String: ExportRoot] = [:]
+        for to in Set(jobs.compactMap { $0.export?.to }).sorted() {
+            let root = try ExportRoot.open(to)
+            if let same = byRealPath[root.root.realPath] {
+                roots[to] = same
+            } else {
+                byRealPath[root.root.realPath] = root
+                roots[to] = root
+            }
+        }
+        let command = "run" + (options.shard.map { " --shard \($0.index)/\($0.count)" } ?? "")
+        let ordered = byRealPath.sorted { $0.key < $1.key }.map(\.value)
+        for root in ordered { try root.checkOwnFiles(runState: Self.runStateName(options.shard), shard: options.shard) }
+        for root in ordered {
+            try root.claim(shard: options.shard, wait: options.wait, command: command) { [self] message in
+                lock.lock()
+                waitingForLock = true
+                lock.unlock()
+                console.say(message)
+            }
+        }
+        lock.lock()
+        waitingForLock = false
+        lock.unlock()
+        for root in ordered { try root.prepareTemporaryArea(command: command) }
+    }
+
+    /// `state.sqlite`, or `state-shard-K-of-N.sqlite` for one shard (so shards on shared storage
+    /// never write the same database).
+    static func runStateName(_ shard: (index: Int, count: Int)?) -> String {
+        "state" + (shard.map { "-shard-\($0.index)-of-\($0.count)" } ?? "") + ".sqlite"
     }
 
     // MARK: one job
@@ -100,19 +164,19 @@ public final class PipelineRunner: @unchecked Sendable {
 
     private func run(_ job: Job) throws -> JobCounts {
         let stage = try job.export.map { try ImageStage(job: job, export: $0) }
-        let output = job.export.map { AtomicOutput(exportRoot: $0.to) }
-        if !options.dryRun { try output?.prepare() }
-        let manifest = options.dryRun ? nil
-            : try job.export.map { try ManifestWriter(exportRoot: $0.to, job: job.name, shard: options.shard) }
+        let root = job.export.flatMap { roots[$0.to] }
+        let output = job.export.map { _ in AtomicOutput(root: root) }
+        let manifest = try root.map { try ManifestWriter(root: $0, job: job.name, shard: options.shard) }
         let audio = job.transcode.map { AudioStage(settings: $0, metering: job.metering) }
         let state = JobState(job: job, stage: stage, audio: audio, output: output, manifest: manifest)
-        if let export = job.export { try openRunState(export, state) }
+        if let export = job.export { try openRunState(export, root: root, state) }
         emit(.jobStarted(job: job.name))
         if console.interactive && !options.quiet { countInBackground(job, state) }
 
-        let files = FileEnumerator(job.ingest.source).lazy.filter { [options, job] result in
+        let own = job.export.map { OwnOutputs(exportRoot: $0.to, ingestRoots: job.ingest.roots) }
+        let files = FileEnumerator(job.ingest.source).lazy.filter { [options] result in
             guard case .success(let file) = result else { return true }
-            if let root = job.export?.to, IngestPOSIX.isWithin(file.path, directory: root) { return false }  // our own outputs
+            if let own, own.contains(file.path) { return false }  // our own outputs
             guard let (k, n) = options.shard else { return true }
             return Int(Self.stableHash(file.relativePath) % UInt64(n)) == k - 1
         }
@@ -124,17 +188,28 @@ public final class PipelineRunner: @unchecked Sendable {
                             reason: error.description)
             }
         }
-        try manifest?.finish()
-        state.runState?.checkpoint()
-        if let playlist = job.playlist, let manifest, !options.dryRun {
-            try writePlaylist(playlist, manifest: manifest.path)
+        var manifestWritten = manifest != nil
+        do {
+            try manifest?.finish()
+        } catch {
+            // The run state keeps every finished item: the next run lists them all again.
+            manifestWritten = false
+            console.say("medley: \(error); the run state keeps every finished item, and the next run writes the manifest again", color: "31")
+            lock.lock()
+            reportFailures += 1
+            lock.unlock()
         }
-        if !options.dryRun { output?.finish() }
+        state.runState?.checkpoint()
+        if let playlist = job.playlist, let manifest, let root, manifestWritten {
+            try writePlaylist(playlist, manifest: manifest.realPath, root: root)
+        }
         console.endProgress()
         let seconds = Date().timeIntervalSince(state.started)
-        if let export = job.export, let manifest, !options.dryRun {
-            let summary = writeSummary(state, export: export, seconds: seconds)
-            if let report = job.report { writeReport(report, export: export, manifest: manifest.path, summary: summary, state) }
+        if let export = job.export, let manifest, let root {
+            let summary = writeSummary(state, export: export, root: root, seconds: seconds)
+            if let report = job.report, manifestWritten {
+                writeReport(report, export: export, root: root, manifest: manifest.realPath, summary: summary, state)
+            }
         }
         emit(.jobFinished(job: job.name, counts: state.counts, seconds: seconds))
         printSummary(state, seconds: seconds)
@@ -142,27 +217,27 @@ public final class PipelineRunner: @unchecked Sendable {
     }
 
     /// `<to>/.medley/summary-<job>.json`: the counts and wall time the report shows.
-    private func writeSummary(_ state: JobState, export: ExportStage, seconds: Double) -> JobSummaryFile {
+    private func writeSummary(_ state: JobState, export: ExportStage, root: ExportRoot, seconds: Double) -> JobSummaryFile {
         let c = state.counts
         let summary = JobSummaryFile(job: state.job.name, started: state.started.formatted(.iso8601), seconds: seconds,
                                      succeeded: c.succeeded, failed: c.failed, skipped: c.skipped, excluded: c.excluded,
                                      ignored: c.ignored, bytesWritten: c.bytesWritten,
                                      shard: options.shard.map { "\($0.index)/\($0.count)" })
-        let path = JobSummaryFile.path(exportRoot: export.to, job: state.job.name, shard: options.shard)
-        if let data = try? JSONEncoder().encode(summary) { try? data.write(to: URL(fileURLWithPath: path), options: .atomic) }
+        let name = JobSummaryFile.fileName(job: state.job.name, shard: options.shard)
+        if let data = try? JSONEncoder().encode(summary) { try? root.writeOwnFile(name, [UInt8](data)) }
         return summary
     }
 
     /// The job's HTML report; a report that cannot be written is an error of the run (exit 1),
     /// never of its items.
-    private func writeReport(_ report: ReportStage, export: ExportStage, manifest: String, summary: JobSummaryFile,
-                             _ state: JobState) {
+    private func writeReport(_ report: ReportStage, export: ExportStage, root: ExportRoot, manifest: String,
+                             summary: JobSummaryFile, _ state: JobState) {
         guard options.shard == nil else {
             if !options.quiet { console.say("report: written by 'medley report' once every shard has run and 'medley merge' has merged them") }
             return
         }
         do {
-            let page = try RunReport.write(job: state.job.name, exportRoot: export.to, manifestPath: manifest,
+            let page = try RunReport.write(job: state.job.name, root: root, manifestPath: manifest,
                                            stage: report, summary: summary)
             if !options.quiet { console.say("report \(page)") }
         } catch {
@@ -175,13 +250,13 @@ public final class PipelineRunner: @unchecked Sendable {
 
     /// The job's playlist from its finished manifest. A shard knows only its share, so sharded
     /// runs leave the playlist to `medley merge`.
-    private func writePlaylist(_ playlist: PlaylistStage, manifest: String) throws {
+    private func writePlaylist(_ playlist: PlaylistStage, manifest: String, root: ExportRoot) throws {
         guard options.shard == nil else {
             if !options.quiet { console.say("playlist \(playlist.to): written by 'medley merge' once every shard has run") }
             return
         }
         let lines = try String(contentsOfFile: manifest, encoding: .utf8).components(separatedBy: "\n")
-        let count = try Playlist.write(playlist, manifestLines: lines)
+        let count = try Playlist.write(playlist, manifestLines: lines, root: root)
         if !options.quiet { console.say("playlist \(playlist.to): \(count) item\(count == 1 ? "" : "s")") }
     }
 
@@ -217,7 +292,7 @@ public final class PipelineRunner: @unchecked Sendable {
                 record(state, skipped: entry)
             } else {
                 entry.status = .succeeded
-                try remember(entry, file, state)
+                remember(&entry, file, state)
                 record(state, finished: entry, milliseconds: Date().timeIntervalSince(started) * 1000)
             }
         } catch let reason as NotSelected {
@@ -255,18 +330,30 @@ public final class PipelineRunner: @unchecked Sendable {
 
     // MARK: incremental runs
 
-    /// Opens `<to>/.medley/state.sqlite` (one file per shard, so shards on shared storage never
-    /// write the same database) and loads what it knows of this job. A dry run only reads it.
-    private func openRunState(_ export: ExportStage, _ state: JobState) throws {
-        let name = "state" + (options.shard.map { "-shard-\($0.index)-of-\($0.count)" } ?? "") + ".sqlite"
-        let path = export.to + "/.medley/" + name
-        if options.dryRun && !FileManager.default.fileExists(atPath: path) { return }
+    /// Opens the run state in `<to>/.medley/` (`runStateName`) and loads what it knows of this
+    /// job. A dry run only reads it, and only if it is there. Its files must be regular files in
+    /// the real `.medley` folder (`ExportRoot.checkRunState`), and SQLite opens it by a path
+    /// without links.
+    private func openRunState(_ export: ExportStage, root: ExportRoot?, _ state: JobState) throws {
+        let name = Self.runStateName(options.shard)
+        guard let folder = try root?.medley ?? ExportRoot.inspect(export.to) else { return }
+        if options.dryRun && folder.kind(of: name) == nil { return }
+        try ExportRoot.checkRunState(named: name, in: folder, root: export.to)
+        let path = folder.child(name)
         do {
-            let store = try RunState(path: path)
-            state.lookup = store
-            state.runState = options.dryRun ? nil : store
+            do {
+                let store = try RunState(path: folder.realPath + "/" + name, readOnly: options.dryRun)
+                state.lookup = store
+                state.runState = options.dryRun ? nil : store
+            } catch let error as StateError where options.dryRun {
+                // A dry run on a read-only file system: no one can change the database there, and
+                // SQLite cannot create the -shm file it otherwise reads a WAL database through.
+                var info = statvfs()
+                guard fstatvfs(folder.descriptor, &info) == 0, info.f_flag & UInt(ST_RDONLY) != 0 else { throw error }
+                state.lookup = try RunState(path: folder.realPath + "/" + name, immutable: true)
+            }
         } catch let error as StateError {
-            throw RunError.cannotWrite(path: path, reason: error.description)
+            throw RunError.cannotStart("cannot use the run state \(path): \(error.description)")
         }
         state.settingsHash = (ContentHash.hex(ContentHash.of(text: state.job.settings.image)),
                               ContentHash.hex(ContentHash.of(text: state.job.settings.audio)))
@@ -290,8 +377,9 @@ public final class PipelineRunner: @unchecked Sendable {
         guard !options.force, row.status == "succeeded", let output = row.output else { return nil }
         let settings = Self.settingsHash(kind: row.kind, state)
         guard row.settingsHash == settings, row.size == file.size else { return nil }
+        // The output itself, not a link put in its place.
         var info = stat()
-        guard stat(output, &info) == 0, Int64(info.st_size) == row.outputSize else { return nil }
+        guard lstat(output, &info) == 0, info.st_mode & S_IFMT == S_IFREG, Int64(info.st_size) == row.outputSize else { return nil }
         if row.modifiedNanoseconds != Self.nanoseconds(file.modified) {
             guard let hash = try? ContentHash.ofFile(at: file.path), ContentHash.hex(hash) == row.contentHash else { return nil }
             // Same bytes, newer time (a touch, a copy): remember the time so the next run need not hash.
@@ -335,7 +423,7 @@ public final class PipelineRunner: @unchecked Sendable {
 
     /// Records a finished item in the run state (after its output is in place: a crash between
     /// the two only means the item is done again).
-    private func remember(_ entry: ManifestRecord, _ file: IngestedFile, _ state: JobState) throws {
+    private func remember(_ entry: inout ManifestRecord, _ file: IngestedFile, _ state: JobState) {
         guard let store = state.runState, let output = entry.output else { return }
         let row = StateRow(input: file.path, size: file.size, modifiedNanoseconds: Self.nanoseconds(file.modified),
                            contentHash: entry.persistentID ?? "", kind: Self.stateKind(entry.mediaType),
@@ -344,7 +432,10 @@ public final class PipelineRunner: @unchecked Sendable {
         do {
             try store.save(job: state.job.name, row)
         } catch {
-            throw ItemFailure("\(error)")
+            // The output is in place and right; only the memory of it is missing, so the next run
+            // does the item again.
+            entry.warnings.append("not recorded in the run state (\(error)); the next run does it again")
+            noteFailure("\(error)", state)
         }
     }
 
@@ -483,6 +574,7 @@ public final class PipelineRunner: @unchecked Sendable {
             default: return property(name)
             }
         }
+        try ExportRoot.checkOutputName(relative, root: export.to)
         let destination = export.to + "/" + relative
         lock.lock()
         let taken = state.claims.isClaimed(destination)
@@ -491,9 +583,13 @@ public final class PipelineRunner: @unchecked Sendable {
         // Tracks of one album share a cover: the first item writes it, the others find it claimed.
         guard !taken else { return }
         _ = try output.write(to: destination, fileExtension: artwork.fileExtension) { temporary in
-            guard FileManager.default.createFile(atPath: temporary, contents: Data(artwork.data)) else {
-                throw ItemFailure("cannot write the cover art: \(String(cString: strerror(errno)))")
-            }
+            // Into the temporary file itself (FileManager.createFile would write a file of its own
+            // beside it and rename that over it).
+            let descriptor = open(temporary, O_WRONLY | O_TRUNC | O_CLOEXEC)
+            guard descriptor >= 0 else { throw ItemFailure("cannot write the cover art: \(String(cString: strerror(errno)))") }
+            let failed = Descriptor.write(descriptor, artwork.data)
+            close(descriptor)
+            if let failed { throw ItemFailure("cannot write the cover art: \(String(cString: strerror(failed)))") }
         }
     }
 
@@ -531,16 +627,16 @@ public final class PipelineRunner: @unchecked Sendable {
                 return
             }
             // The frame goes through the image path as a lossless temporary PNG.
-            let frame = output.scratchPath(fileExtension: "png")
-            defer { unlink(frame) }
+            let frame = try output.scratchPath(fileExtension: "png")
+            defer { output.removeScratch(frame) }
             do {
-                try Movie.poster(path: file.path, at: poster.at).save(to: frame, format: .png, quality: nil, strip: true)
+                try Movie.poster(path: file.path, at: poster.at).save(to: frame.path, format: .png, quality: nil, strip: true)
             } catch let error as MediaError {
                 throw ItemFailure("cannot take the poster frame: \(error.reason)")
             }
-            let header = try stage.openHeader(frame)
+            let header = try stage.openHeader(frame.path)
             entry.bytes = try output.write(to: destination, fileExtension: format.fileExtension) { temporary in
-                try stage.render(frame, header: header, format: format, to: temporary)
+                try stage.render(frame.path, header: header, format: format, to: temporary)
             }
             return
         }
@@ -580,6 +676,7 @@ public final class PipelineRunner: @unchecked Sendable {
             default: return property(name)
             }
         }
+        try ExportRoot.checkOutputName(relative, root: export.to)
         let destination = export.to + "/" + relative
         try claim(destination, for: file.path, state)
         return destination
@@ -657,13 +754,13 @@ public final class PipelineRunner: @unchecked Sendable {
         lock.lock()
         state.counts.excluded += 1
         lock.unlock()
-        state.manifest?.append(entry)
+        append(entry.json.rendered(), state)
     }
 
     private func record(_ state: JobState, finished entry: ManifestRecord, milliseconds: Double) {
         let bytes = entry.bytes ?? 0, output = entry.output ?? ""
         update(state) { $0.succeeded += 1; $0.bytesWritten += bytes }
-        state.manifest?.append(entry)
+        append(entry.json.rendered(), state)
         var details: [(String, JSONValue)] = []
         if let duration = entry.duration { details.append(("duration", .number((duration * 1000).rounded() / 1000))) }
         if let meter = entry.meter { details += AudioProperties.metering(meter).map { ($0.name, $0.value.json) } }
@@ -684,7 +781,7 @@ public final class PipelineRunner: @unchecked Sendable {
             return record(state, failed: entry, reason: "\(error)")
         }
         update(state) { $0.skipped += 1 }
-        state.manifest?.append(line: row.record)
+        append(row.record, state)
         emit(.itemSkipped(job: state.job.name, input: input, output: output, reason: reason))
         console.itemLine("skip  \(input) → \(output) (\(reason))", failure: false)
     }
@@ -692,7 +789,7 @@ public final class PipelineRunner: @unchecked Sendable {
     private func record(_ state: JobState, skipped entry: ManifestRecord) {
         let output = entry.output ?? "", reason = entry.error ?? ""
         update(state) { $0.skipped += 1 }
-        state.manifest?.append(entry)
+        append(entry.json.rendered(), state)
         emit(.itemSkipped(job: state.job.name, input: entry.input, output: output, reason: reason))
         console.itemLine("skip  \(entry.input) → \(output) (\(reason))", failure: false)
     }
@@ -707,7 +804,8 @@ public final class PipelineRunner: @unchecked Sendable {
         lock.lock()
         if state.failures.count < Self.failuresListed { state.failures.append((input, reason)) }
         lock.unlock()
-        state.manifest?.append(entry)
+        append(entry.json.rendered(), state)
+        noteFailure(reason, state)
         emit(.itemFailed(job: state.job.name, input: input, error: reason, milliseconds: milliseconds))
         console.itemLine("FAIL  \(input.isEmpty ? "" : input + ": ")\(reason)", failure: true)
     }
@@ -722,6 +820,24 @@ public final class PipelineRunner: @unchecked Sendable {
     }
 
     private func emit(_ event: RunEvent) { events?.write(event) }
+
+    /// One line of the job's manifest; a line that cannot be written is said once, and a full
+    /// disk stops the run.
+    private func append(_ line: String, _ state: JobState) {
+        guard let manifest = state.manifest, let failure = manifest.append(line: line) else { return }
+        console.say("medley: cannot write the manifest \(manifest.path): \(failure)", color: "31")
+        noteFailure(failure, state)
+    }
+
+    /// A failure whose words say the disk is full stops the run after the items in flight: every
+    /// item after it would fail the same way (and leave the disk fuller of temporary files).
+    private func noteFailure(_ reason: String, _ state: JobState) {
+        guard let full = DiskFull.reason(in: reason) else { return }
+        lock.lock()
+        if diskFull == nil { diskFull = (state.job.export?.to ?? "", full) }
+        lock.unlock()
+        scheduler.requestStop()
+    }
 
     /// On a terminal, counts the job's files on a background thread so progress can show an ETA
     /// (the real enumeration streams and only knows the total at the very end).

@@ -55,50 +55,87 @@ struct ManifestRecord {
     }
 }
 
-/// Writes a job's manifest as JSON lines while the job runs, into Medley's temporary folder, and
-/// moves it into place — `<to>/.medley/manifest-<job>.jsonl`, or `…-shard-K-of-N.jsonl` for one
-/// shard — when the job ends. A process killed mid-job leaves only a temporary file, which the
-/// next run removes.
+/// Writes a job's manifest as JSON lines while the job runs, into a temporary file of this
+/// process, and moves it into place — `<to>/.medley/manifest-<job>.jsonl`, or
+/// `…-shard-K-of-N.jsonl` for one shard — when the job ends. A process killed mid-job leaves only
+/// a temporary file, which the next run removes. A line that cannot be written (a full disk)
+/// is reported, never a crash; the manifest is then not put in place, since it would lack items.
 final class ManifestWriter: @unchecked Sendable {
-    // @unchecked: appends are serialised by `lock`.
+    // @unchecked: appends and `failure` are serialised by `lock`.
+    /// The manifest's path as the pipeline spells the export root (for messages and records).
     let path: String
-    private let temporary: String
-    private let handle: FileHandle
+    /// The same file by a path without links (to read it back once finished).
+    let realPath: String
+    private let name: String
+    private let root: ExportRoot
+    private let temporary: TemporaryFile
+    private let descriptor: Int32
     private let lock = NSLock()
+    private var failure: String?
+    private var closed = false
 
-    init(exportRoot: String, job: String, shard: (index: Int, count: Int)?) throws {
-        let folder = exportRoot + "/.medley"
-        let name = "manifest-" + Self.fileSafe(job) + (shard.map { "-shard-\($0.index)-of-\($0.count)" } ?? "") + ".jsonl"
-        path = folder + "/" + name
-        temporary = folder + "/tmp/\(getpid())-" + name
-        try FileManager.default.createDirectory(atPath: folder + "/tmp", withIntermediateDirectories: true)
-        guard FileManager.default.createFile(atPath: temporary, contents: nil),
-              let handle = FileHandle(forWritingAtPath: temporary) else {
-            throw RunError.cannotWrite(path: temporary, reason: String(cString: strerror(errno)))
+    init(root: ExportRoot, job: String, shard: (index: Int, count: Int)?) throws {
+        name = Self.fileName(job: job, shard: shard)
+        path = root.path + "/" + ExportRoot.folderName + "/" + name
+        realPath = root.medley.realPath + "/" + name
+        self.root = root
+        do {
+            let (file, descriptor) = try root.createTemporary(suffix: "-" + name, keepOpen: true)
+            guard let descriptor else { throw FileSystemFailure(path: file.path, kind: .system(EBADF)) }
+            temporary = file
+            self.descriptor = descriptor
+        } catch let failure as FileSystemFailure {
+            throw RunError.cannotWrite(path: path, reason: failure.reason)
         }
-        self.handle = handle
     }
 
-    func append(_ record: ManifestRecord) {
+    deinit {
+        if !closed {
+            close(descriptor)
+            root.discard(temporary)
+        }
+    }
+
+    static func fileName(job: String, shard: (index: Int, count: Int)?) -> String {
+        "manifest-" + fileSafe(job) + (shard.map { "-shard-\($0.index)-of-\($0.count)" } ?? "") + ".jsonl"
+    }
+
+    /// Appends one record; the system's reason the first time a line cannot be written, else nil.
+    @discardableResult
+    func append(_ record: ManifestRecord) -> String? {
         append(line: record.json.rendered())
     }
 
     /// Appends a line already rendered (an unchanged item's line from the run state).
-    func append(line: String) {
-        let line = line + "\n"
+    @discardableResult
+    func append(line: String) -> String? {
         lock.lock()
-        handle.write(Data(line.utf8))
-        lock.unlock()
+        defer { lock.unlock() }
+        guard failure == nil, !closed else { return nil }
+        guard let code = Descriptor.write(descriptor, Array((line + "\n").utf8)) else { return nil }
+        failure = String(cString: strerror(code))
+        return failure
     }
 
-    /// Flushes the file to disk and renames it into place.
+    /// Flushes the file to disk and renames it into place; throws when any line could not be
+    /// written (the temporary file is removed: an incomplete manifest must not look complete).
     func finish() throws {
         lock.lock()
         defer { lock.unlock() }
-        try handle.synchronize()
-        try handle.close()
-        guard rename(temporary, path) == 0 else {
-            throw RunError.cannotWrite(path: path, reason: String(cString: strerror(errno)))
+        guard !closed else { return }
+        closed = true
+        if failure == nil, let code = Descriptor.sync(descriptor) { failure = String(cString: strerror(code)) }
+        close(descriptor)
+        do {
+            if let failure { throw RunError.cannotWrite(path: path, reason: failure) }
+            do {
+                try root.place(own: temporary, as: name)
+            } catch let failure as FileSystemFailure {
+                throw RunError.cannotWrite(path: path, reason: failure.reason)
+            }
+        } catch {
+            root.discard(temporary)
+            throw error
         }
     }
 

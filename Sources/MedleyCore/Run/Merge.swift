@@ -23,18 +23,38 @@ public struct MergeReport: Sendable {
 /// Unions the per-shard manifests of each job into `<to>/.medley/manifest-<job>.jsonl` and checks
 /// them against the job's ingest: every item the job selects must be listed exactly once.
 public enum ManifestMerge {
+    /// Each export root is locked as a run locks it (a merge while a shard still runs fails at
+    /// once, naming it) and written through `ExportRoot`: the merged manifest and the playlist
+    /// are temporary files of this process until renamed into place.
     public static func merge(_ pipeline: Pipeline, onlyJob: String? = nil) throws -> [MergeReport] {
-        try pipeline.jobs.filter { onlyJob == nil || $0.name == onlyJob }.compactMap { job in
+        var roots: [String: ExportRoot] = [:]
+        var byRealPath: [String: ExportRoot] = [:]
+        defer { byRealPath.values.forEach { $0.finish() } }
+        return try pipeline.jobs.filter { onlyJob == nil || $0.name == onlyJob }.compactMap { job in
             guard let export = job.export else { return nil }
-            return try merge(job, export: export)
+            // No .medley folder: nothing to merge, and nothing is created.
+            guard try ExportRoot.inspect(export.to) != nil else { return MergeReport(job: job.name) }
+            if roots[export.to] == nil {
+                let root = try ExportRoot.open(export.to)
+                if let same = byRealPath[root.root.realPath] {
+                    roots[export.to] = same
+                } else {
+                    try root.claim(shard: nil, wait: false, command: "merge") { _ in }
+                    try root.prepareTemporaryArea(command: "merge")
+                    byRealPath[root.root.realPath] = root
+                    roots[export.to] = root
+                }
+            }
+            guard let root = roots[export.to] else { return nil }
+            return try merge(job, export: export, root: root)
         }
     }
 
-    static func merge(_ job: Job, export: ExportStage) throws -> MergeReport {
+    static func merge(_ job: Job, export: ExportStage, root: ExportRoot) throws -> MergeReport {
         var report = MergeReport(job: job.name)
-        let folder = export.to + "/.medley"
+        let folder = root.medley.realPath
         let prefix = "manifest-" + ManifestWriter.fileSafe(job.name) + "-shard-"
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
+        let names = root.medley.names()
         var files: [(shard: Int, count: Int, path: String)] = []
         for name in names where name.hasPrefix(prefix) && name.hasSuffix(".jsonl") {
             let middle = name.dropFirst(prefix.count).dropLast(".jsonl".count)
@@ -72,8 +92,9 @@ public enum ManifestMerge {
         report.items = lines.count
 
         // Every file the job selects must be in its owner shard's manifest.
+        let own = OwnOutputs(exportRoot: export.to, ingestRoots: job.ingest.roots)
         for result in FileEnumerator(job.ingest.source) {
-            guard case .success(let file) = result, !IngestPOSIX.isWithin(file.path, directory: export.to), seen[file.path] == nil else { continue }
+            guard case .success(let file) = result, !own.contains(file.path), seen[file.path] == nil else { continue }
             guard let sniffed = try? PipelineRunner.identify(file),
                   job.ingest.media.contains(where: { $0.selects(sniffed.kind) }) else { continue }
             report.missing.append((file.path, Int(PipelineRunner.stableHash(file.relativePath) % UInt64(n)) + 1))
@@ -81,11 +102,16 @@ public enum ManifestMerge {
 
         let merged = lines.sorted { Array($0.item.utf8).lexicographicallyPrecedes(Array($1.item.utf8)) }
             .map(\.line).joined(separator: "\n") + "\n"
-        let destination = folder + "/manifest-" + ManifestWriter.fileSafe(job.name) + ".jsonl"
-        try Data(merged.utf8).write(to: URL(fileURLWithPath: destination), options: .atomic)
+        let name = ManifestWriter.fileName(job: job.name, shard: nil)
+        let destination = export.to + "/" + ExportRoot.folderName + "/" + name
+        do {
+            try root.writeOwnFile(name, Array(merged.utf8))
+        } catch let failure as FileSystemFailure {
+            throw RunError.cannotWrite(path: destination, reason: failure.reason)
+        }
         report.manifest = destination
         if let playlist = job.playlist {
-            report.playlistItems = try Playlist.write(playlist, manifestLines: lines.map(\.line))
+            report.playlistItems = try Playlist.write(playlist, manifestLines: lines.map(\.line), root: root)
         }
         return report
     }

@@ -116,7 +116,9 @@ extension SchemaReader {
         if let exportNode = fields["export"] {
             guard let text = string(exportNode, what: "tag.artwork.export") else { return nil }
             do {
-                return .export(try NameTemplate(text, knownProperties: ItemProperties.templateNames))
+                let template = try NameTemplate(text, knownProperties: ItemProperties.templateNames)
+                checkOutputName(template, node: exportNode, fallback: exportNode, what: "tag.artwork.export")
+                return .export(template)
             } catch let error as TemplateError {
                 sink.error(at: Self.mark(in: exportNode, offset: error.offset), "tag.artwork.export: \(error.message)",
                            suggestion: error.suggestion.map { "did you mean '{\($0)}'?" })

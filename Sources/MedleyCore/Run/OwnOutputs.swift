@@ -1,0 +1,59 @@
+import Foundation
+
+/// Tells a job's own outputs from its inputs when its export root lies inside an ingest root
+/// (`from: [photos]`, `to: photos/sepia`). Paths are compared as written first and, where the
+/// export root is inside an ingest root, by their real paths too, so no symbolic link — to the
+/// ingest root or to the export root — makes Medley take its outputs for new inputs.
+final class OwnOutputs {
+    // Used by the one thread that enumerates (its cache is not shared).
+    let exportRoot: String
+    /// The export root with links resolved (as far as it exists).
+    let realExportRoot: String
+    /// Whether files can be inside the export root under a path that does not say so.
+    let mustResolve: Bool
+    /// Files come folder by folder: each folder is resolved once.
+    private var lastFolder: String?
+    private var lastFolderIsOwn = false
+
+    init(exportRoot: String, ingestRoots: [String]) {
+        self.exportRoot = exportRoot
+        realExportRoot = Self.realPath(exportRoot)
+        let real = realExportRoot
+        mustResolve = ingestRoots.contains { root in
+            guard case .success(let plan) = FileEnumerator.RootPlan.make(root),
+                  let folder = IngestPOSIX.resolvedPath(plan.location) else { return false }
+            return IngestPOSIX.isWithin(real, directory: folder)
+        }
+    }
+
+    func contains(_ path: String) -> Bool {
+        if IngestPOSIX.isWithin(path, directory: exportRoot) { return true }
+        guard mustResolve else { return false }
+        // A file that is itself a link is judged by where it leads.
+        var info = stat()
+        if lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFLNK {
+            guard let real = IngestPOSIX.resolvedPath(path) else { return false }
+            return IngestPOSIX.isWithin(real, directory: realExportRoot)
+        }
+        let folder = IngestPOSIX.parent(of: path)
+        if folder != lastFolder {
+            lastFolder = folder
+            lastFolderIsOwn = IngestPOSIX.resolvedPath(folder).map { IngestPOSIX.isWithin($0, directory: realExportRoot) } ?? false
+        }
+        return lastFolderIsOwn
+    }
+
+    /// `path` with links resolved in the part that exists; the rest appended as written.
+    static func realPath(_ path: String) -> String {
+        var existing = IngestPOSIX.normalized(path)
+        var missing: [String] = []
+        while existing != "/" {
+            if let resolved = IngestPOSIX.resolvedPath(existing) {
+                return ([resolved == "/" ? "" : resolved] + missing.reversed()).joined(separator: "/")
+            }
+            missing.append(IngestPOSIX.lastComponent(of: existing))
+            existing = IngestPOSIX.parent(of: existing)
+        }
+        return "/" + missing.reversed().joined(separator: "/")
+    }
+}
