@@ -343,6 +343,9 @@ public final class PipelineRunner: @unchecked Sendable {
         do {
             do {
                 let store = try RunState(path: folder.realPath + "/" + name, readOnly: options.dryRun)
+                // Read once now: SQLite opens lazily, and a WAL database it cannot read (no -shm on a
+                // read-only file system) must be found here, not item by item.
+                _ = try store.row(job: state.job.name, input: "")
                 state.lookup = store
                 state.runState = options.dryRun ? nil : store
             } catch let error as StateError where options.dryRun {
