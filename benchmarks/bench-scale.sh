@@ -6,18 +6,21 @@
 # Items: distinct 1×1 PNGs (one seed, each copy with its own trailing bytes, so every item has its
 # own content hash), spread over folders of 1,000; the job is the cheapest real one: PNG → PNG.
 #
-# Usage: benchmarks/bench-scale.sh [--items N] [--keep DIR]   (default 100000; --keep reuses DIR)
+# Usage: benchmarks/bench-scale.sh [--items N] [--keep DIR] [--dry-only]
+#   default 100000 items; --keep makes (or reuses) the corpus in DIR; --dry-only measures the dry run alone
 # Environment: MEDLEY (default <repo>/.build/release/medley).
 set -euo pipefail
 script_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo_dir=$(cd "$script_dir/.." && pwd)
 items=100000
 keep=""
+dry_only=0
 while (($#)); do
   case $1 in
     --items) items=$2; shift 2 ;;
     --keep) keep=$2; shift 2 ;;
-    -h | --help) sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --dry-only) dry_only=1; shift ;;
+    -h | --help) sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "unknown argument $1" >&2; exit 2 ;;
   esac
 done
@@ -55,11 +58,15 @@ measure() {
   cat "$work/time.txt" | tail -1
 }
 read -r dry_s dry_kb < <(measure run "$work/pipeline.yaml" --quiet --dry-run)
+mb() { awk -v k="$1" 'BEGIN{printf "%.0f", k/1024}'; }
+if ((dry_only)); then
+  echo "### Scale: dry run over $items tiny PNGs, $(nproc) cores ($(date -u +%Y-%m-%d)): $dry_s s, peak RSS $(mb "$dry_kb") MB"
+  exit 0
+fi
 read -r first_s first_kb < <(measure run "$work/pipeline.yaml" --quiet)
 read -r again_s again_kb < <(measure run "$work/pipeline.yaml" --quiet)
 outputs=$(find "$work/out" -name '*.png' | wc -l)
 [[ $outputs == "$items" ]] || { echo "expected $items outputs, found $outputs" >&2; exit 1; }
-mb() { awk -v k="$1" 'BEGIN{printf "%.0f", k/1024}'; }
 echo "### Scale: $items tiny PNGs → PNG, $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs) ($(date -u +%Y-%m-%d))"
 echo
 echo "| run | seconds | peak RSS (MB) | ÷ first run (time) |"
