@@ -746,8 +746,12 @@ public final class PipelineRunner: @unchecked Sendable {
         let header = try? ContentSniffer.readHeader(of: path)
         let ftypless = sniffed.format == "mov" && header.map { !ContentSniffer.Header($0).has("ftyp", at: 4) } == true
         guard let streams = StreamProbe.streams(ofFileAt: path) else { return ftypless ? nil : sniffed }
-        if streams.video { return sniffed.kind == .movie ? sniffed : SniffedFormat(kind: .movie, format: sniffed.format == "ogg" ? "ogv" : sniffed.format) }
-        if streams.audio { return sniffed.kind == .audio ? sniffed : SniffedFormat(kind: .audio, format: sniffed.format == "ogv" ? "ogg" : sniffed.format) }
+        if streams.video {
+            return SniffedFormat(kind: .movie, format: sniffed.format == "ogg" ? "ogv" : sniffed.format)
+        }
+        if streams.audio {
+            return SniffedFormat(kind: .audio, format: sniffed.format == "ogv" ? "ogg" : sniffed.format)
+        }
         return ftypless ? nil : sniffed
     }
 
