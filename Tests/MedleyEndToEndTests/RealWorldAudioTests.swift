@@ -411,4 +411,72 @@ final class RealWorldAudioTests: EndToEndCase {
         for path in audioOnly + [old] { XCTAssertEqual(statuses[(path as NSString).lastPathComponent], "ignored") }
         for path in movies { XCTAssertNotEqual(statuses[(path as NSString).lastPathComponent], "ignored") }
     }
+
+    func testIgnoredFilesPassThroughMergePlaylistReportAndTheNextRun() throws {
+        let input = work + "/mixed"
+        try FileManager.default.createDirectory(atPath: input, withIntermediateDirectories: true)
+        for name in ["a.wav", "b.wav"] {
+            XCTAssertEqual(try Tool.run("sox", ["-n", "-r", "8000", "-c", "1", "-b", "16", input + "/" + name, "synth", "0.1", "sine", "440"]).status, 0)
+        }
+        try "not media\n".write(toFile: input + "/notes.txt", atomically: true, encoding: .utf8)
+        XCTAssertEqual(try Tool.run("convert", ["-size", "4x4", "xc:red", input + "/cover.png"]).status, 0)
+        let ignored = ["cover.png": "png image, not of the job's media types (anyAudio)",
+                       "notes.txt": "not an image, audio or movie file"]
+        let path = try pipeline("""
+            version: 1
+            jobs:
+              - name: mix
+                ingest: { from: [\(input)], media: [anyAudio] }
+                transcode: { AVFormatIDKey: kAudioFormatLinearPCM }
+                export: { to: out, name: "{stem}.wav" }
+                playlist: { to: out/mix.m3u8 }
+                report: true
+            """)
+        func manifest(_ name: String) throws -> [String: [String: Any]] {
+            let text = try String(contentsOfFile: work + "/out/.medley/" + name, encoding: .utf8)
+            var byItem: [String: [String: Any]] = [:]
+            for line in text.split(separator: "\n") {
+                let record = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+                XCTAssertNil(byItem[record["item"] as? String ?? ""], "listed once: \(record)")
+                byItem[record["item"] as? String ?? ""] = record
+            }
+            return byItem
+        }
+        let first = try Tool.medley(["run", path, "--quiet"])
+        XCTAssertEqual(first.status, 0, first.stderr)
+        var records = try manifest("manifest-mix.jsonl")
+        XCTAssertEqual(Set(records.keys), ["a.wav", "b.wav", "cover.png", "notes.txt"])
+        for (item, reason) in ignored {
+            XCTAssertEqual(records[item]?["status"] as? String, "ignored", item)
+            XCTAssertEqual(records[item]?["error"] as? String, reason, item)
+            XCTAssertNil(records[item]?["output"], item)
+        }
+        // The playlist holds the two outputs only.
+        let playlist = try String(contentsOfFile: work + "/out/mix.m3u8", encoding: .utf8)
+        XCTAssertEqual(playlist.split(separator: "\n").filter { !$0.hasPrefix("#") }, ["a.wav", "b.wav"], playlist)
+        // The report counts and names them.
+        let page = try String(contentsOfFile: work + "/out/.medley/report-mix/index.html", encoding: .utf8)
+        XCTAssertTrue(page.contains("<td data-count=\"ignored\">2</td>"), page)
+        for item in ignored.keys { XCTAssertTrue(page.contains("<li data-item=\"\(item)\">"), item) }
+        // The next run skips the unchanged items (listed with their last record) and lists the
+        // ignored files again, once each.
+        let second = try Tool.medley(["run", path])
+        XCTAssertEqual(second.status, 0, second.stderr)
+        XCTAssertTrue(second.stderr.contains("skip  \(input)/a.wav → \(work!)/out/a.wav (unchanged since the last run)"), second.stderr)
+        records = try manifest("manifest-mix.jsonl")
+        XCTAssertEqual(Set(records.keys), ["a.wav", "b.wav", "cover.png", "notes.txt"])
+        XCTAssertEqual(records["notes.txt"]?["status"] as? String, "ignored")
+
+        // Sharded: each shard lists its own ignored files; merge takes them as items, once each.
+        try FileManager.default.removeItem(atPath: work + "/out")
+        for shard in ["1/2", "2/2"] {
+            let run = try Tool.medley(["run", path, "--quiet", "--shard", shard])
+            XCTAssertEqual(run.status, 0, run.stderr)
+        }
+        let merged = try Tool.medley(["merge", path])
+        XCTAssertEqual(merged.status, 0, merged.stderr)
+        records = try manifest("manifest-mix.jsonl")
+        XCTAssertEqual(Set(records.keys), ["a.wav", "b.wav", "cover.png", "notes.txt"])
+        XCTAssertEqual(records["cover.png"]?["status"] as? String, "ignored")
+    }
 }
