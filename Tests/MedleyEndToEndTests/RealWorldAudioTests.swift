@@ -201,6 +201,22 @@ final class RealWorldAudioTests: EndToEndCase {
         }
     }
 
+    func testASystemSoundWhoseHeaderUnderstatesItsLengthStillFails() throws {
+        let source = work + "/long.flac"
+        XCTAssertEqual(try Tool.run("sox", ["-n", "-r", "8000", "-c", "1", "-b", "16", source, "synth", "31", "sine", "440"]).status, 0)
+        var data = try Data(contentsOf: URL(fileURLWithPath: source))
+        data[21] &= 0xF0
+        data.replaceSubrange(22..<26, with: [0, 0, 0, 1])
+        try data.write(to: URL(fileURLWithPath: source))
+        XCTAssertEqual(try ffmpegFrames(source, channels: 1), 31 * 8000, "31 s decode")
+        let (result, records) = try run(source, "preset: systemSound")
+        XCTAssertEqual(result.status, 1, result.stderr)
+        // 1 frame at 8 kHz: the header says 0.0 s.
+        XCTAssertEqual(records.first?["error"] as? String,
+                       "is longer than 30 s (its header says 0.0 s); system sounds must be at most 30 s")
+        XCTAssertEqual(Tool.files(under: work + "/out").filter { !$0.hasPrefix(".medley") }, [])
+    }
+
     func testABitFlippedMP3DecodesAsFarAsFFmpegRecovers() throws {
         let clean = work + "/clean.mp3", source = work + "/flipped.mp3"
         let made = try Tool.run("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "sine=f=440:d=1.5:r=44100", "-c:a", "libmp3lame",

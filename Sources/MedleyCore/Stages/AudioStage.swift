@@ -274,6 +274,12 @@ struct AudioStage {
         while true {
             let read = try reader.read(into: input, frames: frames)
             decoded += read
+            // A header that understates the length (a FLAC's STREAMINFO total is only a hint)
+            // passed `check`; the decode itself must not run past the system-sound limit.
+            if settings.systemSound, Double(decoded) > Self.systemSoundLimit * Double(reader.info.sampleRate) {
+                throw ItemFailure(String(format: "is longer than %.0f s (its header says %.1f s); system sounds must be at most %.0f s",
+                                         Self.systemSoundLimit, reader.info.duration, Self.systemSoundLimit))
+            }
             let end = read < frames
             var block = input
             if let mixer {
