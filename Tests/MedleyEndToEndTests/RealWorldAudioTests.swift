@@ -386,6 +386,16 @@ final class RealWorldAudioTests: EndToEndCase {
             try make("track.mkv", ["-c:a", "flac"]),
             try make("stream.webm", ["-c:a", "libopus"]),
         ]
+        // Brands no table knows: the ftyp's major and compatible brands all overwritten with "xyz1".
+        let vendor = try make("vendor.mp4", ["-c:a", "aac"])
+        var vendorBytes = try Data(contentsOf: URL(fileURLWithPath: vendor))
+        XCTAssertEqual(Array(vendorBytes[4..<8]), Array("ftyp".utf8))
+        let ftypSize = Int(vendorBytes[3])
+        for brand in stride(from: 8, to: ftypSize, by: 4) where brand != 12 {
+            vendorBytes.replaceSubrange(brand..<(brand + 4), with: Array("xyz1".utf8))
+        }
+        try vendorBytes.write(to: URL(fileURLWithPath: vendor))
+        XCTAssertEqual(try ffmpegFrames(vendor, channels: 1) > 40000, true, "ffmpeg reads it")
         let faststart = try make("old-source.mov", ["-c:a", "aac", "-movflags", "faststart"])
         let old = work + "/in/old.mov"
         try stripFtyp(faststart, to: old)
@@ -401,7 +411,7 @@ final class RealWorldAudioTests: EndToEndCase {
         XCTAssertEqual(result.status, 0, result.stderr)
         var byItem: [String: [String: Any]] = [:]
         for record in records { byItem[record["item"] as? String ?? ""] = record }
-        for path in audioOnly + [old] {
+        for path in audioOnly + [old, vendor] {
             let name = (path as NSString).lastPathComponent
             let record = try XCTUnwrap(byItem[name], name)
             XCTAssertEqual(record["status"] as? String, "succeeded", "\(name): \(record)")
@@ -419,12 +429,12 @@ final class RealWorldAudioTests: EndToEndCase {
             XCTAssertEqual(record["error"] as? String,
                            "\((name as NSString).pathExtension) movie, not of the job's media types (anyAudio)", name)
         }
-        XCTAssertEqual(records.count, audioOnly.count + 1 + movies.count)
+        XCTAssertEqual(records.count, audioOnly.count + 2 + movies.count)
 
         // In a movie job, the audio files are the ignored ones and the movies are movies.
         let movieJob = try run(work + "/in", "AVFormatIDKey: kAudioFormatLinearPCM", media: "movie")
         let statuses = Dictionary(movieJob.records.map { ($0["item"] as? String ?? "", $0["status"] as? String ?? "") }) { $1 }
-        for path in audioOnly + [old] { XCTAssertEqual(statuses[(path as NSString).lastPathComponent], "ignored") }
+        for path in audioOnly + [old, vendor] { XCTAssertEqual(statuses[(path as NSString).lastPathComponent], "ignored") }
         for path in movies { XCTAssertNotEqual(statuses[(path as NSString).lastPathComponent], "ignored") }
     }
 

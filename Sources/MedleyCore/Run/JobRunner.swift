@@ -718,6 +718,11 @@ public final class PipelineRunner: @unchecked Sendable {
         do {
             if let sniffed = try ContentSniffer.sniff(fileAt: file.path) {
                 if let refined = byStreams(sniffed, path: file.path) { return refined }
+            } else if let header = try? ContentSniffer.readHeader(of: file.path), ContentSniffer.Header(header).has("ftyp", at: 4),
+                      let streams = StreamProbe.streams(ofFileAt: file.path), streams.video || streams.audio {
+                // An ISO media file whose brands the table does not know (vendors invent them):
+                // libavformat's streams decide before libvips is asked.
+                return SniffedFormat(kind: streams.video ? .movie : .audio, format: "mp4")
             }
         } catch IngestError.empty {
             if claimsMedia { throw ItemFailure("empty file (0 bytes)") }
