@@ -55,12 +55,18 @@ static void store_samples(AVFrame *frame, int offset, const float *in, int count
         }
         case AV_SAMPLE_FMT_S16: {
             int16_t *out = (int16_t *)plane + first;
-            for (int i = 0; i < count; i++) out[i * step] = (int16_t)lrintf(clip(src[i * channels]) * 32767.0f);
+            for (int i = 0; i < count; i++) {
+                long v = lrintf(clip(src[i * channels]) * 32768.0f);
+                out[i * step] = (int16_t)(v > 32767 ? 32767 : v);
+            }
             break;
         }
         case AV_SAMPLE_FMT_S32: {
             int32_t *out = (int32_t *)plane + first;
-            for (int i = 0; i < count; i++) out[i * step] = (int32_t)llrint((double)clip(src[i * channels]) * 2147483647.0);
+            for (int i = 0; i < count; i++) {
+                long long v = llrint((double)clip(src[i * channels]) * 2147483648.0);
+                out[i * step] = (int32_t)(v > 2147483647LL ? 2147483647LL : v);
+            }
             break;
         }
         case AV_SAMPLE_FMT_U8: {
@@ -206,6 +212,24 @@ void medley_encoder_free(MedleyEncoder *e) {
     free(e);
 }
 
+/* ---- probe ---- */
+
+int medley_probe_streams(const char *path, int *has_video, int *has_audio) {
+    av_log_set_level(AV_LOG_QUIET);
+    AVFormatContext *format = NULL;
+    *has_video = 0;
+    *has_audio = 0;
+    if (avformat_open_input(&format, path, NULL, NULL) < 0) return -1;
+    if (avformat_find_stream_info(format, NULL) < 0) { avformat_close_input(&format); return -1; }
+    for (unsigned i = 0; i < format->nb_streams; i++) {
+        const AVStream *s = format->streams[i];
+        if (s->codecpar->codec_type == AVMEDIA_TYPE_VIDEO && !(s->disposition & AV_DISPOSITION_ATTACHED_PIC)) *has_video = 1;
+        if (s->codecpar->codec_type == AVMEDIA_TYPE_AUDIO) *has_audio = 1;
+    }
+    avformat_close_input(&format);
+    return 0;
+}
+
 /* ---- decoder ---- */
 
 struct MedleyDecoder {
@@ -219,6 +243,7 @@ struct MedleyDecoder {
     int have_frame;
     int finished;
     int flushing;
+    int damaged;      /* packets or frames the decoder rejected and that were skipped */
 };
 
 MedleyDecoder *medley_decoder_open(const char *path, char *error, size_t size) {
@@ -256,8 +281,28 @@ void medley_decoder_info(const MedleyDecoder *d, int *sample_rate, int *channels
     if (s->duration > 0) count = av_rescale_q(s->duration, s->time_base, (AVRational){1, d->codec->sample_rate});
     else if (d->format->duration > 0) count = av_rescale(d->format->duration, d->codec->sample_rate, AV_TIME_BASE);
     *frames = count;
-    *codec_name = d->codec->codec->name;
+    /* The codec's name as ffprobe prints it ("mp3", not the decoder's "mp3float"). */
+    *codec_name = avcodec_get_name(d->codec->codec_id);
 }
+
+void medley_decoder_depth(const MedleyDecoder *d, int *bits, int *is_float) {
+    const AVCodecDescriptor *descriptor = avcodec_descriptor_get(d->codec->codec_id);
+    *bits = 0;
+    *is_float = 0;
+    if (!descriptor || !(descriptor->props & AV_CODEC_PROP_LOSSLESS)) return;
+    enum AVSampleFormat packed = av_get_packed_sample_fmt(d->codec->sample_fmt);
+    *is_float = packed == AV_SAMPLE_FMT_FLT || packed == AV_SAMPLE_FMT_DBL;
+    int raw = d->codec->bits_per_raw_sample;
+    *bits = raw > 0 && !*is_float ? raw : av_get_bytes_per_sample(d->codec->sample_fmt) * 8;
+}
+
+int medley_decoder_count_is_stated(const MedleyDecoder *d) {
+    return d->format->streams[d->stream]->duration > 0 && d->format->duration_estimation_method != AVFMT_DURATION_FROM_BITRATE;
+}
+
+const char *medley_decoder_container(const MedleyDecoder *d) { return d->format->iformat->name; }
+
+int medley_decoder_damaged(const MedleyDecoder *d) { return d->damaged; }
 
 static float load_sample(const AVFrame *frame, int index, int channel, int channels) {
     enum AVSampleFormat format = frame->format;
@@ -280,6 +325,8 @@ static int next_frame(MedleyDecoder *d, char *error, size_t size) {
         int r = avcodec_receive_frame(d->codec, d->frame);
         if (r == 0) return 1;
         if (r == AVERROR_EOF) return 0;
+        /* A damaged frame is skipped and counted, as ffmpeg does, and decoding resyncs on the next. */
+        if (r == AVERROR_INVALIDDATA) { d->damaged++; continue; }
         if (r != AVERROR(EAGAIN)) { set_error(error, size, "cannot decode", r); return -1; }
         if (d->flushing) return 0;
         r = av_read_frame(d->format, d->packet);
@@ -292,7 +339,8 @@ static int next_frame(MedleyDecoder *d, char *error, size_t size) {
         if (d->packet->stream_index == d->stream) {
             r = avcodec_send_packet(d->codec, d->packet);
             av_packet_unref(d->packet);
-            if (r < 0 && r != AVERROR(EAGAIN)) { set_error(error, size, "cannot decode", r); return -1; }
+            if (r == AVERROR_INVALIDDATA) d->damaged++;
+            else if (r < 0 && r != AVERROR(EAGAIN)) { set_error(error, size, "cannot decode", r); return -1; }
         } else {
             av_packet_unref(d->packet);
         }

@@ -84,7 +84,8 @@ final class IngestSnifferTests: XCTestCase {
         assertSniffs(padded(ascii("caff") + [0x00, 0x01, 0x00, 0x00] + ascii("desc")), .audio, "caf")
         assertSniffs(padded(ascii("fLaC") + [0x00, 0x00, 0x00, 0x22]), .audio, "flac")
         assertSniffs(ftyp("M4A ", ["M4A ", "mp42", "isom"]), .audio, "m4a")
-        assertSniffs(ftyp("M4B ", ["M4B ", "mp42"]), .audio, "m4a")
+        // The audiobook brand stays apart: it makes the item an audioBook.
+        assertSniffs(ftyp("M4B ", ["M4B ", "mp42"]), .audio, "m4b")
         assertSniffs(ftyp("M4P "), .audio, "m4a")
     }
 
@@ -93,6 +94,8 @@ final class IngestSnifferTests: XCTestCase {
         assertSniffs(oggPage(packet: opus), .audio, "opus")
         let vorbis = [0x01] + ascii("vorbis") + le32(0) + [0x02] + le32(44_100) + le32(0) + le32(128_000) + le32(0) + [0xB8, 0x01]
         assertSniffs(oggPage(packet: vorbis), .audio, "ogg")
+        // Theora's identification header (0x80 "theora", version 3.2.1) is video.
+        assertSniffs(oggPage(packet: [0x80] + ascii("theora") + [0x03, 0x02, 0x01, 0x00, 0x28, 0x00, 0x1E]), .movie, "ogv")
     }
 
     func testMP3FromID3TagAndFromFrameSync() {
@@ -123,6 +126,11 @@ final class IngestSnifferTests: XCTestCase {
         assertSniffs(ebml(docType: "webm"), .movie, "webm")
         assertSniffs(ebml(docType: "matroska"), .movie, "mkv")
         assertSniffs(ebml(docType: nil), .movie, "mkv")
+        // QuickTime before `ftyp`: the file opens with a movie, data or padding atom.
+        for atom in ["moov", "mdat", "wide", "free", "skip"] {
+            assertSniffs(padded(be32(8) + ascii(atom) + be32(1000) + ascii("mvhd")), .movie, "mov")
+        }
+        XCTAssertNil(ContentSniffer.sniff(padded(be32(4) + ascii("moov"))), "an atom smaller than its own header")
     }
 
     func testEveryKindIsProducedBySomeHeader() {

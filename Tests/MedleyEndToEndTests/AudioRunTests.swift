@@ -136,9 +136,11 @@ final class AudioRunTests: EndToEndCase {
     func testEveryAvailableFormatIsWhatFfprobeReads() throws {
         // (settings, export name, ffprobe's facts, whether sox reads it: not ALAC)
         let cases: [(String, String, [String: String], Bool)] = [
-            ("AVFormatIDKey: kAudioFormatLinearPCM", "{stem}.caf", ["codec_name": "pcm_s16be", "format_name": "caf"], true),
+            // The 24-bit source keeps its depth when AVLinearPCMBitDepthKey does not set one.
+            ("AVFormatIDKey: kAudioFormatLinearPCM", "{stem}.caf", ["codec_name": "pcm_s24be", "format_name": "caf"], true),
+            ("AVFormatIDKey: kAudioFormatLinearPCM, AVLinearPCMBitDepthKey: 16", "{stem}.caf", ["codec_name": "pcm_s16be", "format_name": "caf"], true),
             ("AVFormatIDKey: kAudioFormatLinearPCM, AVLinearPCMBitDepthKey: 24", "{stem}.wav", ["codec_name": "pcm_s24le", "format_name": "wav"], true),
-            ("AVFormatIDKey: lpcm, AVLinearPCMIsBigEndianKey: true", "{stem}.aif", ["codec_name": "pcm_s16be", "format_name": "aiff"], true),
+            ("AVFormatIDKey: lpcm, AVLinearPCMIsBigEndianKey: true, AVLinearPCMBitDepthKey: 16", "{stem}.aif", ["codec_name": "pcm_s16be", "format_name": "aiff"], true),
             ("AVFormatIDKey: kAudioFormatFLAC, AVLinearPCMBitDepthKey: 24", "{stem}.flac", ["codec_name": "flac", "format_name": "flac"], true),
             ("AVFormatIDKey: kAudioFormatAppleLossless", "{stem}.caf", ["codec_name": "alac", "format_name": "caf"], false),
             ("AVFormatIDKey: kAudioFormatULaw", "{stem}.wav", ["codec_name": "pcm_mulaw"], true),

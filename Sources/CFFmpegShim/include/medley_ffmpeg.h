@@ -28,11 +28,26 @@ int medley_encoder_finish(MedleyEncoder *encoder, char *error, size_t size);
 /* Frees everything (also after a failure; the file may be partial — the caller deletes it). */
 void medley_encoder_free(MedleyEncoder *encoder);
 
+/* Which kinds of stream `path` holds, by libavformat: a video stream that is not attached cover
+ * art, an audio stream. Returns 0, or −1 when libavformat cannot open or read it. */
+int medley_probe_streams(const char *path, int *has_video, int *has_audio);
+
 /* Opens the first audio stream of `path`. */
 MedleyDecoder *medley_decoder_open(const char *path, char *error, size_t size);
 /* Sample rate, channels, and frames when the container knows the duration (else 0). */
 void medley_decoder_info(const MedleyDecoder *decoder, int *sample_rate, int *channels, int64_t *frames,
                          const char **codec_name);
+/* The stored depth of a lossless stream (FLAC, ALAC, PCM): bits per sample, and whether the
+ * samples are floating point. 0 bits for lossy codecs. */
+void medley_decoder_depth(const MedleyDecoder *decoder, int *bits, int *is_float);
+/* Whether the frame count of medley_decoder_info is the stream's own (FLAC's STREAMINFO, MP4's
+ * track duration), not an estimate from the bit rate. */
+int medley_decoder_count_is_stated(const MedleyDecoder *decoder);
+/* libavformat's name for the container ("flac", "mp3", "wav", "mov,mp4,m4a,3gp,3g2,mj2", …). */
+const char *medley_decoder_container(const MedleyDecoder *decoder);
+/* Packets or frames so far that the decoder rejected as damaged and that were skipped (decoding
+ * goes on with the next, as ffmpeg's does). */
+int medley_decoder_damaged(const MedleyDecoder *decoder);
 /* Reads up to max_frames interleaved float frames. Returns the count, 0 at the end, −1 on error. */
 int medley_decoder_read(MedleyDecoder *decoder, float *samples, int max_frames, char *error, size_t size);
 void medley_decoder_free(MedleyDecoder *decoder);

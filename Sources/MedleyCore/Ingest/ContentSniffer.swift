@@ -28,6 +28,7 @@ public enum ContentSniffer {
         if bytes.has([0x49, 0x49, 0x2B, 0x00]) || bytes.has([0x4D, 0x4D, 0x00, 0x2B]) { return .tiff }
         if bytes.has([0x00, 0x00, 0x00, 0x0C, 0x4A, 0x58, 0x4C, 0x20]) { return .jxl }  // JPEG XL container
         if bytes.has("ftyp", at: 4) { return isoMediaFormat(bytes) }
+        if isQuickTimeAtom(bytes) { return .mov }
         if bytes.has("caff") { return .caf }
         if bytes.has("fLaC") { return .flac }
         if bytes.has("OggS") { return oggFormat(bytes) }
@@ -109,7 +110,8 @@ public enum ContentSniffer {
         static let avif: Set<String> = ["avif", "avis"]
         static let heif: Set<String> = ["heic", "heix", "hevc", "hevx", "heim", "heis", "hevm", "hevs"]
         static let heifStructural: Set<String> = ["mif1", "msf1", "miaf"]
-        static let m4a: Set<String> = ["M4A ", "M4B ", "M4P "]
+        static let m4a: Set<String> = ["M4A ", "M4P "]
+        static let m4b: Set<String> = ["M4B "]
         static let mov: Set<String> = ["qt  "]
         // An "mp4" can hold only audio, but without parsing its tracks we cannot know, and a movie container is
         // the honest answer; audio-only MP4s that want to be recognised as such use the M4A brands.
@@ -118,7 +120,7 @@ public enum ContentSniffer {
         static let jxl: Set<String> = ["jxl "]
 
         static let bySpecificity: [(brands: Set<String>, format: SniffedFormat)] = [
-            (avif, .avif), (heif, .heif), (heifStructural, .heif), (jxl, .jxl), (m4a, .m4a), (mov, .mov),
+            (avif, .avif), (heif, .heif), (heifStructural, .heif), (jxl, .jxl), (m4b, .m4b), (m4a, .m4a), (mov, .mov),
             (mp4, .mp4),
         ]
 
@@ -143,7 +145,17 @@ public enum ContentSniffer {
         if bytes.count >= 27 + segmentCount {
             pageEnd = min(bytes.count, 27 + segmentCount + (0..<segmentCount).reduce(0) { $0 + Int(bytes[27 + $1]) })
         }
+        if bytes.contains([0x80] + Array("theora".utf8), before: pageEnd) { return .ogv }
         return bytes.contains("OpusHead", before: pageEnd) ? .opus : .ogg
+    }
+
+    /// Old QuickTime files have no `ftyp`: they start with a movie, data or padding atom. The
+    /// four-letter type is checked with a size that can hold it (0 for "to the end", 1 for a
+    /// 64-bit size); libavformat confirms the file later.
+    private static func isQuickTimeAtom(_ bytes: Header) -> Bool {
+        guard let type = bytes.fourCC(at: 4), ["moov", "mdat", "wide", "free", "skip", "pnot"].contains(type),
+              let size = bytes.uint32BigEndian(at: 0) else { return false }
+        return size == 0 || size == 1 || size >= 8
     }
 
     /// Matroska and WebM share the EBML header; its DocType element (ID 0x4282) tells them apart.
@@ -251,7 +263,10 @@ public enum ContentSniffer {
         }
 
         func contains(_ ascii: String, before end: Int) -> Bool {
-            let needle = Array(ascii.utf8)
+            contains(Array(ascii.utf8), before: end)
+        }
+
+        func contains(_ needle: [UInt8], before end: Int) -> Bool {
             let limit = min(end, bytes.count) - needle.count
             guard limit >= 0 else { return false }
             return (0...limit).contains { has(needle, at: $0) }

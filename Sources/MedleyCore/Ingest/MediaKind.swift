@@ -42,6 +42,10 @@ extension SniffedFormat {
     static let opus = SniffedFormat(kind: .audio, format: "opus")
     static let mp3 = SniffedFormat(kind: .audio, format: "mp3")
     static let m4a = SniffedFormat(kind: .audio, format: "m4a")
+    /// An audiobook (the "M4B " brand): MPMediaType audioBook unless its tags say otherwise.
+    static let m4b = SniffedFormat(kind: .audio, format: "m4b")
+    /// Ogg with a Theora stream.
+    static let ogv = SniffedFormat(kind: .movie, format: "ogv")
     static let mp4 = SniffedFormat(kind: .movie, format: "mp4")
     static let mov = SniffedFormat(kind: .movie, format: "mov")
     static let threeGP = SniffedFormat(kind: .movie, format: "3gp")

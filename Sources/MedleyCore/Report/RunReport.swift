@@ -188,7 +188,7 @@ enum RunReport {
         var rows: [(String, String)] = [
             ("items", String(items.count)), ("succeeded", String(count("succeeded"))),
             ("skipped (unchanged)", String(count("skipped"))), ("failed", String(count("failed"))),
-            ("excluded", String(count("excluded"))),
+            ("excluded", String(count("excluded"))), ("ignored", String(count("ignored"))),
         ]
         if let summary {
             let done = summary.succeeded + summary.failed + summary.skipped
@@ -220,6 +220,14 @@ enum RunReport {
         if !excluded.isEmpty {
             html += "<section id=\"excluded\"><details><summary>Excluded by media type or where (\(excluded.count))</summary><ul>"
             for item in excluded {
+                html += "<li data-item=\"\(escape(item.item))\"><code>\(escape(item.item))</code>: \(escape(item.record["error"] as? String ?? ""))</li>"
+            }
+            html += "</ul></details></section>\n"
+        }
+        let ignored = items.filter { $0.status == "ignored" }
+        if !ignored.isEmpty {
+            html += "<section id=\"ignored\"><details><summary>Ignored: not media of the job's types (\(ignored.count))</summary><ul>"
+            for item in ignored {
                 html += "<li data-item=\"\(escape(item.item))\"><code>\(escape(item.item))</code>: \(escape(item.record["error"] as? String ?? ""))</li>"
             }
             html += "</ul></details></section>\n"

@@ -272,8 +272,13 @@ public final class PipelineRunner: @unchecked Sendable {
         }
         do {
             // ingest: what is it, and could this job want it?
-            guard let sniffed = try Self.identify(file) else { return record(state, ignored: file) }
-            guard job.ingest.media.contains(where: { $0.selects(sniffed.kind) }) else { return record(state, ignored: file) }
+            guard let sniffed = try Self.identify(file) else {
+                return record(state, ignored: entry, reason: "not an image, audio or movie file")
+            }
+            guard job.ingest.media.contains(where: { $0.selects(sniffed.kind) }) else {
+                let wanted = job.ingest.media.map(\.rawValue).joined(separator: ", ")
+                return record(state, ignored: entry, reason: "\(sniffed.format) \(sniffed.kind), not of the job's media types (\(wanted))")
+            }
             let announce = { [self] in
                 emit(.itemStarted(job: job.name, input: file.path))
                 announced = true
@@ -525,7 +530,8 @@ public final class PipelineRunner: @unchecked Sendable {
         entry.properties = properties.values
         let destination = try self.destination(export, state, file, ext: stage.defaultExtension) { properties[$0] }
         entry.output = destination
-        let plan = try stage.plan(for: reader.info, destination: destination)
+        var planWarnings: [String] = []
+        let plan = try stage.plan(for: reader.info, destination: destination, warnings: &planWarnings)
         if let skip = try skipReason(destination, export, file, state) {
             entry.status = .skipped
             entry.error = skip
@@ -546,6 +552,11 @@ public final class PipelineRunner: @unchecked Sendable {
                 throw ItemFailure("cannot write tags: \(error.reason)")
             }
         }
+        entry.warnings += planWarnings
+        if let damaged = outcome?.damagedFrames, damaged > 0 {
+            entry.warnings.append("skipped \(damaged) damaged frame\(damaged == 1 ? "" : "s"); decoding resumed after each")
+        }
+        if let clipped = outcome?.clipped, clipped > 0 { entry.warnings.append(AudioStage.clippingWarning(clipped)) }
         if !dropped.isEmpty {
             entry.warnings.append(".\(ext) cannot hold \(dropped.joined(separator: ", ")); not written")
         }
@@ -705,7 +716,14 @@ public final class PipelineRunner: @unchecked Sendable {
         let ext = ItemProperties.split(fileName: (file.relativePath as NSString).lastPathComponent).ext.lowercased()
         let claimsMedia = mediaExtensions.contains(ext)
         do {
-            if let sniffed = try ContentSniffer.sniff(fileAt: file.path) { return sniffed }
+            if let sniffed = try ContentSniffer.sniff(fileAt: file.path) {
+                if let refined = byStreams(sniffed, path: file.path) { return refined }
+            } else if let header = try? ContentSniffer.readHeader(of: file.path), ContentSniffer.Header(header).has("ftyp", at: 4),
+                      let streams = StreamProbe.streams(ofFileAt: file.path), streams.video || streams.audio {
+                // An ISO media file whose brands the table does not know (vendors invent them):
+                // libavformat's streams decide before libvips is asked.
+                return SniffedFormat(kind: streams.video ? .movie : .audio, format: "mp4")
+            }
         } catch IngestError.empty {
             if claimsMedia { throw ItemFailure("empty file (0 bytes)") }
             return nil
@@ -721,10 +739,31 @@ public final class PipelineRunner: @unchecked Sendable {
         return nil
     }
 
+    /// Containers that hold audio, video or both: the streams decide. An MP4, MOV, 3GP or
+    /// Matroska file without a video stream (cover art aside) is audio; an Ogg file with one
+    /// (Theora) is a movie. A file libavformat cannot read keeps what its bytes said, except a
+    /// QuickTime file known only by its first atom, which needs libavformat's word.
+    static func byStreams(_ sniffed: SniffedFormat, path: String) -> SniffedFormat? {
+        let movieContainers: Set<String> = ["mp4", "mov", "3gp", "mkv", "webm"]
+        guard movieContainers.contains(sniffed.format) || ["m4a", "m4b", "ogg", "ogv"].contains(sniffed.format) else {
+            return sniffed
+        }
+        let header = try? ContentSniffer.readHeader(of: path)
+        let ftypless = sniffed.format == "mov" && header.map { !ContentSniffer.Header($0).has("ftyp", at: 4) } == true
+        guard let streams = StreamProbe.streams(ofFileAt: path) else { return ftypless ? nil : sniffed }
+        if streams.video {
+            return SniffedFormat(kind: .movie, format: sniffed.format == "ogg" ? "ogv" : sniffed.format)
+        }
+        if streams.audio {
+            return SniffedFormat(kind: .audio, format: sniffed.format == "ogv" ? "ogg" : sniffed.format)
+        }
+        return ftypless ? nil : sniffed
+    }
+
     static let mediaExtensions: Set<String> = [
         "jpg", "jpeg", "jpe", "png", "gif", "webp", "tif", "tiff", "heic", "heif", "avif", "jxl", "bmp",
         "wav", "aif", "aiff", "aifc", "caf", "flac", "ogg", "oga", "opus", "mp3", "m4a", "m4b", "aac",
-        "mp4", "m4v", "mov", "3gp", "mkv", "webm", "avi",
+        "mp4", "m4v", "mov", "3gp", "3g2", "mkv", "mka", "webm", "avi", "ogv",
     ]
 
     /// FNV-1a over the relative path: the same share on every machine and every run.
@@ -747,10 +786,15 @@ public final class PipelineRunner: @unchecked Sendable {
 
     // MARK: outcomes
 
-    private func record(_ state: JobState, ignored file: IngestedFile) {
+    /// A file the job does not take, named in the manifest with the reason (nothing vanishes).
+    private func record(_ state: JobState, ignored entry: ManifestRecord, reason: String) {
+        var entry = entry
+        entry.status = .ignored
+        entry.error = reason
         lock.lock()
         state.counts.ignored += 1
         lock.unlock()
+        append(entry.json.rendered(), state)
     }
 
     private func record(_ state: JobState, excluded entry: ManifestRecord) {

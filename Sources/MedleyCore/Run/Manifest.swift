@@ -6,8 +6,9 @@ import MedleyKernels
 /// output, status, error, properties, metering).
 struct ManifestRecord {
     /// `excluded`: media the job's media types or `where` left out (listed so that every media
-    /// file of the ingest is accounted for, which `medley merge` checks).
-    enum Status: String { case succeeded, skipped, failed, excluded }
+    /// file of the ingest is accounted for, which `medley merge` checks). `ignored`: a file that is
+    /// not media, or media of a kind the job does not take, named with the reason.
+    enum Status: String { case succeeded, skipped, failed, excluded, ignored }
 
     var job: String
     /// The input's path below its ingest root: the key that shards' manifests merge on.

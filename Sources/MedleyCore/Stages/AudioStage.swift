@@ -25,14 +25,30 @@ struct AudioStage {
         }
     }
 
-    /// Opens the item: M4A through FFmpeg, everything else through libsndfile.
+    /// Opens the item. M4A, MP3, FLAC and Ogg (Vorbis, Opus) go through FFmpeg, which decodes what
+    /// the field's players do: libsndfile's mpg123 stops at the first damaged MP3 frame where
+    /// FFmpeg resyncs (and prints its warnings to stderr, unnamed), its FLAC reader stops at
+    /// STREAMINFO's total, which is only a hint, it reports Opus at the input rate of the OpusHead
+    /// rather than the 48 kHz it decodes at, and it refuses a Vorbis stream whose first granule
+    /// position gives a start offset. The rest goes through
+    /// libsndfile, except a WAV, AIFF or CAF whose header gives no samples (a recorder that never
+    /// patched its data size): libsndfile reads nothing there, FFmpeg reads to the end.
     static func open(_ path: String, format: String) throws -> AudioSource {
         do {
-            return format == "m4a" ? try FFmpegAudioReader(path: path) : try AudioReader(path: path)
+            if ffmpegFormats.contains(format) { return try FFmpegAudioReader(path: path) }
+            let reader = try AudioReader(path: path)
+            if reader.info.frames == 0, ["wav", "aiff", "caf"].contains(format),
+               let recovered = try? FFmpegAudioReader(path: path) {
+                return recovered
+            }
+            return reader
         } catch let error as MediaError {
             throw ItemFailure(error.reason)
         }
     }
+
+    /// The formats decoded through FFmpeg.
+    static let ffmpegFormats: Set<String> = ["m4a", "m4b", "mp3", "flac", "ogg", "opus", "mp4", "mov", "3gp", "mkv", "webm"]
 
     /// What can be refused from the header alone (a system sound longer than 30 s).
     func check(_ reader: AudioSource) throws {
@@ -83,11 +99,17 @@ struct AudioStage {
     }
 
     /// The writer for `destination`, whose extension picks the container.
-    func plan(for info: AudioStreamInfo, destination: String) throws -> Plan {
+    /// Lossless outputs keep the source's depth unless AVLinearPCMBitDepthKey sets one; a depth
+    /// the output cannot hold becomes the nearest it can, noted in `warnings`.
+    func plan(for info: AudioStreamInfo, destination: String, warnings: inout [String]) throws -> Plan {
         let ext = (destination as NSString).pathExtension.lowercased()
         let channels = settings.channels ?? info.channels
         var rate = settings.sampleRate ?? info.sampleRate
-        let depth = settings.bitDepth ?? 16
+        func depth(_ supported: [Int], _ what: String) -> Int {
+            let (bits, warning) = Self.losslessDepth(wanted: settings.bitDepth, source: info, supported: supported, output: what)
+            if let warning { warnings.append(warning) }
+            return bits
+        }
         let bitRate = settings.bitRate ?? (settings.bitRatePerChannel ?? defaultBitRatePerChannel()) * channels
         func unsupported() -> ItemFailure {
             ItemFailure("\(settings.format.rawValue) cannot be written as .\(ext); use .\(defaultExtension)")
@@ -101,7 +123,7 @@ struct AudioStage {
             return .ffmpeg(FFmpegOutputFormat(muxer: "ipod", codec: "aac", sampleRate: rate, channels: channels, bitRate: bitRate))
         case .appleLossless where ext == "m4a":
             return .ffmpeg(FFmpegOutputFormat(muxer: "ipod", codec: "alac", sampleRate: rate, channels: channels,
-                                              bitsPerSample: depth > 16 ? 24 : 16))
+                                              bitsPerSample: depth([16, 24], "ALAC in .m4a")))
         case .opus:
             guard ["ogg", "opus"].contains(ext) else { throw unsupported() }
             if settings.sampleRate == nil, !Self.opusRates.contains(rate) { rate = 48000 }
@@ -129,9 +151,10 @@ struct AudioStage {
         }
         let encoding: AudioOutputFormat.Encoding
         switch settings.format {
-        case .linearPCM: encoding = settings.isFloat ? .float(bits: settings.bitDepth ?? 32) : .pcm(bits: depth)
-        case .appleLossless: encoding = .alac(bits: depth)
-        case .flac: encoding = .flac(bits: min(depth, 24))
+        case .linearPCM:
+            encoding = settings.isFloat ? .float(bits: settings.bitDepth ?? 32) : .pcm(bits: depth([8, 16, 24, 32], "linear PCM"))
+        case .appleLossless: encoding = .alac(bits: depth([16, 20, 24, 32], "ALAC"))
+        case .flac: encoding = .flac(bits: depth([8, 16, 24], "FLAC"))
         case .uLaw: encoding = .ulaw
         default: encoding = .alaw
         }
@@ -144,11 +167,50 @@ struct AudioStage {
         return .sndfile(format)
     }
 
+    /// The depth a lossless output is written at: the one asked for, else the source's (24 for
+    /// floating-point sources, 16 for lossy ones); when `supported` lacks it, the nearest that
+    /// holds it, else the deepest, with a warning when that loses bits.
+    static func losslessDepth(wanted: Int?, source: AudioStreamInfo, supported: [Int],
+                              output: String) -> (bits: Int, warning: String?) {
+        let floatSource = wanted == nil && source.isFloat
+        let bits = wanted ?? (source.isFloat ? 24 : source.bitDepth ?? 16)
+        let chosen = supported.first { $0 >= bits } ?? supported.max() ?? bits
+        if chosen < bits {
+            return (chosen, "\(output) cannot hold \(bits)-bit samples; written as \(chosen)-bit")
+        }
+        if floatSource, let sourceBits = source.bitDepth {
+            return (chosen, "\(sourceBits)-bit floating-point samples written as \(chosen)-bit integers")
+        }
+        return (chosen, nil)
+    }
+
+    /// Whether the output stores samples in a range that ends at full scale (everything but
+    /// libsndfile's float PCM): samples beyond it are clipped, and counted.
+    static func clips(_ plan: Plan) -> Bool {
+        if case .sndfile(let format) = plan, case .float = format.encoding { return false }
+        return true
+    }
+
+    /// SoX's word for samples beyond full scale: "clipped 1,234 samples".
+    static func clippingWarning(_ count: Int) -> String {
+        let digits = String(count)
+        var grouped = ""
+        for (index, digit) in digits.enumerated() {
+            if index > 0, (digits.count - index) % 3 == 0 { grouped += "," }
+            grouped.append(digit)
+        }
+        return "clipped \(grouped) sample\(count == 1 ? "" : "s")"
+    }
+
     /// What a transcode measured.
     struct Outcome {
         /// Per-channel levels, when the job asked for metering.
         var meter: Meter?
         var duration: Double
+        /// Damaged frames the decoder skipped.
+        var damagedFrames = 0
+        /// Samples (per channel, counted separately) beyond full scale that the output clipped.
+        var clipped = 0
     }
 
     /// Writes the item into `temporaryPath`.
@@ -168,8 +230,11 @@ struct AudioStage {
             case .ffmpeg(let format): writer = try FFmpegAudioWriter(path: temporaryPath, format: format)
             }
             let written = try stream(reader, plan: plan, gain: gain ?? 1, writer: writer, measure: metering)
+            // An output without a frame is no transcode, whatever the header promised.
+            guard written.frames > 0 else { throw ItemFailure("no audio: the stream decodes to 0 frames") }
             try writer.close()
-            return Outcome(meter: written.meter, duration: Double(written.frames) / Double(plan.sampleRate))
+            return Outcome(meter: written.meter, duration: Double(written.frames) / Double(plan.sampleRate),
+                           damagedFrames: reader.damagedFrames, clipped: written.clipped)
         } catch let error as MediaError {
             throw ItemFailure(error.reason)
         }
@@ -178,7 +243,7 @@ struct AudioStage {
     /// One pass over the stream; writes when `writer` is given and meters the output when
     /// `measure` is set (metering costs a look at every sample, so only when asked).
     private func stream(_ reader: AudioSource, plan: Plan, gain: Float, writer: AudioSink?,
-                        measure: Bool) throws -> (meter: Meter?, frames: Int) {
+                        measure: Bool) throws -> (meter: Meter?, frames: Int, clipped: Int) {
         let inChannels = reader.info.channels, outChannels = plan.channels
         let mixer = inChannels == outChannels ? nil : ChannelMixer.standard(from: inChannels, to: outChannels)
         let resampler = reader.info.sampleRate == plan.sampleRate ? nil
@@ -191,12 +256,16 @@ struct AudioStage {
         let resampled = UnsafeMutablePointer<Float>.allocate(capacity: capacity * outChannels)
         defer { input.deallocate(); mixed.deallocate(); resampled.deallocate() }
         var meter = measure ? Meter(channels: outChannels) : nil
-        var produced = 0
+        var produced = 0, clipped = 0
+        let counting = writer != nil && Self.clips(plan)
 
         func emit(_ block: UnsafeMutablePointer<Float>, _ count: Int) throws {
             guard count > 0 else { return }
             if gain != 1 { AudioKernels.applyGain(block, count: count * outChannels, gain: gain) }
             meter?.add(block, frames: count)
+            if counting {
+                for index in 0..<(count * outChannels) where block[index] > 1 || block[index] < -1 { clipped += 1 }
+            }
             produced += count
             try writer?.write(block, frames: count)
         }
@@ -205,6 +274,12 @@ struct AudioStage {
         while true {
             let read = try reader.read(into: input, frames: frames)
             decoded += read
+            // A header that understates the length (a FLAC's STREAMINFO total is only a hint)
+            // passed `check`; the decode itself must not run past the system-sound limit.
+            if settings.systemSound, Double(decoded) > Self.systemSoundLimit * Double(reader.info.sampleRate) {
+                throw ItemFailure(String(format: "is longer than %.0f s (its header says %.1f s); system sounds must be at most %.0f s",
+                                         Self.systemSoundLimit, reader.info.duration, Self.systemSoundLimit))
+            }
             let end = read < frames
             var block = input
             if let mixer {
@@ -228,11 +303,14 @@ struct AudioStage {
         // A stream that ends before its header says is damaged, even when the decoder stays quiet
         // (libsndfile reads a cut FLAC to the cut). MP3 headers only estimate their length, and
         // MP4 durations include the encoder's priming and padding.
-        if reader.info.frames > 0, decoded < reader.info.frames, !reader.info.container.contains("MPEG"),
-           !(reader is FFmpegAudioReader) {
+        // Through FFmpeg, only FLAC's count is exact (a cut file decodes short, with or without
+        // decode errors); more than it says is fine, since the count is only a hint.
+        let exactCount = (reader as? FFmpegAudioReader).map { $0.info.container == "flac" && $0.countIsStated }
+            ?? !reader.info.container.contains("MPEG")
+        if reader.info.frames > 0, decoded < reader.info.frames, exactCount {
             throw ItemFailure("truncated: the stream ends after \(decoded) of \(reader.info.frames) frames")
         }
-        return (meter, produced)
+        return (meter, produced, clipped)
     }
 }
 
@@ -241,7 +319,8 @@ struct AudioProperties {
     var values: [(name: String, value: TemplateValue)]
 
     init(file: IngestedFile, persistentID: UInt64, info: AudioStreamInfo, format: String, tags: MediaTags) {
-        values = ItemProperties.fileFacts(file, persistentID: persistentID, mediaType: tags["mediaKind"] ?? "music") + [
+        let mediaType = tags["mediaKind"] ?? (format == "m4b" ? "audioBook" : "music")
+        values = ItemProperties.fileFacts(file, persistentID: persistentID, mediaType: mediaType) + [
             ("format", .text(format)),
             ("codec", .text(info.encoding)),
             ("sampleRate", .integer(info.sampleRate)),

@@ -6,10 +6,15 @@ public struct AudioStreamInfo: Sendable, Equatable {
     public let sampleRate: Int
     public let channels: Int
     /// Sample frames (one sample per channel); 0 when the container does not say.
-    public let frames: Int
+    public internal(set) var frames: Int
     /// libsndfile's names, e.g. "WAV (Microsoft)", "Signed 16 bit PCM".
     public let container: String
     public let encoding: String
+    /// Bits per sample of a losslessly stored source (PCM, FLAC, ALAC): 8…32, or 32/64 with
+    /// `isFloat`; nil for lossy codecs, whose decode has no depth of its own.
+    public var bitDepth: Int? = nil
+    /// Whether the source stores floating-point samples (which may lie beyond full scale).
+    public var isFloat = false
 
     public var duration: Double { sampleRate > 0 ? Double(frames) / Double(sampleRate) : 0 }
 }
@@ -18,7 +23,7 @@ public struct AudioStreamInfo: Sendable, Equatable {
 /// Opus, MP3, …), a block at a time, so a ten-hour file never sits in memory.
 public final class AudioReader {
     private let handle: OpaquePointer
-    public let info: AudioStreamInfo
+    public private(set) var info: AudioStreamInfo
 
     public init(path: String) throws {
         var raw = SF_INFO()
@@ -29,6 +34,7 @@ public final class AudioReader {
         info = AudioStreamInfo(sampleRate: Int(raw.samplerate), channels: Int(raw.channels), frames: Int(raw.frames),
                                container: Self.name(of: raw.format & Int32(SF_FORMAT_TYPEMASK), major: true),
                                encoding: Self.name(of: raw.format & Int32(SF_FORMAT_SUBMASK), major: false))
+        (info.bitDepth, info.isFloat) = Self.depth(of: raw.format & Int32(SF_FORMAT_SUBMASK))
         guard info.channels > 0, info.sampleRate > 0 else {
             sf_close(handle)
             throw MediaError("cannot decode: the header gives \(info.channels) channels at \(info.sampleRate) Hz")
@@ -56,6 +62,21 @@ public final class AudioReader {
     }
 
     deinit { sf_close(handle) }
+
+    /// The stored depth of libsndfile's lossless subformats (µ-law, A-law, ADPCM, Vorbis, Opus
+    /// and MPEG are lossy: nil).
+    static func depth(of subformat: Int32) -> (Int?, Bool) {
+        switch subformat {
+        case Int32(SF_FORMAT_PCM_S8), Int32(SF_FORMAT_PCM_U8): return (8, false)
+        case Int32(SF_FORMAT_PCM_16), Int32(SF_FORMAT_ALAC_16): return (16, false)
+        case Int32(SF_FORMAT_ALAC_20): return (20, false)
+        case Int32(SF_FORMAT_PCM_24), Int32(SF_FORMAT_ALAC_24): return (24, false)
+        case Int32(SF_FORMAT_PCM_32), Int32(SF_FORMAT_ALAC_32): return (32, false)
+        case Int32(SF_FORMAT_FLOAT): return (32, true)
+        case Int32(SF_FORMAT_DOUBLE): return (64, true)
+        default: return (nil, false)
+        }
+    }
 
     /// Reads up to `frames` interleaved float frames (−1…1); returns how many were read (0 at
     /// the end). A damaged stream throws rather than returning short silently.
@@ -118,6 +139,7 @@ public struct AudioOutputFormat: Sendable, Equatable {
         let sub: Int32
         switch encoding {
         case .pcm(8): sub = Int32(container == .wav ? SF_FORMAT_PCM_U8 : SF_FORMAT_PCM_S8)
+        case .flac(8): sub = Int32(SF_FORMAT_PCM_S8)
         case .pcm(24), .flac(24): sub = Int32(SF_FORMAT_PCM_24)
         case .pcm(32): sub = Int32(SF_FORMAT_PCM_32)
         case .pcm, .flac: sub = Int32(SF_FORMAT_PCM_16)

@@ -9,6 +9,12 @@ public protocol AudioSource: AnyObject {
     func read(into buffer: UnsafeMutablePointer<Float>, frames: Int) throws -> Int
     /// Back to the first frame.
     func rewind() throws
+    /// Damaged frames the decoder skipped so far (it resyncs on the next one).
+    var damagedFrames: Int { get }
+}
+
+extension AudioSource {
+    public var damagedFrames: Int { 0 }
 }
 
 extension AudioSource {
@@ -43,11 +49,12 @@ func checked<T>(_ body: (UnsafeMutablePointer<CChar>, Int) -> T?) throws -> T {
     return result
 }
 
-/// The first audio stream of any file FFmpeg reads (M4A with AAC or Apple Lossless, MP4, …).
+/// The first audio stream of any file FFmpeg reads (M4A with AAC or Apple Lossless, MP4, MP3,
+/// FLAC, …). Damaged frames are skipped and counted, as ffmpeg does.
 public final class FFmpegAudioReader: AudioSource {
     private var handle: OpaquePointer
     private let path: String
-    public let info: AudioStreamInfo
+    public private(set) var info: AudioStreamInfo
 
     public init(path: String) throws {
         self.path = path
@@ -56,7 +63,17 @@ public final class FFmpegAudioReader: AudioSource {
         var codec: UnsafePointer<CChar>?
         medley_decoder_info(handle, &rate, &channels, &frames, &codec)
         info = AudioStreamInfo(sampleRate: Int(rate), channels: Int(channels), frames: Int(frames),
-                               container: "MPEG-4", encoding: codec.map { String(cString: $0) } ?? "?")
+                               container: String(cString: medley_decoder_container(handle)),
+                               encoding: codec.map { String(cString: $0) } ?? "?")
+        // An MP3 without a Xing/Info header: libavformat estimates the length from the bit rate;
+        // the frame headers say it exactly.
+        if info.container == "mp3", let counted = MPEGFrameScan.count(ofFileAt: path), counted.sampleRate == info.sampleRate {
+            info.frames = counted.frames
+        }
+        var bits: Int32 = 0, isFloat: Int32 = 0
+        medley_decoder_depth(handle, &bits, &isFloat)
+        info.bitDepth = bits > 0 ? Int(bits) : nil
+        info.isFloat = isFloat != 0
     }
 
     deinit { medley_decoder_free(handle) }
@@ -69,10 +86,27 @@ public final class FFmpegAudioReader: AudioSource {
         return Int(count)
     }
 
+    public var damagedFrames: Int { Int(medley_decoder_damaged(handle)) }
+
+    /// Whether `info.frames` is the stream's own count rather than an estimate from the bit rate.
+    public var countIsStated: Bool { medley_decoder_count_is_stated(handle) != 0 }
+
     public func rewind() throws {
         let fresh = try checked { medley_decoder_open(path, $0, $1) }
         medley_decoder_free(handle)
         handle = fresh
+    }
+}
+
+/// The kinds of stream a container holds, as libavformat sees them: for files whose first bytes
+/// cannot tell an audio-only MP4, MOV, Matroska or Ogg from a movie.
+public enum StreamProbe {
+    /// Whether the file holds a video stream that is not cover art, and an audio stream; nil when
+    /// libavformat cannot read it.
+    public static func streams(ofFileAt path: String) -> (video: Bool, audio: Bool)? {
+        var video: Int32 = 0, audio: Int32 = 0
+        guard medley_probe_streams(path, &video, &audio) == 0 else { return nil }
+        return (video != 0, audio != 0)
     }
 }
 
