@@ -39,13 +39,18 @@ public enum ItemProperties {
         "stem": .text, "ext": .text, "size": .integer, "modified": .date,
     ]
 
-    /// The kind of a property name (`exif.*` fields are text), or nil for an unknown name.
+    /// The kind of a property name (`exif.*` fields and a movie's container tags, `tag.*`, are
+    /// text), or nil for an unknown name.
     public static func kind(of name: String) -> Kind? {
-        name.hasPrefix("exif.") ? .text : kinds[name]
+        name.hasPrefix("exif.") || name.hasPrefix("tag.") ? .text : kinds[name]
     }
 
-    /// Names an export template may use: the properties, `job`, and any EXIF field (`exif.*`).
-    public static let templateNames: Set<String> = Set(names + ["job", "exif.*"])
+    /// The namespaces of open-ended property names: EXIF fields and movie container tags.
+    public static let namespaces = ["exif.*", "tag.*"]
+
+    /// Names an export template may use: the properties, `job`, any EXIF field (`exif.*`) and any
+    /// container tag of a movie (`tag.*`).
+    public static let templateNames: Set<String> = Set(names + ["job"] + namespaces)
 
     /// The facts every item has: its `persistentID` (the XXH3 hash of its bytes, as 16 hex
     /// digits), `mediaType`, path, relpath (the folder below the ingest root), stem, ext, size,
@@ -146,5 +151,8 @@ public struct MovieProperties: Sendable {
             guard let text = info.tags[key], !text.isEmpty, self[name] == nil else { continue }
             values.append((name, .text(text)))
         }
+        // Every container tag as ffprobe's format_tags name it (creation_time, location, make,
+        // model, com.apple.quicktime.*), verbatim.
+        for tag in info.containerTags { values.append(("tag." + tag.key, .text(tag.value))) }
     }
 }

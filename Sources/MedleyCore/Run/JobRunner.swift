@@ -667,6 +667,12 @@ public final class PipelineRunner: @unchecked Sendable {
             }
         }
         entry.duration = result?.duration
+        if let result {
+            if result.damagedFrames > 0 {
+                entry.warnings.append("\(result.damagedFrames) damaged frame(s) in the source, re-encoded as the decoder concealed them")
+            }
+            for tag in result.tagsNotKept { entry.warnings.append("container tag \(tag); not kept") }
+        }
     }
 
     /// The output path the job's name template gives this item (claimed, so no two items share it).
