@@ -701,8 +701,12 @@ public final class PipelineRunner: @unchecked Sendable {
             default: break
             }
         }
-        return options.dryRun ? "dry run" : nil
+        return options.dryRun ? Self.dryRunReason : nil
     }
+
+    /// The skip reason of an item a dry run would write (events and manifest say it; the console
+    /// says "would write").
+    static let dryRunReason = "dry run"
 
     /// Content type from the bytes; libvips' own sniffing for images the table does not know.
     /// Files that are not media are ignored, unless their name says they should be (a `.jpg`
@@ -789,7 +793,7 @@ public final class PipelineRunner: @unchecked Sendable {
             entry.persistentID = row.contentHash
             return record(state, failed: entry, reason: "\(error)")
         }
-        update(state) { $0.skipped += 1 }
+        update(state) { $0.skipped += 1; $0.unchanged += 1 }
         append(row.record, state)
         emit(.itemSkipped(job: state.job.name, input: input, output: output, reason: reason))
         console.itemLine("skip  \(input) → \(output) (\(reason))", failure: false)
@@ -797,10 +801,15 @@ public final class PipelineRunner: @unchecked Sendable {
 
     private func record(_ state: JobState, skipped entry: ManifestRecord) {
         let output = entry.output ?? "", reason = entry.error ?? ""
-        update(state) { $0.skipped += 1 }
+        let wouldWrite = reason == Self.dryRunReason
+        update(state) { $0.skipped += 1; if wouldWrite { $0.wouldWrite += 1 } }
         append(entry.json.rendered(), state)
         emit(.itemSkipped(job: state.job.name, input: entry.input, output: output, reason: reason))
-        console.itemLine("skip  \(entry.input) → \(output) (\(reason))", failure: false)
+        if wouldWrite {
+            console.itemLine("would write  \(entry.input) → \(output)", failure: false)
+        } else {
+            console.itemLine("skip  \(entry.input) → \(output) (\(reason))", failure: false)
+        }
     }
 
     private func record(_ state: JobState, failed entry: ManifestRecord, reason: String, milliseconds: Double? = nil) {
@@ -866,6 +875,12 @@ public final class PipelineRunner: @unchecked Sendable {
         let c = state.counts
         let rate = seconds > 0 ? Double(c.done) / seconds : 0
         var line = "\(state.job.name): \(c.succeeded) succeeded, \(c.failed) failed, \(c.skipped) skipped"
+        if options.dryRun {
+            // Nothing succeeds in a dry run: say what a real run would do.
+            let other = c.skipped - c.wouldWrite - c.unchanged
+            line = "\(state.job.name): would write \(c.wouldWrite), unchanged \(c.unchanged)"
+                + (other > 0 ? ", \(other) skipped" : "") + ", \(c.failed) failed"
+        }
         if c.ignored > 0 { line += " (\(c.ignored) file\(c.ignored == 1 ? "" : "s") ignored: not media of the job's types)" }
         if c.excluded > 0 { line += " (\(c.excluded) left out by the job's media types or where)" }
         line += String(format: " in %.2f s, %.1f items/s", seconds, rate)
