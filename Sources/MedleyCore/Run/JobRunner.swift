@@ -314,9 +314,10 @@ public final class PipelineRunner: @unchecked Sendable {
         let reason: String
     }
 
-    /// `where` (on the properties as read), then `tag` (from_path, set) on what passes.
+    /// `where` (on the properties as read), then `tag` (from_path, set) on what passes; returns
+    /// the item's warnings (a path that does not fit `from_path`).
     private func select(_ properties: inout [(name: String, value: TemplateValue)], _ item: Item, mediaType: String,
-                        _ state: JobState) throws {
+                        _ state: JobState) throws -> [String] {
         let job = state.job
         guard job.ingest.media.contains(where: { $0.selects(mediaType: mediaType) }) else {
             throw NotSelected(reason: "\(mediaType) is not among the job's media types")
@@ -325,7 +326,7 @@ public final class PipelineRunner: @unchecked Sendable {
         if let clause = job.where, !clause.matches({ name in values.first { $0.name == name }?.value }) {
             throw NotSelected(reason: "not selected by where")
         }
-        try job.tag?.apply(to: &properties, relativePath: item.file.relativePath)
+        return try job.tag?.apply(to: &properties, relativePath: item.file.relativePath) ?? []
     }
 
     // MARK: incremental runs
@@ -489,7 +490,7 @@ public final class PipelineRunner: @unchecked Sendable {
         let header = try stage.openHeader(file.path)
         var properties = ImageProperties(file: file, persistentID: item.persistentID, image: header,
                                          format: item.sniffed.format)
-        try select(&properties.values, item, mediaType: "image", state)
+        entry.warnings += try select(&properties.values, item, mediaType: "image", state)
         announce()
         entry.properties = properties.values
         let format = stage.outputFormat(for: header)
@@ -516,7 +517,7 @@ public final class PipelineRunner: @unchecked Sendable {
                                          format: item.sniffed.format, tags: tags)
         let mediaType = properties["mediaType"]?.text ?? "music"
         entry.mediaType = mediaType
-        try select(&properties.values, item, mediaType: mediaType, state)
+        entry.warnings += try select(&properties.values, item, mediaType: mediaType, state)
         announce()
         guard let stage = state.audio else {
             throw ItemFailure("\(item.sniffed.format) audio needs a 'transcode' stage in this job")
@@ -609,7 +610,7 @@ public final class PipelineRunner: @unchecked Sendable {
         }
         var properties = MovieProperties(file: file, persistentID: item.persistentID, info: info, format: item.sniffed.format)
         entry.mediaType = "movie"
-        try select(&properties.values, item, mediaType: "movie", state)
+        entry.warnings += try select(&properties.values, item, mediaType: "movie", state)
         announce()
         entry.properties = properties.values
         // The pixel limit holds before a frame is decoded, as for images: the coded size is in the header.
