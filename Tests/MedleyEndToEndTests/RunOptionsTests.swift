@@ -62,6 +62,34 @@ final class RunOptionsTests: EndToEndCase {
         XCTAssertEqual(Tool.files(under: out), ["same.png"])
     }
 
+    /// a.mkv and a.mov both become a.mp4: the hint names {inputExt}, and with it each input keeps
+    /// its own output ({ext} is the output's extension, mp4 for both).
+    func testInputsThatDifferOnlyByExtensionGetTheInputExtHint() throws {
+        let input = work + "/in"
+        try FileManager.default.createDirectory(atPath: input, withIntermediateDirectories: true)
+        for ext in ["mkv", "mov"] {
+            XCTAssertEqual(try Tool.run("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc2=size=64x48:rate=10", "-t", "0.5",
+                                                   "-c:v", "libx264", "-pix_fmt", "yuv420p", input + "/a." + ext]).status, 0)
+        }
+        func run(_ name: String) throws -> Tool.Result {
+            try Tool.medley(["run", try pipeline("""
+                version: 1
+                jobs:
+                  - name: clips
+                    ingest: { from: [in], media: [movie] }
+                    transcode: { videoQuality: typeLow }
+                    export: { to: out, name: "\(name)" }
+                """), "--jobs", "1"])
+        }
+        let clash = try run("{stem}.{ext}")
+        XCTAssertEqual(clash.status, 1, clash.stderr)
+        XCTAssertTrue(clash.stderr.contains("its output \(work!)/out/a.mp4 is also the output of \(input)/a.mkv; make export.name unique, "
+                                            + "e.g. with {inputExt} (the input's extension; {ext} is the output's)"), clash.stderr)
+        let apart = try run("{stem}-{inputExt}.{ext}")
+        XCTAssertEqual(apart.status, 0, apart.stderr)
+        XCTAssertEqual(Tool.files(under: work + "/out"), ["a-mkv.mp4", "a-mov.mp4", "a.mp4"])
+    }
+
     func testATemplateThatClimbsOutOfTheExportRootIsRefused() throws {
         let path = try pipeline("""
             version: 1

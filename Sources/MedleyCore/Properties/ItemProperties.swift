@@ -48,9 +48,10 @@ public enum ItemProperties {
     /// The namespaces of open-ended property names: EXIF fields and movie container tags.
     public static let namespaces = ["exif.*", "tag.*"]
 
-    /// Names an export template may use: the properties, `job`, any EXIF field (`exif.*`) and any
-    /// container tag of a movie (`tag.*`).
-    public static let templateNames: Set<String> = Set(names + ["job"] + namespaces)
+    /// Names an export template may use: the properties, `job`, `inputExt` (the input's extension,
+    /// as `ext` is in `where`; in a template `{ext}` is the output's), any EXIF field (`exif.*`)
+    /// and any container tag of a movie (`tag.*`).
+    public static let templateNames: Set<String> = Set(names + ["job", "inputExt"] + namespaces)
 
     /// The facts every item has: its `persistentID` (the XXH3 hash of its bytes, as 16 hex
     /// digits), `mediaType`, path, relpath (the folder below the ingest root), stem, ext, size,

@@ -682,6 +682,7 @@ public final class PipelineRunner: @unchecked Sendable {
         let relative = try export.name.render { name in
             switch name {
             case "ext": return .text(ext)
+            case "inputExt": return property("ext")
             case "job": return .text(state.job.name)
             default: return property(name)
             }
@@ -752,8 +753,19 @@ public final class PipelineRunner: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         if let other = state.claims.claim(destination, for: input) {
-            throw ItemFailure("its output \(destination) is also the output of \(other); make export.name unique, e.g. with {relpath} or {ext}")
+            throw ItemFailure("its output \(destination) is also the output of \(other); make export.name unique, "
+                              + Self.clashHint(input, other))
         }
+    }
+
+    /// How to tell two inputs' outputs apart: by the input's extension when only that differs
+    /// (a.mkv, a.mov), else by folder or extension.
+    static func clashHint(_ input: String, _ other: String) -> String {
+        let stem = { (path: String) in (path as NSString).deletingPathExtension }
+        if stem(input) == stem(other) && input != other {
+            return "e.g. with {inputExt} (the input's extension; {ext} is the output's)"
+        }
+        return "e.g. with {relpath} or {inputExt} (the input's extension; {ext} is the output's)"
     }
 
     // MARK: outcomes
