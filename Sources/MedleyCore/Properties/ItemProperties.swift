@@ -39,10 +39,12 @@ public enum ItemProperties {
         "stem": .text, "ext": .text, "size": .integer, "modified": .date,
     ]
 
-    /// The kind of a property name (`exif.*` fields and a movie's container tags, `tag.*`, are
-    /// text), or nil for an unknown name.
+    /// The kind of a property name, or nil for an unknown name: EXIF fields that hold one number
+    /// (`exif.FNumber`, `exif.GPSLatitude`, …; see `ExifValues.numericFields`) are numbers, other
+    /// `exif.*` fields and a movie's container tags (`tag.*`) text.
     public static func kind(of name: String) -> Kind? {
-        name.hasPrefix("exif.") || name.hasPrefix("tag.") ? .text : kinds[name]
+        if name.hasPrefix("exif.") { return ExifValues.numericFields.contains(String(name.dropFirst(5))) ? .number : .text }
+        return name.hasPrefix("tag.") ? .text : kinds[name]
     }
 
     /// The namespaces of open-ended property names: EXIF fields and movie container tags.
@@ -97,10 +99,10 @@ public struct ImageProperties: Sendable {
             ("orientation", .integer(image.orientation)),
             ("colorSpace", .text(image.interpretation + (image.iccProfileLength > 0 ? " (ICC profile, \(image.iccProfileLength) bytes)" : ""))),
         ]
-        for field in image.fields {
-            guard let name = Self.exifName(field.name) else { continue }
-            values.append((name, .text(Self.exifValue(field.value))))
+        let exif = image.fields.compactMap { field in
+            Self.exifName(field.name).map { (name: String($0.dropFirst("exif.".count)), text: field.value) }
         }
+        values += ExifValues.properties(exif)
     }
 
     /// libvips' "exif-ifd0-Make" → "exif.Make"; other fields are not EXIF.
