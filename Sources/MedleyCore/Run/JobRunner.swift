@@ -150,7 +150,7 @@ public final class PipelineRunner: @unchecked Sendable {
         var counts = JobCounts()
         /// The first `failuresListed` failures, for the summary (the manifest has every one).
         var failures: [(String, String)] = []
-        var claims = OutputClaims()
+        let claims = OutputClaims()
         let started = Date()
         var expected: Int?
         init(job: Job, stage: ImageStage?, audio: AudioStage?, output: AtomicOutput?, manifest: ManifestWriter?) {
@@ -180,10 +180,12 @@ public final class PipelineRunner: @unchecked Sendable {
             guard let (k, n) = options.shard else { return true }
             return Int(Self.stableHash(file.relativePath) % UInt64(n)) == k - 1
         }
-        scheduler.run(files) { [self] result in
+        // Numbered in ingest order: a contested output name goes to the earlier item (OutputClaims).
+        scheduler.run(files.enumerated()) { [self] index, result in
             switch result {
-            case .success(let file): self.process(file, state)
+            case .success(let file): self.process(file, state, index: index)
             case .failure(let error):
+                state.claims.finish(input: "", index: index, keep: false)
                 self.record(state, failed: ManifestRecord(job: job.name, item: "", input: "", status: .failed),
                             reason: error.description)
             }
@@ -262,13 +264,18 @@ public final class PipelineRunner: @unchecked Sendable {
 
     /// One item's journey: what is it, does the job want it (media type, `where`), `tag`, then
     /// its image or audio path.
-    private func process(_ file: IngestedFile, _ state: JobState) {
+    private func process(_ file: IngestedFile, _ state: JobState, index: Int) {
         let job = state.job
         let started = Date()
         var announced = false
         var entry = ManifestRecord(job: job.name, item: file.relativePath, input: file.path, status: .failed)
+        // A failed item releases its output name to the next item that wants it.
+        var keepsClaim = false
+        state.claims.begin(input: file.path, index: index)
+        defer { state.claims.finish(input: file.path, index: index, keep: keepsClaim) }
         if let row = previousRow(file, state), let reason = unchanged(row, file, state), stillSelected(row, state) {
-            return record(state, unchanged: row, file: file, reason: reason)
+            keepsClaim = record(state, unchanged: row, file: file, reason: reason)
+            return
         }
         do {
             // ingest: what is it, and could this job want it?
@@ -288,6 +295,7 @@ public final class PipelineRunner: @unchecked Sendable {
             case .audio: try processAudio(item, export: export, output: output, state, &entry, announce: announce)
             case .movie: try processMovie(item, export: export, output: output, state, &entry, announce: announce)
             }
+            keepsClaim = true
             if entry.status == .skipped {
                 record(state, skipped: entry)
             } else {
@@ -580,10 +588,7 @@ public final class PipelineRunner: @unchecked Sendable {
         }
         try ExportRoot.checkOutputName(relative, root: export.to)
         let destination = export.to + "/" + relative
-        lock.lock()
-        let taken = state.claims.isClaimed(destination)
-        if !taken { _ = state.claims.claim(destination, for: file.path) }
-        lock.unlock()
+        let taken = !state.claims.claimNow(destination, for: file.path)
         // Tracks of one album share a cover: the first item writes it, the others find it claimed.
         guard !taken else { return }
         _ = try output.write(to: destination, fileExtension: artwork.fileExtension) { temporary in
@@ -750,8 +755,6 @@ public final class PipelineRunner: @unchecked Sendable {
     }
 
     private func claim(_ destination: String, for input: String, _ state: JobState) throws {
-        lock.lock()
-        defer { lock.unlock() }
         if let other = state.claims.claim(destination, for: input) {
             throw ItemFailure("its output \(destination) is also the output of \(other); make export.name unique, "
                               + Self.clashHint(input, other))
@@ -796,7 +799,8 @@ public final class PipelineRunner: @unchecked Sendable {
         for warning in entry.warnings { console.say("warn  \(entry.input): \(warning)") }
     }
 
-    private func record(_ state: JobState, unchanged row: StateRow, file: IngestedFile, reason: String) {
+    /// Returns whether the item keeps its output (false: another item's claim came first).
+    private func record(_ state: JobState, unchanged row: StateRow, file: IngestedFile, reason: String) -> Bool {
         let output = row.output ?? "", input = file.path
         emit(.itemStarted(job: state.job.name, input: input))
         do {
@@ -804,12 +808,14 @@ public final class PipelineRunner: @unchecked Sendable {
         } catch {
             var entry = ManifestRecord(job: state.job.name, item: file.relativePath, input: input, status: .failed)
             entry.persistentID = row.contentHash
-            return record(state, failed: entry, reason: "\(error)")
+            record(state, failed: entry, reason: "\(error)")
+            return false
         }
         update(state) { $0.skipped += 1; $0.unchanged += 1 }
         append(row.record, state)
         emit(.itemSkipped(job: state.job.name, input: input, output: output, reason: reason))
         console.itemLine("skip  \(input) → \(output) (\(reason))", failure: false)
+        return true
     }
 
     private func record(_ state: JobState, skipped entry: ManifestRecord) {
