@@ -177,4 +177,47 @@ final class MovieRunTests: EndToEndCase {
                       && run.stderr.contains(" s decoded of the 4.000 s the container declares"), run.stderr)
         XCTAssertEqual(Tool.files(under: work + "/out"), ["whole.mp4"])
     }
+
+    /// Bytes scrambled in the P-frame after the 2 s keyframe (offsets from ffprobe): a poster at
+    /// 3 s fails naming the corruption instead of exporting the decoder's guess, one at 1 s is
+    /// exported; a re-encode succeeds with a warning, in the console and the manifest.
+    func testDamagedClipPosterFailsAndReencodeWarns() throws {
+        let input = work + "/in", clip = input + "/damaged.mp4"
+        try FileManager.default.createDirectory(atPath: input, withIntermediateDirectories: true)
+        XCTAssertEqual(try Tool.run("ffmpeg", [
+            "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25", "-t", "5", "-c:v", "libx264",
+            "-g", "50", "-keyint_min", "50", "-sc_threshold", "0", "-pix_fmt", "yuv420p", clip]).status, 0)
+        let packets = try Tool.run("ffprobe", ["-v", "error", "-select_streams", "v", "-show_entries", "packet=pts_time,pos,size,flags",
+                                               "-of", "csv=p=0", clip]).stdout.split(separator: "\n").map { $0.split(separator: ",") }
+        let key = try XCTUnwrap(packets.firstIndex { $0.count >= 4 && Double($0[0]) == 2 && $0[3].hasPrefix("K") })
+        let (position, size) = (try XCTUnwrap(Int(packets[key + 1][2])), try XCTUnwrap(Int(packets[key + 1][1])))
+        XCTAssertGreaterThan(size, 600)
+        var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: clip)))
+        for i in (position + 100)..<(position + size - 100) { bytes[i] = bytes[i] &* 7 &+ 13 }
+        try Data(bytes).write(to: URL(fileURLWithPath: clip))
+
+        func run(_ stage: String, _ name: String) throws -> Tool.Result {
+            try Tool.medley(["run", try pipeline("""
+                version: 1
+                jobs:
+                  - name: clips
+                    ingest: { from: [in], media: [movie] }
+                    \(stage)
+                    export: { to: out, name: "\(name)" }
+                """), "--force"])
+        }
+        let late = try run("poster: { at: 3 }", "{stem}-3s.png")
+        XCTAssertEqual(late.status, 1, late.stderr)
+        XCTAssertTrue(late.stderr.contains("\(clip): cannot take the poster frame: the frame at 3.000 s is corrupt"), late.stderr)
+        let early = try run("poster: { at: 1 }", "{stem}-1s.png")
+        XCTAssertEqual(early.status, 0, early.stderr)
+        XCTAssertEqual(Tool.files(under: work + "/out"), ["damaged-1s.png"])
+
+        let reencode = try run("transcode: { videoQuality: typeLow }", "{stem}.mp4")
+        XCTAssertEqual(reencode.status, 0, reencode.stderr)
+        XCTAssertTrue(reencode.stderr.contains("warn  \(clip): ") && reencode.stderr.contains("damaged frame(s) in the source"), reencode.stderr)
+        let manifest = try String(contentsOfFile: work + "/out/.medley/manifest-clips.jsonl", encoding: .utf8)
+        XCTAssertTrue(manifest.contains("damaged frame(s) in the source, re-encoded as the decoder concealed them"), manifest)
+    }
 }
+
