@@ -1,5 +1,5 @@
 import Foundation
-import MedleyMedia
+@testable import MedleyMedia
 import XCTest
 
 /// Real-world movies (tracker issue 14): damaged data after a keyframe, phone clips' container
@@ -122,6 +122,16 @@ final class MovieDamageTests: XCTestCase {
         let result = try Movie.transcode(path: phone, to: output, preset: .typeLow)
         XCTAssertEqual(try formatTags(output), source)
         XCTAssertEqual(result.tagsNotKept, [])
+    }
+
+    /// What a re-encode did not keep is named per tag; the muxer's own `encoder` is not a loss.
+    func testTagsNotKeptAreNamedOneByOne() {
+        let source = [MovieTag(key: "make", value: "Apple"), MovieTag(key: "location", value: "+081.120/"),
+                      MovieTag(key: "title", value: "Same"), MovieTag(key: "encoder", value: "Lavf58")]
+        let written = [MovieTag(key: "location", value: "+81.119995/"), MovieTag(key: "title", value: "Same"),
+                       MovieTag(key: "encoder", value: "Lavf59.27.100")]
+        XCTAssertEqual(Movie.tagsNotKept(from: source, in: written),
+                       ["make (MP4 cannot hold it)", "location (written as \"+81.119995/\", not \"+081.120/\")"])
     }
 
     /// Tags the MP4 atoms hold (title, artist, date) stay in those atoms: no keys list is written.
