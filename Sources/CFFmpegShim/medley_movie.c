@@ -228,6 +228,12 @@ static int next_video_frame(Input *in, AVPacket *packet, AVFrame *frame, int *fl
     }
 }
 
+/* Whether the decoder says a frame is damaged: concealed errors (decode_error_flags) or missing
+ * references (AV_FRAME_FLAG_CORRUPT). */
+static int is_damaged(const AVFrame *frame) {
+    return (frame->flags & AV_FRAME_FLAG_CORRUPT) || frame->decode_error_flags;
+}
+
 /* 8-bit RGB, rows packed, converted as FFmpeg's CLI converts (bicubic swscale, the frame's own
  * YUV matrix and range). */
 static uint8_t *frame_to_rgb(const AVFrame *frame, char *error, size_t size) {
@@ -299,7 +305,7 @@ uint8_t *medley_movie_frame_rgb(const char *path, double seconds, int *width, in
     int64_t first = stream->start_time != AV_NOPTS_VALUE
         ? stream->start_time : av_rescale_q(start, AV_TIME_BASE_Q, stream->time_base);
     int64_t seek_to = target;
-    int attempt = 0, errors = 0, found = 0;
+    int attempt = 0, errors = 0, found = 0, damaged = 0;
     int64_t last_pts = AV_NOPTS_VALUE, last_end = AV_NOPTS_VALUE;
     while (!found) {
         /* Seek to the keyframe at or before seek_to; at or before the stream's first timestamp,
@@ -314,13 +320,19 @@ uint8_t *medley_movie_frame_rgb(const char *path, double seconds, int *width, in
         }
         stream = in.format->streams[in.video];
 
-        int flushing = 0, decoded = 0, overshot = 0;
+        int flushing = 0, decoded = 0, overshot = 0, errors_before = errors;
         last_pts = last_end = AV_NOPTS_VALUE;
+        damaged = 0;
         av_frame_unref(last);
         for (;;) {
             int r = next_video_frame(&in, packet, frame, &flushing, &errors, error, size);
             if (r < 0) goto done;
             if (r == 0) break;
+            /* Damage spreads to every frame predicted from the damaged one, up to the next clean
+             * keyframe; the decoder flags only the frame it concealed errors in. */
+            if (frame->key_frame) damaged = 0;
+            if (is_damaged(frame) || errors > errors_before) damaged = 1;
+            errors_before = errors;
             int64_t pts = frame->best_effort_timestamp;
             if (pts == AV_NOPTS_VALUE) pts = last_end != AV_NOPTS_VALUE ? last_end : first;
             if (decoded++ == 0 && pts > target && sought) {
@@ -347,7 +359,23 @@ uint8_t *medley_movie_frame_rgb(const char *path, double seconds, int *width, in
         /* The stream ended before `target`: the last frame counts if it is still on screen then,
          * allowing half a frame of slack for rounded durations. */
         if (!found && last_pts != AV_NOPTS_VALUE && target < last_end + (last_end - last_pts) / 2) found = 1;
-        if (found) break;
+        if (found) {
+            /* A B-frame is shown before the frames it is predicted from: look at the decoder's
+             * reorder window past the found frame too, stopping at a keyframe. */
+            for (int ahead = 0; !damaged && !flushing && ahead <= in.video_decoder->has_b_frames; ahead++) {
+                int r = next_video_frame(&in, packet, frame, &flushing, &errors, error, size);
+                if (r <= 0 || frame->key_frame) break;
+                if (is_damaged(frame) || errors > errors_before) damaged = 1;
+                av_frame_unref(frame);
+            }
+            if (damaged) {
+                snprintf(error, size, "the frame at %.3f s is corrupt: the decoder found damaged data in it or in a "
+                         "frame it is predicted from (since the keyframe before it)",
+                         last_pts * av_q2d(stream->time_base) - start / (double)AV_TIME_BASE);
+                goto done;
+            }
+            break;
+        }
         if (last_pts == AV_NOPTS_VALUE) snprintf(error, size, "no video frame could be decoded");
         else snprintf(error, size, "the video ends at %.3f s, before %.3f s (the file may be truncated)",
                       last_end * av_q2d(stream->time_base) - start / (double)AV_TIME_BASE, seconds);
@@ -632,6 +660,19 @@ static int decode(Transcoder *t, AVCodecContext *decoder, AVPacket *packet, int 
             if (++t->report->decode_errors > MAX_DECODE_ERRORS) { set_error(error, size, "too many undecodable frames", r); return -1; }
             return 0;
         }
+        const AVStream *stream = t->in.format->streams[is_video ? t->in.video : t->in.audio];
+        int64_t pts = t->decoded->best_effort_timestamp;
+        if (pts != AV_NOPTS_VALUE) {
+            double end = pts * av_q2d(stream->time_base) - container_start(t->in.format) / (double)AV_TIME_BASE;
+            if (is_video) {
+                end += frame_duration(t->decoded, stream) * av_q2d(stream->time_base);
+                if (end > t->report->video_end) t->report->video_end = end;
+            } else if (t->decoded->sample_rate > 0) {
+                end += t->decoded->nb_samples / (double)t->decoded->sample_rate;
+                if (end > t->report->audio_end) t->report->audio_end = end;
+            }
+        }
+        if (is_video && is_damaged(t->decoded)) t->report->damaged_frames++;
         r = is_video ? encode_picture(t, t->decoded, error, size) : encode_sound(t, t->decoded, error, size);
         av_frame_unref(t->decoded);
         if (r < 0) return -1;
@@ -666,6 +707,17 @@ static int is_structural_tag(const char *key) {
     return 0;
 }
 
+/* Tags the MP4 muxer writes verbatim as iTunes-style atoms (©nam, ©ART, …) or, creation_time,
+ * in the movie header. */
+static int is_mp4_atom_tag(const char *key) {
+    static const char *const names[] = {"title", "artist", "album_artist", "album", "composer", "comment", "genre",
+                                        "copyright", "grouping", "lyrics", "description", "synopsis", "show",
+                                        "episode_id", "network", "keywords", "date", "creation_time"};
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+        if (strcmp(key, names[i]) == 0) return 1;
+    return 0;
+}
+
 int medley_movie_transcode(const char *input, const char *output, const MedleyTranscodeSettings *settings,
                            MedleyTranscodeReport *report, char *error, size_t size) {
     av_log_set_level(AV_LOG_QUIET);
@@ -692,8 +744,12 @@ int medley_movie_transcode(const char *input, const char *output, const MedleyTr
     int r = avformat_alloc_output_context2(&t.out, NULL, "mp4", output);
     if (r < 0 || !t.out) { set_error(error, size, "cannot create the MP4 container", r); goto done; }
     const AVDictionaryEntry *tag = NULL;
-    while ((tag = av_dict_get(t.in.format->metadata, "", tag, AV_DICT_IGNORE_SUFFIX)))
-        if (!is_structural_tag(tag->key)) av_dict_set(&t.out->metadata, tag->key, tag->value, 0);
+    int keyed = 0;
+    while ((tag = av_dict_get(t.in.format->metadata, "", tag, AV_DICT_IGNORE_SUFFIX))) {
+        if (is_structural_tag(tag->key)) continue;
+        av_dict_set(&t.out->metadata, tag->key, tag->value, 0);
+        if (!is_mp4_atom_tag(tag->key)) keyed = 1;
+    }
     if (open_video_encoder(&t, error, size) < 0) goto done;
     if (t.in.audio >= 0 && open_audio_encoder(&t, error, size) < 0) goto done;
     t.origin_video = av_rescale_q(container_start(t.in.format), AV_TIME_BASE_Q,
@@ -707,7 +763,9 @@ int medley_movie_transcode(const char *input, const char *output, const MedleyTr
     r = avio_open(&t.out->pb, output, AVIO_FLAG_WRITE);
     if (r < 0) { set_error(error, size, "cannot create the file", r); goto done; }
     AVDictionary *options = NULL;
-    av_dict_set(&options, "movflags", "+faststart", 0);
+    /* Tags the MP4 atoms cannot hold as they are (make, model, com.apple.quicktime.*, a location
+     * the `loci` atom would reparse) need the QuickTime keys list, which holds every tag verbatim. */
+    av_dict_set(&options, "movflags", keyed ? "+faststart+use_metadata_tags" : "+faststart", 0);
     r = avformat_write_header(t.out, &options);
     av_dict_free(&options);
     if (r < 0) { set_error(error, size, "cannot write the header", r); goto done; }

@@ -10,7 +10,8 @@ enum MergeCommand {
         job's per-shard manifests (<to>/.medley/manifest-JOB-shard-K-of-N.jsonl) into
         <to>/.medley/manifest-JOB.jsonl, sorted by item, and checks them against the job's ingest:
         every item listed exactly once, every shard present. Reports missing shards, items no shard
-        listed (with the shard that owns each) and duplicates.
+        listed (with the shard that owns each) and duplicates; then it writes nothing, so an earlier
+        complete merge (manifest and playlist) stays in place.
         Exit codes: 0 complete, 1 something missing or duplicated, 2 invalid pipeline or options.
         """
 
@@ -25,12 +26,17 @@ enum MergeCommand {
         guard let pipeline = try loadPipeline(parsed, help: help) else { return 2 }
         var complete = true
         for report in try ManifestMerge.merge(pipeline, onlyJob: parsed.value("--only")) {
-            guard let manifest = report.manifest else {
+            guard !report.shards.isEmpty else {
                 printError("\(report.job): no shard manifests to merge")
                 complete = false
                 continue
             }
-            printError("\(report.job): \(report.items) items from shards \(report.shards.map(String.init).joined(separator: ", ")) of \(report.shardCount) → \(manifest)")
+            let shards = report.shards.map(String.init).joined(separator: ", ")
+            if let manifest = report.manifest {
+                printError("\(report.job): \(report.items) items from shards \(shards) of \(report.shardCount) → \(manifest)")
+            } else {
+                printError("\(report.job): incomplete (\(report.items) items from shards \(shards) of \(report.shardCount)); nothing written, the merged manifest and playlist are left as they were")
+            }
             if let entries = report.playlistItems { printError("  playlist: \(entries) item\(entries == 1 ? "" : "s")") }
             for shard in report.missingShards { printError("  ✗ shard \(shard)/\(report.shardCount): no manifest (not run, or still running)") }
             for (input, shard) in report.missing { printError("  ✗ missing: \(input) (shard \(shard)/\(report.shardCount))") }

@@ -90,4 +90,28 @@ final class PlaylistTests: XCTestCase {
         let text = Playlist.render(entries, order: .ingest, seed: 0, dedupe: true, playlistPath: "/o/p.m3u8")
         XCTAssertEqual(text.components(separatedBy: "\n").filter { $0.hasSuffix(".m4a") }, ["a.m4a", "b.m4a", "d.m4a"])
     }
+
+    /// A mixed job's manifest: audio and re-encoded movies go into the playlist, in ingest order;
+    /// images, movie posters, failed and excluded items do not.
+    func testOnlyAudioAndMoviesArePlaylisted() {
+        func line(_ input: String, _ type: String, _ output: String?, _ status: String = "succeeded") -> String {
+            let out = output.map { ",\"output\":\"\($0)\"" } ?? ""
+            return "{\"input\":\"/in/\(input)\",\"mediaType\":\"\(type)\",\"status\":\"\(status)\"\(out)}"
+        }
+        let lines = [
+            line("d.flac", "music", "/out/d.m4a"),
+            line("a.jpg", "image", "/out/a.jpg"),
+            line("b.mov", "movie", "/out/b.mp4"),
+            line("c.mov", "movie", "/out/c.png"),
+            line("e.mp3", "podcast", "/out/e.m4a"),
+            line("f.m4b", "audioBook", "/out/f.m4a"),
+            line("g.wav", "music", "/out/g.m4a", "failed"),
+            line("h.wav", "music", nil, "excluded"),
+            line("i.webp", "image", "/out/i.WEBP"),
+        ]
+        let entries = Playlist.entries(fromManifestLines: lines)
+        XCTAssertEqual(entries.sorted { $0.ingestIndex < $1.ingestIndex }.map(\.path),
+                       ["/out/b.mp4", "/out/d.m4a", "/out/e.m4a", "/out/f.m4a"])
+    }
 }
+

@@ -169,11 +169,14 @@ final class TagApplyTests: PipelineTextCase {
                         "albumArtist=text(\"Nina Simone\")"])
     }
 
-    func testAPathThatDoesNotFitIsAnItemError() throws {
-        XCTAssertThrowsError(try applied("{ from_path: \"{albumTrackNumber} {title}\" }", [], path: "Album/Intro.flac")) { error in
-            XCTAssertEqual(error as? TagError,
-                           TagError(property: nil, message: "tag.from_path: 'Album/Intro' does not fit \"{albumTrackNumber} {title}\""))
-        }
+    /// As beets: the tags stay as they were, the item gets a warning, and `set` still applies.
+    func testAPathThatDoesNotFitLeavesTheTagsAndWarns() throws {
+        var properties: [(name: String, value: TemplateValue)] = [("title", .text("Old")), ("albumTrackNumber", .integer(4))]
+        let warnings = try stage("{ from_path: \"{albumTrackNumber} {title}\", set: { genre: Talk } }")
+            .apply(to: &properties, relativePath: "Album/Intro.flac")
+        XCTAssertEqual(warnings, ["tag.from_path: 'Album/Intro' does not fit \"{albumTrackNumber} {title}\"; its tags are left as they were"])
+        XCTAssertEqual(properties.map { "\($0.name)=\($0.value)" },
+                       ["title=text(\"Old\")", "albumTrackNumber=integer(4)", "genre=text(\"Talk\")"])
     }
 }
 

@@ -103,7 +103,8 @@ final class BadInputTests: EndToEndCase {
                                       "--set", "sepia-photos.export.to=\(out)"])
         XCTAssertEqual(result.status, 0, result.stderr)
         XCTAssertFalse(FileManager.default.fileExists(atPath: out))
-        XCTAssertTrue(result.stderr.contains("7 skipped"), result.stderr)
+        XCTAssertTrue(result.stderr.contains("sepia-photos: would write 7, unchanged 0, 0 failed"), result.stderr)
+        XCTAssertEqual(result.stderr.split(separator: "\n").filter { $0.hasPrefix("would write  ") }.count, 7, result.stderr)
     }
 
     /// A folder the user running Medley may not read fails as one ingest error naming it, and the

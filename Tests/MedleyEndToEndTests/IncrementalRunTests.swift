@@ -79,6 +79,13 @@ final class IncrementalRunTests: EndToEndCase {
         result = try runAgain(["--dry-run"])
         XCTAssertEqual(result.status, 0, result.stderr)
         XCTAssertEqual(try itemEvents().map(\.reason), ["unchanged since the last run", "dry run", "unchanged since the last run"])
+        // Without --quiet, each item the run would write says so, and the summary counts them.
+        let dry = try Tool.medley(["run", work + "/pipeline.yaml", "--dry-run"])
+        let lines = dry.stderr.split(separator: "\n").map(String.init)
+        XCTAssertEqual(lines.filter { $0.hasPrefix("would write  ") }, ["would write  \(input)/photo.webp → \(work!)/out/photo.png"], dry.stderr)
+        XCTAssertEqual(lines.filter { $0.hasPrefix("skip  ") }.count, 2, dry.stderr)
+        XCTAssertTrue(lines.contains { $0.hasPrefix("mixed: would write 1, unchanged 2, 0 failed in ") && $0.hasSuffix("(dry run: nothing written)") }, dry.stderr)
+        XCTAssertFalse(dry.stderr.contains("(dry run)"), dry.stderr)
         XCTAssertFalse(FileManager.default.fileExists(atPath: work + "/out/photo.png"))
         result = try runAgain()
         XCTAssertEqual(try itemEvents().map(\.event), ["itemSkipped", "itemFinished", "itemSkipped"])

@@ -178,4 +178,33 @@ final class LibraryRunTests: EndToEndCase {
         let record = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
         XCTAssertTrue((record["warnings"] as? [String] ?? []).joined().contains("albumArtist"), "\(record)")
     }
+
+    /// A file whose path does not fit `from_path` keeps its own tags (as beets leaves them) and is
+    /// exported with a warning, in the console and the manifest; the one that fits is tagged.
+    func testAPathThatDoesNotFitFromPathIsAWarning() throws {
+        let input = work + "/in"
+        try FileManager.default.createDirectory(atPath: input + "/Nina", withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: Tool.fixtures + "/audio/tone.flac", toPath: input + "/Nina/01 Intro.flac")
+        try FileManager.default.copyItem(atPath: Tool.fixtures + "/audio/tone.flac", toPath: input + "/loose.flac")
+        let path = try pipeline("""
+            version: 1
+            jobs:
+              - name: paths
+                ingest: { from: [in] }
+                tag: { from_path: "{artist}/{albumTrackNumber} {title}" }
+                transcode: { AVFormatIDKey: kAudioFormatFLAC }
+                export: { to: out, name: "{stem}.flac" }
+            """)
+        let result = try Tool.medley(["run", path])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        let expected = "tag.from_path: 'loose' does not fit \"{artist}/{albumTrackNumber} {title}\"; its tags are left as they were"
+        XCTAssertTrue(result.stderr.contains("warn  \(input)/loose.flac: \(expected)"), result.stderr)
+        XCTAssertEqual(try tags(work + "/out/01 Intro.flac")["artist"], "Nina")
+        XCTAssertEqual(try tags(work + "/out/loose.flac")["artist"], try tags(input + "/loose.flac")["artist"])
+        let lines = try String(contentsOfFile: work + "/out/.medley/manifest-paths.jsonl", encoding: .utf8).split(separator: "\n")
+        let records = try lines.map { try XCTUnwrap(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]) }
+        let warnings = Dictionary(uniqueKeysWithValues: records.map { ($0["item"] as? String ?? "", $0["warnings"] as? [String] ?? []) })
+        XCTAssertEqual(warnings, ["Nina/01 Intro.flac": [], "loose.flac": [expected]])
+    }
 }
+

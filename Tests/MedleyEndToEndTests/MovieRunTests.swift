@@ -109,4 +109,115 @@ final class MovieRunTests: EndToEndCase {
         let tags = try ffprobe(work + "/small/rotated-90.mp4", "format_tags=title")
         XCTAssertEqual(tags["TAG:title"], "Sideways", "tags carried over")
     }
+
+    /// `probe` shows every container tag ffprobe's format_tags lists (brands aside), verbatim, as
+    /// `tag.<key>`, in text and JSON; `where` selects on them.
+    func testProbeShowsContainerTags() throws {
+        let clip = work + "/phone.mov"
+        XCTAssertEqual(try Tool.run("ffmpeg", [
+            "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=160x120:rate=25", "-t", "1", "-c:v", "libx264",
+            "-pix_fmt", "yuv420p", "-metadata", "make=Apple", "-metadata", "model=iPhone 12",
+            "-metadata", "com.apple.quicktime.make=Apple", "-metadata", "location=+081.120/",
+            "-metadata", "creation_time=2024-05-01T10:00:00.000000Z", "-movflags", "use_metadata_tags", clip]).status, 0)
+        let peer = try Tool.run("ffprobe", ["-v", "error", "-show_entries", "format_tags", "-of", "json", clip])
+        let peerTags = try XCTUnwrap(((JSONSerialization.jsonObject(with: Data(peer.stdout.utf8)) as? [String: Any])?["format"]
+            as? [String: Any])?["tags"] as? [String: String])
+        let expected = peerTags.filter { !["major_brand", "minor_version", "compatible_brands"].contains($0.key) }
+        XCTAssertEqual(expected["location"], "+081.120/")
+        XCTAssertEqual(expected.count, 6, "\(expected)")
+
+        let json = try Tool.medley(["probe", clip, "--json"])
+        XCTAssertEqual(json.status, 0, json.stderr)
+        let report = try XCTUnwrap((JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [[String: Any]])?.first)
+        var shown: [String: String] = [:]
+        for (key, value) in report where key.hasPrefix("tag.") { shown[String(key.dropFirst(4))] = value as? String }
+        XCTAssertEqual(shown, expected)
+
+        let text = try Tool.medley(["probe", clip])
+        for (key, value) in expected { XCTAssertTrue(text.stdout.contains("\n  tag.\(key): \(value)\n"), "\(key): \(text.stdout)") }
+
+        let path = try pipeline("""
+            version: 1
+            jobs:
+              - name: apple
+                ingest: { from: [\(work!)], media: [movie] }
+                where: { tag.make: apple }
+                poster: { at: 0.5 }
+                export: { to: out, name: "{tag.model}.png" }
+            """)
+        let run = try Tool.medley(["run", path, "--quiet"])
+        XCTAssertEqual(run.status, 0, run.stderr)
+        XCTAssertEqual(Tool.files(under: work + "/out"), ["iPhone 12.png"])
+    }
+
+    /// A movie cut short re-encodes to part of its length: the item fails, naming how much was
+    /// decoded of the duration the container declares (ffprobe's format.duration), and nothing
+    /// is written; the whole clip beside it succeeds.
+    func testTruncatedMovieFailsItsReencode() throws {
+        let source = work + "/in", whole = source + "/whole.mp4"
+        try FileManager.default.createDirectory(atPath: source, withIntermediateDirectories: true)
+        XCTAssertEqual(try Tool.run("ffmpeg", [
+            "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=160x120:rate=25", "-t", "4", "-c:v", "libx264",
+            "-pix_fmt", "yuv420p", "-movflags", "+faststart", whole]).status, 0)
+        let data = try Data(contentsOf: URL(fileURLWithPath: whole))
+        try data.prefix(data.count / 2).write(to: URL(fileURLWithPath: source + "/cut.mp4"))
+        let declared = try ffprobe(source + "/cut.mp4", "format=duration")["duration"]
+        XCTAssertEqual(declared, "4.000000")
+        let path = try pipeline("""
+            version: 1
+            jobs:
+              - name: small
+                ingest: { from: [in], media: [movie] }
+                transcode: { videoQuality: typeLow }
+                export: { to: out, name: "{stem}.mp4" }
+            """)
+        let run = try Tool.medley(["run", path, "--quiet"])
+        XCTAssertEqual(run.status, 1, run.stderr)
+        XCTAssertTrue(run.stderr.contains("cut.mp4") && run.stderr.contains("truncated: ")
+                      && run.stderr.contains(" s decoded of the 4.000 s the container declares"), run.stderr)
+        XCTAssertEqual(Tool.files(under: work + "/out"), ["whole.mp4"])
+    }
+
+    /// Bytes scrambled in the P-frame after the 2 s keyframe (offsets from ffprobe): a poster at
+    /// 3 s fails naming the corruption instead of exporting the decoder's guess, one at 1 s is
+    /// exported; a re-encode succeeds with a warning, in the console and the manifest.
+    func testDamagedClipPosterFailsAndReencodeWarns() throws {
+        let input = work + "/in", clip = input + "/damaged.mp4"
+        try FileManager.default.createDirectory(atPath: input, withIntermediateDirectories: true)
+        XCTAssertEqual(try Tool.run("ffmpeg", [
+            "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25", "-t", "5", "-c:v", "libx264",
+            "-g", "50", "-keyint_min", "50", "-sc_threshold", "0", "-pix_fmt", "yuv420p", clip]).status, 0)
+        let packets = try Tool.run("ffprobe", ["-v", "error", "-select_streams", "v", "-show_entries", "packet=pts_time,pos,size,flags",
+                                               "-of", "csv=p=0", clip]).stdout.split(separator: "\n").map { $0.split(separator: ",") }
+        let key = try XCTUnwrap(packets.firstIndex { $0.count >= 4 && Double($0[0]) == 2 && $0[3].hasPrefix("K") })
+        let (position, size) = (try XCTUnwrap(Int(packets[key + 1][2])), try XCTUnwrap(Int(packets[key + 1][1])))
+        XCTAssertGreaterThan(size, 600)
+        var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: clip)))
+        for i in (position + 100)..<(position + size - 100) { bytes[i] = bytes[i] &* 7 &+ 13 }
+        try Data(bytes).write(to: URL(fileURLWithPath: clip))
+
+        func run(_ stage: String, _ name: String) throws -> Tool.Result {
+            try Tool.medley(["run", try pipeline("""
+                version: 1
+                jobs:
+                  - name: clips
+                    ingest: { from: [in], media: [movie] }
+                    \(stage)
+                    export: { to: out, name: "\(name)" }
+                """), "--force"])
+        }
+        let late = try run("poster: { at: 3 }", "{stem}-3s.png")
+        XCTAssertEqual(late.status, 1, late.stderr)
+        XCTAssertTrue(late.stderr.contains("\(clip): cannot take the poster frame: the frame at 3.000 s is corrupt"), late.stderr)
+        let early = try run("poster: { at: 1 }", "{stem}-1s.png")
+        XCTAssertEqual(early.status, 0, early.stderr)
+        XCTAssertEqual(Tool.files(under: work + "/out"), ["damaged-1s.png"])
+
+        let reencode = try run("transcode: { videoQuality: typeLow }", "{stem}.mp4")
+        XCTAssertEqual(reencode.status, 0, reencode.stderr)
+        XCTAssertTrue(reencode.stderr.contains("warn  \(clip): ") && reencode.stderr.contains("damaged frame(s) in the source"), reencode.stderr)
+        let manifest = try String(contentsOfFile: work + "/out/.medley/manifest-clips.jsonl", encoding: .utf8)
+        XCTAssertTrue(manifest.contains("damaged frame(s) in the source, re-encoded as the decoder concealed them"), manifest)
+    }
 }
+

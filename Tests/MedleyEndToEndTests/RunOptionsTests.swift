@@ -62,6 +62,75 @@ final class RunOptionsTests: EndToEndCase {
         XCTAssertEqual(Tool.files(under: out), ["same.png"])
     }
 
+    /// Two clips write the same name. The earlier in ingest order wins whatever finishes first;
+    /// when it fails (a.mp4 is cut short, which shows only once it is decoded), b.mp4 takes the
+    /// name instead of failing for a file that was never written. Durations from ffprobe tell
+    /// whose output it is.
+    func testTheEarlierItemWinsANameAndAFailedOneReleasesIt() throws {
+        let input = work + "/in"
+        try FileManager.default.createDirectory(atPath: input, withIntermediateDirectories: true)
+        func clip(_ name: String, seconds: Int) throws {
+            XCTAssertEqual(try Tool.run("ffmpeg", ["-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=64x48:rate=10",
+                                                   "-t", String(seconds), "-c:v", "libx264", "-pix_fmt", "yuv420p",
+                                                   "-movflags", "+faststart", input + "/" + name]).status, 0)
+        }
+        func duration(_ path: String) throws -> String {
+            try Tool.run("ffprobe", ["-v", "error", "-show_entries", "format=duration", "-of", "csv=p=0", path])
+                .stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        let path = try pipeline("""
+            version: 1
+            jobs:
+              - name: clips
+                ingest: { from: [in], media: [movie] }
+                transcode: { videoQuality: typeLow }
+                export: { to: out, name: "same.mp4" }
+            """)
+        try clip("a.mp4", seconds: 1)
+        try clip("b.mp4", seconds: 3)
+        let both = try Tool.medley(["run", path, "--jobs", "2", "--force"])
+        XCTAssertEqual(both.status, 1, both.stderr)
+        XCTAssertTrue(both.stderr.contains("\(input)/b.mp4: its output \(work!)/out/same.mp4 is also the output of \(input)/a.mp4"), both.stderr)
+        XCTAssertEqual(try duration(work + "/out/same.mp4"), "1.000000", "a.mp4's")
+
+        try clip("a.mp4", seconds: 4)
+        let whole = try Data(contentsOf: URL(fileURLWithPath: input + "/a.mp4"))
+        try whole.prefix(whole.count / 2).write(to: URL(fileURLWithPath: input + "/a.mp4"))
+        let released = try Tool.medley(["run", path, "--jobs", "2", "--force"])
+        XCTAssertEqual(released.status, 1, released.stderr)
+        XCTAssertTrue(released.stderr.contains("\(input)/a.mp4: cannot re-encode: "), released.stderr)
+        XCTAssertFalse(released.stderr.contains("is also the output of"), released.stderr)
+        XCTAssertEqual(try duration(work + "/out/same.mp4"), "3.000000", "b.mp4's")
+    }
+
+    /// a.mkv and a.mov both become a.mp4: the hint names {inputExt}, and with it each input keeps
+    /// its own output ({ext} is the output's extension, mp4 for both).
+    func testInputsThatDifferOnlyByExtensionGetTheInputExtHint() throws {
+        let input = work + "/in"
+        try FileManager.default.createDirectory(atPath: input, withIntermediateDirectories: true)
+        for ext in ["mkv", "mov"] {
+            XCTAssertEqual(try Tool.run("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc2=size=64x48:rate=10", "-t", "0.5",
+                                                   "-c:v", "libx264", "-pix_fmt", "yuv420p", input + "/a." + ext]).status, 0)
+        }
+        func run(_ name: String) throws -> Tool.Result {
+            try Tool.medley(["run", try pipeline("""
+                version: 1
+                jobs:
+                  - name: clips
+                    ingest: { from: [in], media: [movie] }
+                    transcode: { videoQuality: typeLow }
+                    export: { to: out, name: "\(name)" }
+                """), "--jobs", "1"])
+        }
+        let clash = try run("{stem}.{ext}")
+        XCTAssertEqual(clash.status, 1, clash.stderr)
+        XCTAssertTrue(clash.stderr.contains("its output \(work!)/out/a.mp4 is also the output of \(input)/a.mkv; make export.name unique, "
+                                            + "e.g. with {inputExt} (the input's extension; {ext} is the output's)"), clash.stderr)
+        let apart = try run("{stem}-{inputExt}.{ext}")
+        XCTAssertEqual(apart.status, 0, apart.stderr)
+        XCTAssertEqual(Tool.files(under: work + "/out"), ["a-mkv.mp4", "a-mov.mp4", "a.mp4"])
+    }
+
     func testATemplateThatClimbsOutOfTheExportRootIsRefused() throws {
         let path = try pipeline("""
             version: 1

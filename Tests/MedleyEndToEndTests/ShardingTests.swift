@@ -30,6 +30,7 @@ final class ShardingTests: EndToEndCase {
                 ingest: { from: [in] }
                 filters: [ CIPhotoEffectMono ]
                 export: { to: out, format: png, name: "{relpath}/{stem}.png" }
+                playlist: { to: out/all.m3u8 }
             """)
         let engine = try Tool.run("parallel", ["--will-cite", "-j", "4", Tool.medley, "run", path, "--quiet", "--shard", "{}/4",
                                                ":::", "1", "2", "3", "4"])
@@ -63,6 +64,8 @@ final class ShardingTests: EndToEndCase {
         let merged = try Tool.medley(["merge", path])
         XCTAssertEqual(merged.status, 0, merged.stderr)
         XCTAssertEqual(try records(work + "/out/.medley/manifest-shards.jsonl"), names.sorted())
+        let manifest = try Data(contentsOf: URL(fileURLWithPath: work + "/out/.medley/manifest-shards.jsonl"))
+        let playlist = try Data(contentsOf: URL(fileURLWithPath: work + "/out/all.m3u8"))
 
         // A lost shard manifest: merge names the shard and its items, exit 1.
         try FileManager.default.removeItem(atPath: work + "/out/.medley/manifest-shards-shard-3-of-4.jsonl")
@@ -70,5 +73,10 @@ final class ShardingTests: EndToEndCase {
         XCTAssertEqual(incomplete.status, 1)
         XCTAssertTrue(incomplete.stderr.contains("shard 3/4: no manifest"), incomplete.stderr)
         for item in shares[2] { XCTAssertTrue(incomplete.stderr.contains("missing: \(input)/\(item) (shard 3/4)"), item) }
+        // …and writes nothing: the complete merge's manifest and playlist stay, byte for byte.
+        XCTAssertTrue(incomplete.stderr.contains("shards: incomplete (\(40 - shares[2].count) items from shards 1, 2, 4 of 4); nothing written"),
+                      incomplete.stderr)
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: work + "/out/.medley/manifest-shards.jsonl")), manifest)
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: work + "/out/all.m3u8")), playlist)
     }
 }

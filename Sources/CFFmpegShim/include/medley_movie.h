@@ -65,6 +65,9 @@ typedef struct MedleyTranscodeReport {
     int64_t video_frames;                /* frames encoded */
     int64_t audio_samples;               /* samples per channel encoded */
     int decode_errors;                   /* packets the decoders rejected and skipped */
+    int damaged_frames;                  /* video frames the decoder concealed errors in */
+    double video_end, audio_end;         /* seconds from the container's start where the decoded
+                                            pictures and sound end; 0 when none */
 } MedleyTranscodeReport;
 
 /* Re-encodes the video stream (libx264, yuv420p) and the best audio stream (AAC) of `input` into

@@ -1,4 +1,5 @@
 import Foundation
+import MedleyMedia
 
 /// One exported item as a playlist sees it.
 struct PlaylistEntry: Sendable {
@@ -108,14 +109,46 @@ enum Playlist {
 }
 
 extension Playlist {
-    /// Writes the playlist of a job from its manifest lines: every item with an output, in
-    /// the stage's order, atomically.
+    /// Writes the playlist of a job from its manifest lines: every playable item with an output
+    /// (see ``entries(fromManifestLines:)``), in the stage's order, atomically.
     static func write(_ stage: PlaylistStage, manifestLines: [String], root: ExportRoot) throws -> Int {
+        let entries = self.entries(fromManifestLines: manifestLines)
+        let seed = stage.seed ?? UInt64.random(in: 0...UInt64(UInt32.max))
+        let text = render(entries, order: stage.order, seed: seed, dedupe: stage.dedupe, playlistPath: stage.to)
+        // Through the export root: a temporary file of this process, renamed into place, every
+        // folder on the way a real one.
+        do {
+            try root.writeFile(try root.relative(stage.to), Array(text.utf8))
+        } catch let failure as FileSystemFailure {
+            guard failure.errorCode == nil else { throw RunError.cannotWrite(path: stage.to, reason: failure.reason) }
+            throw RunError.cannotWrite(path: stage.to, reason: "\(failure); Medley writes only through real folders under the export root")
+        }
+        return entries.count
+    }
+
+    /// Extensions of the image files Medley writes (a movie's poster is one).
+    static let imageExtensions: Set<String> = Set(ImageFormat.allCases.map(\.fileExtension) + ["jpeg", "tiff", "avif", "jxl"])
+
+    /// Whether an exported item belongs in a playlist: what iTunes puts in one — audio (music,
+    /// podcasts, audiobooks) and movies re-encoded as movies; never images, nor a movie's poster
+    /// frame (an image file).
+    static func isPlayable(mediaType: String?, output: String) -> Bool {
+        guard let mediaType, mediaType != "image" else { return false }
+        if mediaType == "movie" || mediaType == "musicVideo" || mediaType == "tvShow" {
+            return !imageExtensions.contains((output as NSString).pathExtension.lowercased())
+        }
+        return true
+    }
+
+    /// The playlist entries of a job's manifest lines: every item that was not failed, has an
+    /// output and is playable, with its ingest rank (byte-wise order of input path).
+    static func entries(fromManifestLines manifestLines: [String]) -> [PlaylistEntry] {
         var entries: [PlaylistEntry] = []
         var inputs: [String] = []
         for line in manifestLines where !line.isEmpty {
             guard let record = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
-                  let output = record["output"] as? String, record["status"] as? String != "failed" else { continue }
+                  let output = record["output"] as? String, record["status"] as? String != "failed",
+                  isPlayable(mediaType: record["mediaType"] as? String, output: output) else { continue }
             let properties = record["properties"] as? [String: Any] ?? [:]
             func text(_ key: String) -> String? {
                 (properties[key] as? String) ?? (properties[key] as? NSNumber).map { $0.stringValue }
@@ -131,17 +164,7 @@ extension Playlist {
         // Ingest order: byte-wise by input path (the enumeration order of one root).
         let order = inputs.indices.sorted { Array(inputs[$0].utf8).lexicographicallyPrecedes(Array(inputs[$1].utf8)) }
         for (rank, index) in order.enumerated() { entries[index].ingestIndex = rank }
-        let seed = stage.seed ?? UInt64.random(in: 0...UInt64(UInt32.max))
-        let text = render(entries, order: stage.order, seed: seed, dedupe: stage.dedupe, playlistPath: stage.to)
-        // Through the export root: a temporary file of this process, renamed into place, every
-        // folder on the way a real one.
-        do {
-            try root.writeFile(try root.relative(stage.to), Array(text.utf8))
-        } catch let failure as FileSystemFailure {
-            guard failure.errorCode == nil else { throw RunError.cannotWrite(path: stage.to, reason: failure.reason) }
-            throw RunError.cannotWrite(path: stage.to, reason: "\(failure); Medley writes only through real folders under the export root")
-        }
-        return entries.count
+        return entries
     }
 }
 

@@ -39,13 +39,21 @@ public enum ItemProperties {
         "stem": .text, "ext": .text, "size": .integer, "modified": .date,
     ]
 
-    /// The kind of a property name (`exif.*` fields are text), or nil for an unknown name.
+    /// The kind of a property name, or nil for an unknown name: EXIF fields that hold one number
+    /// (`exif.FNumber`, `exif.GPSLatitude`, …; see `ExifValues.numericFields`) are numbers, other
+    /// `exif.*` fields and a movie's container tags (`tag.*`) text.
     public static func kind(of name: String) -> Kind? {
-        name.hasPrefix("exif.") ? .text : kinds[name]
+        if name.hasPrefix("exif.") { return ExifValues.numericFields.contains(String(name.dropFirst(5))) ? .number : .text }
+        return name.hasPrefix("tag.") ? .text : kinds[name]
     }
 
-    /// Names an export template may use: the properties, `job`, and any EXIF field (`exif.*`).
-    public static let templateNames: Set<String> = Set(names + ["job", "exif.*"])
+    /// The namespaces of open-ended property names: EXIF fields and movie container tags.
+    public static let namespaces = ["exif.*", "tag.*"]
+
+    /// Names an export template may use: the properties, `job`, `inputExt` (the input's extension,
+    /// as `ext` is in `where`; in a template `{ext}` is the output's), any EXIF field (`exif.*`)
+    /// and any container tag of a movie (`tag.*`).
+    public static let templateNames: Set<String> = Set(names + ["job", "inputExt"] + namespaces)
 
     /// The facts every item has: its `persistentID` (the XXH3 hash of its bytes, as 16 hex
     /// digits), `mediaType`, path, relpath (the folder below the ingest root), stem, ext, size,
@@ -91,10 +99,10 @@ public struct ImageProperties: Sendable {
             ("orientation", .integer(image.orientation)),
             ("colorSpace", .text(image.interpretation + (image.iccProfileLength > 0 ? " (ICC profile, \(image.iccProfileLength) bytes)" : ""))),
         ]
-        for field in image.fields {
-            guard let name = Self.exifName(field.name) else { continue }
-            values.append((name, .text(Self.exifValue(field.value))))
+        let exif = image.fields.compactMap { field in
+            Self.exifName(field.name).map { (name: String($0.dropFirst("exif.".count)), text: field.value) }
         }
+        values += ExifValues.properties(exif)
     }
 
     /// libvips' "exif-ifd0-Make" → "exif.Make"; other fields are not EXIF.
@@ -146,5 +154,8 @@ public struct MovieProperties: Sendable {
             guard let text = info.tags[key], !text.isEmpty, self[name] == nil else { continue }
             values.append((name, .text(text)))
         }
+        // Every container tag as ffprobe's format_tags name it (creation_time, location, make,
+        // model, com.apple.quicktime.*), verbatim.
+        for tag in info.containerTags { values.append(("tag." + tag.key, .text(tag.value))) }
     }
 }

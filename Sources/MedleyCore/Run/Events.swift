@@ -62,6 +62,10 @@ public struct JobCounts: Sendable, Equatable {
     /// Media the job's media types (podcast, audioBook …) or `where` left out.
     public var excluded = 0
     public var bytesWritten: Int64 = 0
+    /// Of `skipped`, in a dry run: the items that a real run would write.
+    public var wouldWrite = 0
+    /// Of `skipped`: items unchanged since the last run (incremental).
+    public var unchanged = 0
     public var done: Int { succeeded + failed + skipped }
     public init() {}
 }

@@ -150,7 +150,7 @@ public final class PipelineRunner: @unchecked Sendable {
         var counts = JobCounts()
         /// The first `failuresListed` failures, for the summary (the manifest has every one).
         var failures: [(String, String)] = []
-        var claims = OutputClaims()
+        let claims = OutputClaims()
         let started = Date()
         var expected: Int?
         init(job: Job, stage: ImageStage?, audio: AudioStage?, output: AtomicOutput?, manifest: ManifestWriter?) {
@@ -180,10 +180,12 @@ public final class PipelineRunner: @unchecked Sendable {
             guard let (k, n) = options.shard else { return true }
             return Int(Self.stableHash(file.relativePath) % UInt64(n)) == k - 1
         }
-        scheduler.run(files) { [self] result in
+        // Numbered in ingest order: a contested output name goes to the earlier item (OutputClaims).
+        scheduler.run(files.enumerated()) { [self] index, result in
             switch result {
-            case .success(let file): self.process(file, state)
+            case .success(let file): self.process(file, state, index: index)
             case .failure(let error):
+                state.claims.finish(input: "", index: index, keep: false)
                 self.record(state, failed: ManifestRecord(job: job.name, item: "", input: "", status: .failed),
                             reason: error.description)
             }
@@ -262,13 +264,18 @@ public final class PipelineRunner: @unchecked Sendable {
 
     /// One item's journey: what is it, does the job want it (media type, `where`), `tag`, then
     /// its image or audio path.
-    private func process(_ file: IngestedFile, _ state: JobState) {
+    private func process(_ file: IngestedFile, _ state: JobState, index: Int) {
         let job = state.job
         let started = Date()
         var announced = false
         var entry = ManifestRecord(job: job.name, item: file.relativePath, input: file.path, status: .failed)
+        // A failed item releases its output name to the next item that wants it.
+        var keepsClaim = false
+        state.claims.begin(input: file.path, index: index)
+        defer { state.claims.finish(input: file.path, index: index, keep: keepsClaim) }
         if let row = previousRow(file, state), let reason = unchanged(row, file, state), stillSelected(row, state) {
-            return record(state, unchanged: row, file: file, reason: reason)
+            keepsClaim = record(state, unchanged: row, file: file, reason: reason)
+            return
         }
         do {
             // ingest: what is it, and could this job want it?
@@ -293,6 +300,7 @@ public final class PipelineRunner: @unchecked Sendable {
             case .audio: try processAudio(item, export: export, output: output, state, &entry, announce: announce)
             case .movie: try processMovie(item, export: export, output: output, state, &entry, announce: announce)
             }
+            keepsClaim = true
             if entry.status == .skipped {
                 record(state, skipped: entry)
             } else {
@@ -319,9 +327,10 @@ public final class PipelineRunner: @unchecked Sendable {
         let reason: String
     }
 
-    /// `where` (on the properties as read), then `tag` (from_path, set) on what passes.
+    /// `where` (on the properties as read), then `tag` (from_path, set) on what passes; returns
+    /// the item's warnings (a path that does not fit `from_path`).
     private func select(_ properties: inout [(name: String, value: TemplateValue)], _ item: Item, mediaType: String,
-                        _ state: JobState) throws {
+                        _ state: JobState) throws -> [String] {
         let job = state.job
         guard job.ingest.media.contains(where: { $0.selects(mediaType: mediaType) }) else {
             throw NotSelected(reason: "\(mediaType) is not among the job's media types")
@@ -330,7 +339,7 @@ public final class PipelineRunner: @unchecked Sendable {
         if let clause = job.where, !clause.matches({ name in values.first { $0.name == name }?.value }) {
             throw NotSelected(reason: "not selected by where")
         }
-        try job.tag?.apply(to: &properties, relativePath: item.file.relativePath)
+        return try job.tag?.apply(to: &properties, relativePath: item.file.relativePath) ?? []
     }
 
     // MARK: incremental runs
@@ -494,7 +503,7 @@ public final class PipelineRunner: @unchecked Sendable {
         let header = try stage.openHeader(file.path)
         var properties = ImageProperties(file: file, persistentID: item.persistentID, image: header,
                                          format: item.sniffed.format)
-        try select(&properties.values, item, mediaType: "image", state)
+        entry.warnings += try select(&properties.values, item, mediaType: "image", state)
         announce()
         entry.properties = properties.values
         let format = stage.outputFormat(for: header)
@@ -521,7 +530,7 @@ public final class PipelineRunner: @unchecked Sendable {
                                          format: item.sniffed.format, tags: tags)
         let mediaType = properties["mediaType"]?.text ?? "music"
         entry.mediaType = mediaType
-        try select(&properties.values, item, mediaType: mediaType, state)
+        entry.warnings += try select(&properties.values, item, mediaType: mediaType, state)
         announce()
         guard let stage = state.audio else {
             throw ItemFailure("\(item.sniffed.format) audio needs a 'transcode' stage in this job")
@@ -590,10 +599,7 @@ public final class PipelineRunner: @unchecked Sendable {
         }
         try ExportRoot.checkOutputName(relative, root: export.to)
         let destination = export.to + "/" + relative
-        lock.lock()
-        let taken = state.claims.isClaimed(destination)
-        if !taken { _ = state.claims.claim(destination, for: file.path) }
-        lock.unlock()
+        let taken = !state.claims.claimNow(destination, for: file.path)
         // Tracks of one album share a cover: the first item writes it, the others find it claimed.
         guard !taken else { return }
         _ = try output.write(to: destination, fileExtension: artwork.fileExtension) { temporary in
@@ -620,7 +626,7 @@ public final class PipelineRunner: @unchecked Sendable {
         }
         var properties = MovieProperties(file: file, persistentID: item.persistentID, info: info, format: item.sniffed.format)
         entry.mediaType = "movie"
-        try select(&properties.values, item, mediaType: "movie", state)
+        entry.warnings += try select(&properties.values, item, mediaType: "movie", state)
         announce()
         entry.properties = properties.values
         // The pixel limit holds before a frame is decoded, as for images: the coded size is in the header.
@@ -678,6 +684,12 @@ public final class PipelineRunner: @unchecked Sendable {
             }
         }
         entry.duration = result?.duration
+        if let result {
+            if result.damagedFrames > 0 {
+                entry.warnings.append("\(result.damagedFrames) damaged frame(s) in the source, re-encoded as the decoder concealed them")
+            }
+            for tag in result.tagsNotKept { entry.warnings.append("container tag \(tag); not kept") }
+        }
     }
 
     /// The output path the job's name template gives this item (claimed, so no two items share it).
@@ -686,6 +698,7 @@ public final class PipelineRunner: @unchecked Sendable {
         let relative = try export.name.render { name in
             switch name {
             case "ext": return .text(ext)
+            case "inputExt": return property("ext")
             case "job": return .text(state.job.name)
             default: return property(name)
             }
@@ -706,8 +719,12 @@ public final class PipelineRunner: @unchecked Sendable {
             default: break
             }
         }
-        return options.dryRun ? "dry run" : nil
+        return options.dryRun ? Self.dryRunReason : nil
     }
+
+    /// The skip reason of an item a dry run would write (events and manifest say it; the console
+    /// says "would write").
+    static let dryRunReason = "dry run"
 
     /// Content type from the bytes; libvips' own sniffing for images the table does not know.
     /// Files that are not media are ignored, unless their name says they should be (a `.jpg`
@@ -777,11 +794,20 @@ public final class PipelineRunner: @unchecked Sendable {
     }
 
     private func claim(_ destination: String, for input: String, _ state: JobState) throws {
-        lock.lock()
-        defer { lock.unlock() }
         if let other = state.claims.claim(destination, for: input) {
-            throw ItemFailure("its output \(destination) is also the output of \(other); make export.name unique, e.g. with {relpath} or {ext}")
+            throw ItemFailure("its output \(destination) is also the output of \(other); make export.name unique, "
+                              + Self.clashHint(input, other))
         }
+    }
+
+    /// How to tell two inputs' outputs apart: by the input's extension when only that differs
+    /// (a.mkv, a.mov), else by folder or extension.
+    static func clashHint(_ input: String, _ other: String) -> String {
+        let stem = { (path: String) in (path as NSString).deletingPathExtension }
+        if stem(input) == stem(other) && input != other {
+            return "e.g. with {inputExt} (the input's extension; {ext} is the output's)"
+        }
+        return "e.g. with {relpath} or {inputExt} (the input's extension; {ext} is the output's)"
     }
 
     // MARK: outcomes
@@ -817,7 +843,8 @@ public final class PipelineRunner: @unchecked Sendable {
         for warning in entry.warnings { console.say("warn  \(entry.input): \(warning)") }
     }
 
-    private func record(_ state: JobState, unchanged row: StateRow, file: IngestedFile, reason: String) {
+    /// Returns whether the item keeps its output (false: another item's claim came first).
+    private func record(_ state: JobState, unchanged row: StateRow, file: IngestedFile, reason: String) -> Bool {
         let output = row.output ?? "", input = file.path
         emit(.itemStarted(job: state.job.name, input: input))
         do {
@@ -825,20 +852,27 @@ public final class PipelineRunner: @unchecked Sendable {
         } catch {
             var entry = ManifestRecord(job: state.job.name, item: file.relativePath, input: input, status: .failed)
             entry.persistentID = row.contentHash
-            return record(state, failed: entry, reason: "\(error)")
+            record(state, failed: entry, reason: "\(error)")
+            return false
         }
-        update(state) { $0.skipped += 1 }
+        update(state) { $0.skipped += 1; $0.unchanged += 1 }
         append(row.record, state)
         emit(.itemSkipped(job: state.job.name, input: input, output: output, reason: reason))
         console.itemLine("skip  \(input) → \(output) (\(reason))", failure: false)
+        return true
     }
 
     private func record(_ state: JobState, skipped entry: ManifestRecord) {
         let output = entry.output ?? "", reason = entry.error ?? ""
-        update(state) { $0.skipped += 1 }
+        let wouldWrite = reason == Self.dryRunReason
+        update(state) { $0.skipped += 1; if wouldWrite { $0.wouldWrite += 1 } }
         append(entry.json.rendered(), state)
         emit(.itemSkipped(job: state.job.name, input: entry.input, output: output, reason: reason))
-        console.itemLine("skip  \(entry.input) → \(output) (\(reason))", failure: false)
+        if wouldWrite {
+            console.itemLine("would write  \(entry.input) → \(output)", failure: false)
+        } else {
+            console.itemLine("skip  \(entry.input) → \(output) (\(reason))", failure: false)
+        }
     }
 
     private func record(_ state: JobState, failed entry: ManifestRecord, reason: String, milliseconds: Double? = nil) {
@@ -904,6 +938,12 @@ public final class PipelineRunner: @unchecked Sendable {
         let c = state.counts
         let rate = seconds > 0 ? Double(c.done) / seconds : 0
         var line = "\(state.job.name): \(c.succeeded) succeeded, \(c.failed) failed, \(c.skipped) skipped"
+        if options.dryRun {
+            // Nothing succeeds in a dry run: say what a real run would do.
+            let other = c.skipped - c.wouldWrite - c.unchanged
+            line = "\(state.job.name): would write \(c.wouldWrite), unchanged \(c.unchanged)"
+                + (other > 0 ? ", \(other) skipped" : "") + ", \(c.failed) failed"
+        }
         if c.ignored > 0 { line += " (\(c.ignored) file\(c.ignored == 1 ? "" : "s") ignored: not media of the job's types)" }
         if c.excluded > 0 { line += " (\(c.excluded) left out by the job's media types or where)" }
         line += String(format: " in %.2f s, %.1f items/s", seconds, rate)

@@ -4,7 +4,9 @@ import MedleyFilters
 /// What `medley merge` found for one job.
 public struct MergeReport: Sendable {
     public var job: String
-    /// The merged manifest written, or nil when there were no shard manifests.
+    /// The merged manifest written, or nil: no shard manifests, or an incomplete merge (a shard,
+    /// an item missing or an item listed twice), which writes nothing and leaves the manifest
+    /// and playlist of an earlier merge as they were.
     public var manifest: String?
     public var shards: [Int] = []
     public var shardCount = 0
@@ -100,6 +102,8 @@ public enum ManifestMerge {
             report.missing.append((file.path, Int(PipelineRunner.stableHash(file.relativePath) % UInt64(n)) + 1))
         }
 
+        // A partial union must not replace a whole one: report, write nothing.
+        guard report.missingShards.isEmpty, report.missing.isEmpty, report.duplicates.isEmpty else { return report }
         let merged = lines.sorted { Array($0.item.utf8).lexicographicallyPrecedes(Array($1.item.utf8)) }
             .map(\.line).joined(separator: "\n") + "\n"
         let name = ManifestWriter.fileName(job: job.name, shard: nil)

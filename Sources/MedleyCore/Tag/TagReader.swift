@@ -63,7 +63,7 @@ extension SchemaReader {
             }
             let template: NameTemplate
             do {
-                template = try NameTemplate(text, knownProperties: Set(ItemProperties.names + ["exif.*"]))
+                template = try NameTemplate(text, knownProperties: Set(ItemProperties.names + ItemProperties.namespaces))
             } catch let error as TemplateError {
                 sink.error(at: Self.mark(in: valueNode, offset: error.offset), "tag.set.\(name): \(error.message)",
                            suggestion: error.suggestion.map { "did you mean '{\($0)}'?" })

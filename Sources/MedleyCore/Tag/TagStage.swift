@@ -45,16 +45,23 @@ public struct TagStage: Sendable {
     /// ingest root (its extension is ignored). Values are stored by kind: text as `.text`, integers as
     /// `.integer`, booleans as `.integer(1/0)`, dates as the ISO 8601 `.text` written.
     ///
-    /// - Throws: ``TagError`` when the path does not fit `from_path`, when a template has no value for an item
-    ///   and no fallback, or when a rendered value does not read as its property's kind. An empty result (only
-    ///   from an empty fallback such as `{comments|""}`) clears the property, like `"{-}"`.
-    public func apply(to properties: inout [(name: String, value: TemplateValue)], relativePath: String) throws {
+    /// A path that does not fit `from_path` leaves the properties as they were, as beets does, and
+    /// is returned as a warning for the item; `set` still applies.
+    ///
+    /// - Returns: the item's warnings (a path that does not fit `from_path`).
+    /// - Throws: ``TagError`` when a template has no value for an item and no fallback, or when a rendered
+    ///   value does not read as its property's kind. An empty result (only from an empty fallback such as
+    ///   `{comments|""}`) clears the property, like `"{-}"`.
+    @discardableResult
+    public func apply(to properties: inout [(name: String, value: TemplateValue)], relativePath: String) throws -> [String] {
+        var warnings: [String] = []
         if let fromPath {
-            guard let found = fromPath.match(relativePath) else {
+            if let found = fromPath.match(relativePath) {
+                for (name, value) in found { Self.store(value, as: name, in: &properties) }
+            } else {
                 let path = PathPattern.componentsWithoutExtension(relativePath).joined(separator: "/")
-                throw TagError(property: nil, message: "tag.from_path: '\(path)' does not fit \"\(fromPath.text)\"")
+                warnings.append("tag.from_path: '\(path)' does not fit \"\(fromPath.text)\"; its tags are left as they were")
             }
-            for (name, value) in found { Self.store(value, as: name, in: &properties) }
         }
         let before = properties
         let lookup: (String) -> TemplateValue? = { name in before.first { $0.name == name }?.value }
@@ -82,6 +89,7 @@ public struct TagStage: Sendable {
             results.append((name, value))
         }
         for (name, value) in results { Self.store(value, as: name, in: &properties) }
+        return warnings
     }
 
     /// Sets (replacing the first entry of that name, dropping any others) or removes a property.

@@ -45,7 +45,7 @@ extension SchemaReader {
                 conditions.append(.any(alternatives))
                 continue
             }
-            guard let kind = ItemProperties.kind(of: name), name != "exif." else {
+            guard let kind = ItemProperties.kind(of: name), name != "exif.", name != "tag." else {
                 sink.error(keyNode, "unknown property '\(name)' in where",
                            suggestion: DiagnosticSink.didYouMean(name, in: ItemProperties.names))
                 ok = false

@@ -7,16 +7,18 @@ import Foundation
 public enum Movie {
     /// Reads the container and stream headers.
     public static func probe(path: String) throws -> MovieInfo {
-        final class Tags { var values: [String: String] = [:] }
+        final class Tags { var values: [String: String] = [:]; var ordered: [MovieTag] = [] }
         let tags = Tags()
         var raw = MedleyMovieInfo()
         _ = try withExtendedLifetime(tags) {
             try checked { error, size -> Bool? in
                 medley_movie_probe(path, &raw, { context, key, value in
                     guard let context, let key, let value else { return }
-                    let name = String(cString: key).lowercased()
+                    let spelt = String(cString: key), name = spelt.lowercased()
                     guard !Movie.structuralTags.contains(name) else { return }
-                    Unmanaged<Tags>.fromOpaque(context).takeUnretainedValue().values[name] = String(cString: value)
+                    let tags = Unmanaged<Tags>.fromOpaque(context).takeUnretainedValue()
+                    tags.values[name] = String(cString: value)
+                    tags.ordered.append(MovieTag(key: spelt, value: String(cString: value)))
                 }, Unmanaged.passUnretained(tags).toOpaque(), error, size) == 0 ? true : nil
             }
         }
@@ -27,8 +29,13 @@ public enum Movie {
             frameRateNumerator: Int(raw.frame_rate_num), frameRateDenominator: Int(raw.frame_rate_den),
             videoCodec: text(&raw.video_codec), audioCodec: audio.isEmpty ? nil : audio,
             sampleRate: Int(raw.sample_rate), channels: Int(raw.channels), bitRate: Int(raw.bit_rate),
-            rotation: Int(raw.rotation), tags: tags.values, format: text(&raw.format), pixelFormat: text(&raw.pixel_format))
+            rotation: Int(raw.rotation), tags: tags.values, format: text(&raw.format), pixelFormat: text(&raw.pixel_format),
+            containerTags: tags.ordered)
     }
+
+    /// How far short of the container's duration a re-encode's decoded pictures and sound may
+    /// end before the source counts as truncated (rounded durations, a trailing audio frame).
+    static let truncationSlack = 0.5
 
     /// MP4 brand fields: they describe the file's structure, not the movie.
     static let structuralTags: Set<String> = ["major_brand", "minor_version", "compatible_brands"]
@@ -108,11 +115,31 @@ public enum Movie {
             try? FileManager.default.removeItem(atPath: output)
             throw error
         }
+        // A file cut short still demuxes up to where it stops, while its index declares the whole.
+        let decodedEnd = max(report.video_end, report.audio_end)
+        if info.duration > 0, decodedEnd < info.duration - truncationSlack {
+            try? FileManager.default.removeItem(atPath: output)
+            throw MediaError(String(format: "truncated: %.3f s decoded of the %.3f s the container declares", decodedEnd, info.duration))
+        }
         let written = try probe(path: output)
         let bytes = (try? FileManager.default.attributesOfItem(atPath: output))?[.size] as? Int ?? 0
         return MovieTranscodeResult(bytes: bytes, duration: written.duration, width: written.width,
                                     height: written.height, videoFrames: Int(report.video_frames),
-                                    audioSamples: Int(report.audio_samples), skippedPackets: Int(report.decode_errors))
+                                    audioSamples: Int(report.audio_samples), skippedPackets: Int(report.decode_errors),
+                                    damagedFrames: Int(report.damaged_frames),
+                                    tagsNotKept: tagsNotKept(from: info.containerTags, in: written.containerTags))
+    }
+
+    /// Each source container tag the output does not hold byte for byte, as "key (why)". The
+    /// muxer writes its own `encoder`.
+    static func tagsNotKept(from source: [MovieTag], in written: [MovieTag]) -> [String] {
+        var kept: [String: String] = [:]
+        for tag in written { kept[tag.key] = tag.value }
+        return source.compactMap { tag in
+            guard tag.key.lowercased() != "encoder" else { return nil }
+            guard let value = kept[tag.key] else { return "\(tag.key) (MP4 cannot hold it)" }
+            return value == tag.value ? nil : "\(tag.key) (written as \"\(value)\", not \"\(tag.value)\")"
+        }
     }
 
     /// The stored-orientation output size, source crop and pixel aspect for an encoding. The box is
@@ -226,4 +253,19 @@ public struct MovieTranscodeResult: Sendable, Equatable {
     public var audioSamples: Int
     /// Packets the decoders rejected and skipped (a damaged source).
     public var skippedPackets: Int
+    /// Video frames the decoder concealed damage in (re-encoded as the decoder guessed them).
+    public var damagedFrames: Int = 0
+    /// Source container tags the output lacks or holds changed, as "key (why)".
+    public var tagsNotKept: [String] = []
+}
+
+/// One container tag as libavformat names it, in the container's order, case kept.
+public struct MovieTag: Sendable, Equatable {
+    public var key: String
+    public var value: String
+
+    public init(key: String, value: String) {
+        self.key = key
+        self.value = value
+    }
 }

@@ -34,11 +34,15 @@ public struct MovieInfo: Sendable, Equatable {
     public var format: String
     /// FFmpeg's pixel format name of the video stream ("yuv420p", …).
     public var pixelFormat: String
+    /// The same tags as `tags`, with their keys as the container spells them, in its order
+    /// (what `ffprobe -show_entries format_tags` prints, less the brand fields).
+    public var containerTags: [MovieTag]
 
     public init(duration: Double, startTime: Double, width: Int, height: Int, pixelAspectNumerator: Int,
                 pixelAspectDenominator: Int, frameRateNumerator: Int, frameRateDenominator: Int, videoCodec: String, audioCodec: String?,
                 sampleRate: Int, channels: Int, bitRate: Int, rotation: Int, tags: [String: String], format: String,
-                pixelFormat: String) {
+                pixelFormat: String, containerTags: [MovieTag] = []) {
+        self.containerTags = containerTags
         self.duration = duration
         self.startTime = startTime
         self.width = width
