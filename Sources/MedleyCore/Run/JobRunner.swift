@@ -511,7 +511,11 @@ public final class PipelineRunner: @unchecked Sendable {
                               _ entry: inout ManifestRecord, announce: () -> Void) throws {
         let file = item.file
         let reader = try AudioStage.open(file.path, format: item.sniffed.format)
-        let tags = AudioStage.readTags(file.path)
+        let (tags, tagWarnings, tagFailure) = AudioStage.readTags(file.path)
+        if let tagFailure, let use = Self.tagUse(state.job) {
+            throw ItemFailure("\(tagFailure); the job's \(use) needs them")
+        }
+        entry.warnings += tagWarnings
         var properties = AudioProperties(file: file, persistentID: item.persistentID, info: reader.info,
                                          format: item.sniffed.format, tags: tags)
         let mediaType = properties["mediaType"]?.text ?? "music"
@@ -554,6 +558,16 @@ public final class PipelineRunner: @unchecked Sendable {
         if case .export(let template)? = state.job.tag?.artwork, let artwork = tags.artwork {
             try exportArtwork(artwork, template: template, export: export, output: output, state, file) { properties[$0] }
         }
+    }
+
+    /// What in `job` uses an item's tags (its `tag` stage, a tag property in the export name), so
+    /// that tags which cannot be read fail the item rather than give a wrong result; nil when nothing does.
+    static func tagUse(_ job: Job) -> String? {
+        if job.tag != nil { return "tag stage" }
+        if let name = job.export?.name, let used = name.properties.first(where: AudioStage.tagProperties.contains) {
+            return "export name ({\(used)})"
+        }
+        return nil
     }
 
     /// A JPEG or PNG file as cover art (the tag stage checked its kind at validation).
@@ -758,6 +772,8 @@ public final class PipelineRunner: @unchecked Sendable {
         state.counts.excluded += 1
         lock.unlock()
         append(entry.json.rendered(), state)
+        // Tags that could not be read may be why `where` left the item out.
+        for warning in entry.warnings { console.say("warn  \(entry.input): \(warning)") }
     }
 
     private func record(_ state: JobState, finished entry: ManifestRecord, milliseconds: Double) {

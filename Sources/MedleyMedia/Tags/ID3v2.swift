@@ -36,8 +36,8 @@ enum ID3v2 {
         if flags & 0x40 != 0 {
             switch version {
             case 2: return MediaTags() // v2.2's bit 6 means a compressed tag, which nobody defined.
-            case 3: try reader.skip(try reader.u32BE())
-            default: try reader.skip(syncsafe(try reader.take(4)) - 4)
+            case 3: try skipExtendedHeader(&reader, try reader.u32BE())
+            default: try skipExtendedHeader(&reader, syncsafe(try reader.take(4)) - 4)
             }
         }
         var frames: [(id: String, data: [UInt8])] = []
@@ -76,6 +76,15 @@ enum ID3v2 {
             frames.append((version == 2 ? (v22Names[id] ?? id) : id, data))
         }
         return tags(from: frames, version: version)
+    }
+
+    /// Skips the rest of an extended header of `count` bytes; one larger than the tag (a header
+    /// flag set by mistake: its "size" is the first frame's ID) leaves no frames to find.
+    private static func skipExtendedHeader(_ reader: inout ByteReader, _ count: Int) throws {
+        guard count >= 0, count <= reader.remaining else {
+            throw MediaError("the ID3v2 extended header says it is \(count) bytes long, more than the \(reader.remaining) left in the tag")
+        }
+        try reader.skip(count)
     }
 
     /// v2.4 frame sizes are syncsafe, but iTunes once wrote plain ones: use the reading that

@@ -9,6 +9,9 @@
 public struct MediaTags: Sendable, Equatable {
     public var values: [String: String]
     public var artwork: Artwork?
+    /// What a reader found damaged and skipped (a frame, a block, a field), one sentence each;
+    /// the rest of the tags was read.
+    public var warnings: [String] = []
 
     public init(values: [String: String] = [:], artwork: Artwork? = nil) {
         self.values = values
