@@ -41,27 +41,60 @@ enum ID3v2 {
             }
         }
         var frames: [(id: String, data: [UInt8])] = []
+        var warnings: [String] = []
         let headerSize = version == 2 ? 6 : 10
-        while reader.remaining >= headerSize, reader.bytes[reader.position] != 0 {
-            let idBytes = try reader.take(version == 2 ? 3 : 4)
-            guard idBytes.allSatisfy({ (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) }) else { break }
-            let id = String(decoding: idBytes, as: UTF8.self)
+        /// The frame header at `position`: a frame ID and a size that fits in the tag.
+        func header(at position: Int) -> (id: String, size: Int)? {
+            guard position + headerSize <= body.count else { return nil }
+            let idBytes = body[position..<position + (version == 2 ? 3 : 4)]
+            guard (0x41...0x5A).contains(idBytes.first!),
+                  idBytes.allSatisfy({ (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) }) else { return nil }
+            let sizeBytes = version == 2 ? body[position + 3..<position + 6] : body[position + 4..<position + 8]
             let size: Int
-            var formatFlags: UInt8 = 0
             switch version {
-            case 2:
-                size = try reader.take(3).bigEndianInteger
-            case 3:
-                size = try reader.u32BE()
-                try reader.skip(1)
-                formatFlags = try reader.u8()
-            default:
-                size = frameSize24(try reader.take(4), in: body, at: reader.position + 2)
-                try reader.skip(1)
-                formatFlags = try reader.u8()
+            case 2, 3: size = sizeBytes.bigEndianInteger
+            default: size = frameSize24(sizeBytes, in: body, at: position + 10)
             }
-            guard size <= reader.remaining else { break }
-            var data = Array(try reader.take(size))
+            guard position + headerSize + size <= body.count else { return nil }
+            return (String(decoding: idBytes, as: UTF8.self), size)
+        }
+        /// Whether a frame may end at `position`: the next frame, the padding or the tag's end follows.
+        func endsWell(_ position: Int) -> Bool {
+            position >= body.count || body[position] == 0 || header(at: position) != nil
+        }
+        /// The next frame header after damage at `position`, if any, that leads on to a frame or the end.
+        func resynchronise(after position: Int) -> Int? {
+            var next = position
+            while next + headerSize <= body.count {
+                if body[next] != 0, let found = header(at: next), endsWell(next + headerSize + found.size) { return next }
+                next += 1
+            }
+            return nil
+        }
+        func printable(_ position: Int) -> String {
+            let bytes = body[position..<min(body.count, position + (version == 2 ? 3 : 4))]
+            return bytes.allSatisfy({ (0x20...0x7E).contains($0) }) ? String(decoding: bytes, as: UTF8.self)
+                : bytes.map { String(format: "%02X", $0) }.joined(separator: " ")
+        }
+        var position = reader.position
+        while position + headerSize <= body.count, body[position] != 0 {
+            // A frame whose ID or size is wrong is skipped with a warning; reading goes on at the
+            // next frame header (mutagen too skips bad frames and keeps the rest).
+            guard let found = header(at: position), endsWell(position + headerSize + found.size) else {
+                let name = printable(position)
+                let next = resynchronise(after: position + 1)
+                warnings.append(next == nil
+                    ? "ID3v2 frame \(name) at byte \(position + 10) has a wrong size; it and the \(body.count - position) bytes after it were skipped"
+                    : "ID3v2 frame \(name) at byte \(position + 10) has a wrong size; skipped \(next! - position) bytes to the next frame")
+                guard let next else { break }
+                position = next
+                continue
+            }
+            let id = found.id
+            var formatFlags: UInt8 = 0
+            if version > 2 { formatFlags = body[position + 9] }
+            var data = Array(body[position + headerSize..<position + headerSize + found.size])
+            position += headerSize + found.size
             if version == 3 {
                 if formatFlags & 0xC0 != 0 { continue } // compressed or encrypted
                 if formatFlags & 0x20 != 0 { data = Array(data.dropFirst()) }
@@ -73,9 +106,16 @@ enum ID3v2 {
                 data = Array(data.dropFirst(skip))
                 if formatFlags & 0x02 != 0 || flags & 0x80 != 0 { data = removeUnsynchronisation(data) }
             }
-            frames.append((version == 2 ? (v22Names[id] ?? id) : id, data))
+            let name = version == 2 ? (v22Names[id] ?? id) : id
+            if (name.hasPrefix("T") || ["COMM", "USLT", "APIC", "PIC"].contains(name)), let encoding = data.first, encoding > 3 {
+                warnings.append("ID3v2 frame \(name) has text encoding \(encoding), which ID3 does not define; skipped")
+                continue
+            }
+            frames.append((name, data))
         }
-        return tags(from: frames, version: version)
+        var tags = tags(from: frames, version: version)
+        tags.warnings = warnings
+        return tags
     }
 
     /// Skips the rest of an extended header of `count` bytes; one larger than the tag (a header
