@@ -105,4 +105,122 @@ final class TagRealWorldRunTests: EndToEndCase {
             XCTAssertEqual(Tool.files(under: work + "/out").filter { $0.hasSuffix(".flac") }, ["damaged.flac"], "nothing more written")
         }
     }
+
+    /// What mutagen reads: every tag by mutagen's key (ID3 HashKey such as "TXXX:REPLAYGAIN_TRACK_GAIN",
+    /// MP4 atom name, Vorbis field in upper case) with all its values.
+    static let mutagenDump = #"""
+import sys, json, mutagen
+from mutagen.id3 import ID3
+f = mutagen.File(sys.argv[1])
+out = {}
+tags = f.tags
+if isinstance(tags, ID3):
+    for key, frame in tags.items():
+        if frame.FrameID == "UFID": out[key] = [frame.data.decode("latin-1")]
+        elif hasattr(frame, "text"): out[key] = [str(t) for t in frame.text]
+elif type(f).__name__ == "MP4":
+    for key, values in tags.items():
+        out[key] = [v.decode("utf-8") if isinstance(v, bytes) else str(v) for v in values]
+else:
+    for key, value in tags: out.setdefault(key.upper(), []).append(value)
+print(json.dumps(out))
+"""#
+
+    func mutagen(_ path: String) throws -> [String: [String]] {
+        let result = try Tool.run("/usr/bin/python3", ["-c", Self.mutagenDump, path])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        return try XCTUnwrap(try JSONSerialization.jsonObject(with: result.data) as? [String: [String]], result.stdout)
+    }
+
+    /// A FLAC tagged by mutagen with ReplayGain, a MusicBrainz recording ID, ISRC, copyright and
+    /// three ARTIST fields, converted to FLAC, MP3, M4A, Ogg Opus, WAV and CAF: mutagen (ffprobe
+    /// for CAF, which mutagen does not read) finds every one of them in each output, all three
+    /// artists where the container holds several values, or the item's warnings name what is missing.
+    func testTagsOutsideTheSpecAndSeveralValuesAreCarriedOrReported() throws {
+        try FileManager.default.createDirectory(atPath: work + "/in", withIntermediateDirectories: true)
+        let source = work + "/in/extra.flac"
+        XCTAssertEqual(try Tool.run("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "sine=frequency=440:duration=1:sample_rate=44100",
+                                               "-c:a", "flac", "-fflags", "+bitexact", source]).status, 0)
+        let tagging = #"""
+import sys
+from mutagen.flac import FLAC
+f = FLAC(sys.argv[1])
+f.delete()
+f["TITLE"] = "Extra"
+f["ARTIST"] = ["First Ärtist", "Second", "Third"]
+f["REPLAYGAIN_TRACK_GAIN"] = "-6.50 dB"
+f["REPLAYGAIN_TRACK_PEAK"] = "0.988525"
+f["REPLAYGAIN_ALBUM_GAIN"] = "-7.10 dB"
+f["MUSICBRAINZ_TRACKID"] = "8f3471b5-7e6a-48da-86a9-c1c07a0f47ae"
+f["ISRC"] = "USRC17607839"
+f["COPYRIGHT"] = "℗ 2024 Medley Records"
+f.save()
+"""#
+        XCTAssertEqual(try Tool.run("/usr/bin/python3", ["-c", tagging, source]).status, 0)
+        let artists = ["First Ärtist", "Second", "Third"]
+        let read = try mutagen(source)
+        XCTAssertEqual(read["ARTIST"], artists)
+        XCTAssertEqual(read["ISRC"], ["USRC17607839"])
+
+        let formats = [("flac", "kAudioFormatFLAC"), ("mp3", "kAudioFormatMPEGLayer3"), ("m4a", "kAudioFormatMPEG4AAC"),
+                       ("ogg", "kAudioFormatOpus"), ("wav", "kAudioFormatLinearPCM"), ("caf", "kAudioFormatLinearPCM")]
+        var jobs = ["version: 1", "jobs:"]
+        for (ext, format) in formats {
+            jobs += ["  - name: to-\(ext)", "    ingest: { from: [\(work!)/in] }",
+                     "    transcode: { AVFormatIDKey: \(format)\(ext == "m4a" ? ", AVSampleRateKey: 44100" : "") }",
+                     "    export: { to: out, name: \"{stem}.\(ext)\" }"]
+        }
+        let result = try Tool.medley(["run", try pipeline(jobs.joined(separator: "\n"))])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        func warnings(_ ext: String) throws -> [String] {
+            try manifest("to-\(ext)").first?["warnings"] as? [String] ?? []
+        }
+        for ext in ["flac", "ogg"] {
+            let tags = try mutagen(work + "/out/extra.\(ext)")
+            XCTAssertEqual(tags["ARTIST"], artists, ext)
+            XCTAssertEqual(tags["REPLAYGAIN_TRACK_GAIN"], ["-6.50 dB"], ext)
+            XCTAssertEqual(tags["REPLAYGAIN_TRACK_PEAK"], ["0.988525"], ext)
+            XCTAssertEqual(tags["REPLAYGAIN_ALBUM_GAIN"], ["-7.10 dB"], ext)
+            XCTAssertEqual(tags["MUSICBRAINZ_TRACKID"], ["8f3471b5-7e6a-48da-86a9-c1c07a0f47ae"], ext)
+            XCTAssertEqual(tags["ISRC"], ["USRC17607839"], ext)
+            XCTAssertEqual(tags["COPYRIGHT"], ["℗ 2024 Medley Records"], ext)
+            XCTAssertEqual(try warnings(ext), [], ext)
+        }
+        for ext in ["mp3", "wav"] {
+            let tags = try mutagen(work + "/out/extra.\(ext)")
+            XCTAssertEqual(tags["TPE1"], artists, ext)
+            XCTAssertEqual(tags["TXXX:REPLAYGAIN_TRACK_GAIN"], ["-6.50 dB"], ext)
+            XCTAssertEqual(tags["TXXX:REPLAYGAIN_TRACK_PEAK"], ["0.988525"], ext)
+            XCTAssertEqual(tags["TXXX:REPLAYGAIN_ALBUM_GAIN"], ["-7.10 dB"], ext)
+            XCTAssertEqual(tags["UFID:http://musicbrainz.org"], ["8f3471b5-7e6a-48da-86a9-c1c07a0f47ae"], ext)
+            XCTAssertEqual(tags["TSRC"], ["USRC17607839"], ext)
+            XCTAssertEqual(tags["TCOP"], ["℗ 2024 Medley Records"], ext)
+            XCTAssertEqual(try warnings(ext), [], ext)
+        }
+        let m4a = try mutagen(work + "/out/extra.m4a")
+        XCTAssertEqual(m4a["©ART"], artists)
+        XCTAssertEqual(m4a["----:com.apple.iTunes:REPLAYGAIN_TRACK_GAIN"], ["-6.50 dB"])
+        XCTAssertEqual(m4a["----:com.apple.iTunes:REPLAYGAIN_TRACK_PEAK"], ["0.988525"])
+        XCTAssertEqual(m4a["----:com.apple.iTunes:REPLAYGAIN_ALBUM_GAIN"], ["-7.10 dB"])
+        XCTAssertEqual(m4a["----:com.apple.iTunes:MusicBrainz Track Id"], ["8f3471b5-7e6a-48da-86a9-c1c07a0f47ae"])
+        XCTAssertEqual(m4a["----:com.apple.iTunes:ISRC"], ["USRC17607839"])
+        XCTAssertEqual(m4a["cprt"], ["℗ 2024 Medley Records"])
+        XCTAssertEqual(try warnings("m4a"), [])
+
+        // CAF's info chunk: ISRC and copyright have keys; one value per key; the rest is reported.
+        let caf = try formatTags(work + "/out/extra.caf")
+        XCTAssertEqual(caf["isrc"], "USRC17607839")
+        XCTAssertEqual(caf["copyright"], "℗ 2024 Medley Records")
+        XCTAssertEqual(caf["artist"], "First Ärtist; Second; Third")
+        XCTAssertEqual(try warnings("caf"), [
+            "MUSICBRAINZ_TRACKID: .caf has no field for it; not written",
+            "REPLAYGAIN_ALBUM_GAIN: .caf has no field for it; not written",
+            "REPLAYGAIN_TRACK_GAIN: .caf has no field for it; not written",
+            "REPLAYGAIN_TRACK_PEAK: .caf has no field for it; not written",
+            "artist (3 values, written joined with \"; \"): .caf holds one value per field",
+        ])
+        for line in ["MUSICBRAINZ_TRACKID", "REPLAYGAIN_TRACK_GAIN"] {
+            XCTAssertTrue(result.stderr.contains("extra.flac: \(line): .caf has no field for it; not written"), result.stderr)
+        }
+    }
 }

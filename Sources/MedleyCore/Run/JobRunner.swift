@@ -538,7 +538,7 @@ public final class PipelineRunner: @unchecked Sendable {
         // Tags: the input's, as the tag stage left them, carried into the output's own fields.
         var artwork = tags.artwork
         if case .embed(let path)? = state.job.tag?.artwork { artwork = try Self.artwork(fromFileAt: path) }
-        let outputTags = AudioProperties.tags(from: properties.values, artwork: artwork)
+        let outputTags = AudioProperties.tags(from: properties.values, artwork: artwork, read: tags)
         let ext = (destination as NSString).pathExtension.lowercased()
         var outcome: AudioStage.Outcome?
         var dropped: [String] = []
@@ -550,8 +550,14 @@ public final class PipelineRunner: @unchecked Sendable {
                 throw ItemFailure("cannot write tags: \(error.reason)")
             }
         }
-        if !dropped.isEmpty {
-            entry.warnings.append(".\(ext) cannot hold \(dropped.joined(separator: ", ")); not written")
+        // Properties of SPEC §4 in one sentence; other tags (by their Vorbis field name) one each.
+        let specKeys = dropped.filter { MediaTags.names.contains($0) || $0 == "artwork" || $0 == "podcastTitle" }
+        if !specKeys.isEmpty {
+            entry.warnings.append(".\(ext) cannot hold \(specKeys.joined(separator: ", ")); not written")
+        }
+        for other in dropped where !specKeys.contains(other) {
+            entry.warnings.append(other.contains(" (") ? "\(other): .\(ext) holds one value per field"
+                                                       : "\(other): .\(ext) has no field for it; not written")
         }
         entry.duration = outcome?.duration
         entry.meter = stage.metering ? outcome?.meter : nil

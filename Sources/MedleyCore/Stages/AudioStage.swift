@@ -283,9 +283,13 @@ struct AudioProperties {
         return values
     }
 
-    /// The tag properties of `values` (after the tag stage) as tags to write, with `artwork`.
-    static func tags(from values: [(name: String, value: TemplateValue)], artwork: Artwork?) -> MediaTags {
+    /// The tag properties of `values` (after the tag stage) as tags to write, with `artwork`, and
+    /// the tags outside SPEC §4 and the lists of values of `read` (the input's), which the tag
+    /// stage does not change (`MediaTags.all` drops a list whose property was changed).
+    static func tags(from values: [(name: String, value: TemplateValue)], artwork: Artwork?, read: MediaTags = MediaTags()) -> MediaTags {
         var tags = MediaTags(artwork: artwork)
+        tags.extra = read.extra
+        tags.lists = read.lists
         for (name, value) in values where MediaTags.names.contains(name) {
             tags[name] = value.text
         }

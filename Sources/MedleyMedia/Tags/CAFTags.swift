@@ -4,6 +4,8 @@ import Foundation
 /// pairs with Apple's keys: "title", "artist", "album", "genre", "composer", "track number",
 /// "year" (releaseDate; "recorded date" is read too), "comments", "tempo". CAF defines no key for
 /// album artist, lyrics, grouping, track count, disc, compilation or media kind, and no artwork.
+/// Other tags: "ISRC", "copyright", "encoding application", "lyricist" (ExtraTags); the rest is
+/// reported. One value per key: several are written joined with "; " and reported.
 /// Writing puts the chunk right after 'desc' and copies every other chunk byte for byte.
 enum CAFTags {
     static let keys: Set<String> = [
@@ -64,6 +66,7 @@ enum CAFTags {
             TagValues.store(pair, into: &tags, number: "albumTrackNumber", count: "albumTrackCount")
         }
         if tags["releaseDate"] == nil { tags["releaseDate"] = entries["recorded date"] }
+        for (key, field) in ExtraTags.fieldsByCAFKey { if let value = entries[key] { tags.extra[field] = [value] } }
         TagValues.inferKind(&tags)
         return tags
     }
@@ -71,7 +74,14 @@ enum CAFTags {
     static func write(_ tags: MediaTags, to file: FileBytes, into output: ReplacementFile) throws -> [String] {
         let found = try chunks(file)
         let values = TagValues.present(tags)
-        let entries = fields.compactMap { field, key in values[key].map { (field, TagValues.clean($0)) } }
+        var entries = fields.compactMap { field, key in values[key].map { (field, TagValues.clean($0)) } }
+        // One value per key: several are joined, and said so.
+        var unsupported = fields.compactMap { _, key in tags.lists[key].flatMap { tags.all(key).count > 1 ? "\(key) (\($0.count) values, written joined with \"; \")" : nil } }
+        for (field, list) in tags.extra.sorted(by: { $0.key < $1.key }) where !list.isEmpty {
+            guard let key = ExtraTags.cafKeys[field] else { unsupported.append(field); continue }
+            entries.append((key, list.map(TagValues.clean).joined(separator: "; ")))
+            if list.count > 1 { unsupported.append("\(field) (\(list.count) values, written joined with \"; \")") }
+        }
         var body: [UInt8] = []
         body.appendBE(entries.count, bytes: 4)
         for (key, value) in entries { body += Array(key.utf8) + [0] + Array(value.utf8) + [0] }
@@ -84,6 +94,6 @@ enum CAFTags {
                 try output.append(info + body)
             }
         }
-        return []
+        return unsupported
     }
 }

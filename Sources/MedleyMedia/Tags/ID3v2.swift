@@ -6,7 +6,8 @@
 /// composer, TIT1 userGrouping (iTunes' GRP1 is read too), TRCK "n/N", TPOS "n/N", TDRC
 /// releaseDate (v2.3 TYER+TDAT read), TBPM, TCMP isCompilation, COMM comments (language "eng",
 /// empty description), USLT lyrics, APIC artwork (front cover), PCST (iTunes' podcast flag)
-/// mediaKind podcast. ID3 has no frame for an audiobook or a podcast's title.
+/// mediaKind podcast. ID3 has no frame for an audiobook or a podcast's title. Other tags: the
+/// standard frames and UFID of ExtraTags' table, TXXX for the rest; several values NUL-separated.
 enum ID3v2 {
     /// The keys an ID3v2 tag holds ("mediaKind": music and podcast only).
     static let keys: Set<String> = [
@@ -152,6 +153,9 @@ enum ID3v2 {
         "TIT1": "userGrouping", "TDRC": "releaseDate",
     ]
 
+    /// TXXX descriptions read as SPEC §4 keys, not carried as extra tags.
+    private static let consumedUserText: Set<String> = ["TCMP", "COMPILATION", "ALBUMARTIST", "ALBUM ARTIST"]
+
     private static func tags(from frames: [(id: String, data: [UInt8])], version: UInt8) -> MediaTags {
         var tags = MediaTags()
         var first: [String: [UInt8]] = [:]
@@ -163,8 +167,18 @@ enum ID3v2 {
         for frame in frames {
             switch frame.id {
             case "TXXX":
-                if let values = textValues(frame.data), values.count >= 2, userText[values[0].uppercased()] == nil {
-                    userText[values[0].uppercased()] = values[1]
+                if let values = textValues(frame.data), values.count >= 2 {
+                    if userText[values[0].uppercased()] == nil { userText[values[0].uppercased()] = values[1] }
+                    let field = ExtraTags.field(userName: values[0])
+                    if !consumedUserText.contains(field), tags.extra[field] == nil {
+                        tags.extra[field] = Array(values[1...]).filter { !$0.isEmpty }
+                    }
+                }
+            case "UFID":
+                // Owner (Latin-1, NUL-terminated), then the identifier.
+                if let end = frame.data.firstIndex(of: 0), decodeText(frame.data[..<end]) == ExtraTags.musicBrainzOwner {
+                    let id = decodeText(frame.data[(end + 1)...])
+                    if !id.isEmpty { tags.extra["MUSICBRAINZ_TRACKID"] = [id] }
                 }
             case "COMM", "USLT":
                 guard let (description, text) = describedText(frame.data) else { continue }
@@ -180,7 +194,13 @@ enum ID3v2 {
             let joined = values.joined(separator: "; ")
             return joined.isEmpty ? nil : joined
         }
-        for (id, key) in textFrames { tags[key] = text(id) }
+        for (id, key) in textFrames {
+            tags[key] = text(id)
+            if let data = first[id], let values = textValues(data), values.count > 1 { tags.lists[key] = values }
+        }
+        for (id, field) in ExtraTags.fieldsByID3Frame {
+            if let data = first[id], let values = textValues(data)?.filter({ !$0.isEmpty }), !values.isEmpty { tags.extra[field] = values }
+        }
         if tags["userGrouping"] == nil { tags["userGrouping"] = text("GRP1") }
         if tags["releaseDate"] == nil { tags["releaseDate"] = text("TDRL") }
         if tags["releaseDate"] == nil, let year = text("TYER") {
@@ -338,6 +358,12 @@ enum ID3v2 {
             guard let value else { return }
             frame(id, [3] + Array(TagValues.clean(value).utf8))
         }
+        /// A text frame with every value of `key`, NUL-separated (v2.4).
+        func texts(_ id: String, _ key: String) {
+            let all = tags.all(key)
+            guard !all.isEmpty else { return }
+            frame(id, [3] + Array(all.map(TagValues.clean).joined(separator: "\0").utf8))
+        }
         func pair(_ id: String, _ numberKey: String, _ countKey: String) {
             let number = values[numberKey], count = values[countKey]
             guard number != nil || count != nil else { return }
@@ -353,13 +379,13 @@ enum ID3v2 {
             // UTF-8, language "eng", an empty description, the text.
             frame(id, [3] + Array("eng".utf8) + [0] + Array(TagValues.clean(value).utf8))
         }
-        text("TIT2", values["title"])
-        text("TPE1", values["artist"])
-        text("TPE2", values["albumArtist"])
-        text("TALB", values["albumTitle"])
-        text("TIT1", values["userGrouping"])
-        text("TCOM", values["composer"])
-        text("TCON", values["genre"])
+        texts("TIT2", "title")
+        texts("TPE1", "artist")
+        texts("TPE2", "albumArtist")
+        texts("TALB", "albumTitle")
+        texts("TIT1", "userGrouping")
+        texts("TCOM", "composer")
+        texts("TCON", "genre")
         pair("TRCK", "albumTrackNumber", "albumTrackCount")
         pair("TPOS", "discNumber", "discCount")
         text("TDRC", values["releaseDate"])
@@ -373,6 +399,17 @@ enum ID3v2 {
         case nil, "music": break
         case "podcast": frame("PCST", [0, 0, 0, 1])
         default: unsupported.append("mediaKind")
+        }
+        for (field, list) in tags.extra.sorted(by: { $0.key < $1.key }) {
+            let values = list.map(TagValues.clean).filter { !$0.isEmpty }
+            guard !values.isEmpty else { continue }
+            if let id = ExtraTags.id3Frames[field] {
+                frame(id, [3] + Array(values.joined(separator: "\0").utf8))
+            } else if field == "MUSICBRAINZ_TRACKID", values.count == 1, values[0].utf8.count <= 64 {
+                frame("UFID", Array(ExtraTags.musicBrainzOwner.utf8) + [0] + Array(values[0].utf8))
+            } else {
+                frame("TXXX", [3] + Array(ExtraTags.userName(field).utf8) + [0] + Array(values.joined(separator: "\0").utf8))
+            }
         }
         described("COMM", values["comments"])
         described("USLT", values["lyrics"])

@@ -5,7 +5,8 @@ import Foundation
 /// Mapping: TITLE, ARTIST, ALBUMARTIST (also read: "ALBUM ARTIST"), ALBUM, GENRE, COMPOSER,
 /// TRACKNUMBER + TRACKTOTAL (also read: "n/N", TOTALTRACKS), DISCNUMBER + DISCTOTAL (also read:
 /// TOTALDISCS), LYRICS (also read: UNSYNCEDLYRICS), COMMENT (also read: DESCRIPTION), DATE, BPM,
-/// COMPILATION ("1"/"0"), GROUPING. Artwork is a FLAC picture: its own metadata block in .flac,
+/// COMPILATION ("1"/"0"), GROUPING; every other field is carried as it is (ExtraTags), and
+/// repeated fields keep all their values. Artwork is a FLAC picture: its own metadata block in .flac,
 /// base64 in METADATA_BLOCK_PICTURE in Ogg (legacy COVERART is read). No field marks a
 /// podcast, an audiobook or a podcast's title.
 enum VorbisComments {
@@ -25,6 +26,11 @@ enum VorbisComments {
         "ALBUM ARTIST": "ALBUMARTIST", "ALBUM_ARTIST": "ALBUMARTIST", "UNSYNCEDLYRICS": "LYRICS",
         "DESCRIPTION": "COMMENT", "TOTALTRACKS": "TRACKTOTAL", "TOTALDISCS": "DISCTOTAL",
     ]
+
+    /// The fields this mapping reads; any other is carried as an extra tag.
+    private static let known: Set<String> = Set(plainFields.map(\.field)).union([
+        "TRACKNUMBER", "TRACKTOTAL", "DISCNUMBER", "DISCTOTAL", "COMPILATION", "METADATA_BLOCK_PICTURE", "COVERART", "COVERARTMIME",
+    ])
 
     // MARK: Comment block
 
@@ -64,7 +70,17 @@ enum VorbisComments {
         }
         var tags = MediaTags()
         func value(_ name: String) -> String? { byName[name].map { $0.joined(separator: "; ") } }
-        for (field, key) in plainFields { tags[key] = value(field) }
+        for (field, key) in plainFields {
+            tags[key] = value(field)
+            if let all = byName[field], all.count > 1 { tags.lists[key] = all }
+        }
+        // Everything else is carried as it is (ExtraTags).
+        for (name, values) in byName where !known.contains(name) { tags.extra[name] = values }
+        for (field, key) in [("TRACKNUMBER", "albumTrackNumber"), ("DISCNUMBER", "discNumber")] {
+            if let all = byName[field], all.count > 1 {
+                tags.warnings.append("\(field) has \(all.count) values (\(all.joined(separator: ", "))); only the first, \(all[0]), was read")
+            }
+        }
         func numbers(_ numberField: String, _ totalField: String, _ numberKey: String, _ countKey: String) {
             if let number = byName[numberField]?.first {
                 let pair = TagValues.pair(number)
@@ -97,7 +113,7 @@ enum VorbisComments {
         var fields: [(String, String)] = []
         var unsupported: [String] = []
         for (field, key) in plainFields {
-            if let value = values[key] { fields.append((field, TagValues.clean(value))) }
+            for value in tags.all(key) { fields.append((field, TagValues.clean(value))) }
         }
         let numbered = [("TRACKNUMBER", "albumTrackNumber"), ("TRACKTOTAL", "albumTrackCount"),
                         ("DISCNUMBER", "discNumber"), ("DISCTOTAL", "discCount")]
@@ -108,7 +124,16 @@ enum VorbisComments {
             if let flag = TagValues.flag(compilation) { fields.append(("COMPILATION", flag ? "1" : "0")) } else { unsupported.append("isCompilation") }
         }
         if let kind = values["mediaKind"], kind != "music" { unsupported.append("mediaKind") }
+        for (name, list) in tags.extra.sorted(by: { $0.key < $1.key }) where !known.contains(name) && isFieldName(name) {
+            for value in list { fields.append((name, TagValues.clean(value))) }
+        }
+        for name in tags.extra.keys.sorted() where !isFieldName(name) { unsupported.append(name) }
         return (fields, unsupported)
+    }
+
+    /// Whether a Vorbis comment may use `name`: printable ASCII except "=" (0x20–0x7D).
+    static func isFieldName(_ name: String) -> Bool {
+        !name.isEmpty && name.utf8.allSatisfy { (0x20...0x7D).contains($0) && $0 != 0x3D }
     }
 
     // MARK: Pictures
