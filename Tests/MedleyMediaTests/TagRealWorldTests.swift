@@ -176,4 +176,28 @@ final class TagRealWorldTests: TagCase {
         XCTAssertEqual(try Peer.mutagen(work + "/long.flac").fields["TITLE"], ["New"])
         XCTAssertEqual(try Peer.decodedMD5(work + "/long.flac"), try Peer.decodedMD5(made), "the rewrite repairs the block")
     }
+
+    /// A WAV (ffmpeg: LIST/INFO before the data chunk) with a chunk at the end that says it is
+    /// 1000 bytes long and holds 20: the INFO tags are kept (ffprobe reads the same), the rest is
+    /// a warning; rewriting needs every chunk whole, so it fails, saying why.
+    func testWAVChunkRunningPastTheEndKeepsTheTagsBeforeIt() throws {
+        let made = try tone("made.wav", codec: "pcm_s16le", extra: ["-metadata", "title=Tïtle", "-metadata", "artist=Ärtist"])
+        var damaged = try bytes(made)
+        damaged += Array("junk".utf8) + [0xE8, 0x03, 0, 0] + [UInt8](repeating: 7, count: 20)
+        let riff = damaged.count - 8
+        damaged[4..<8] = [UInt8(riff & 0xFF), UInt8(riff >> 8 & 0xFF), UInt8(riff >> 16 & 0xFF), UInt8(riff >> 24)]
+        let path = work + "/damaged.wav"
+        try Data(damaged).write(to: URL(fileURLWithPath: path))
+        let peer = try Peer.ffprobeTags(path)
+        XCTAssertEqual(peer["title"], "Tïtle")
+        XCTAssertEqual(peer["artist"], "Ärtist")
+        let tags = try TagIO.read(path: path)
+        XCTAssertEqual(tags.values["title"], "Tïtle")
+        XCTAssertEqual(tags.values["artist"], "Ärtist")
+        XCTAssertEqual(tags.warnings, ["the junk chunk says it is 1000 bytes long, but the file ends 20 bytes into it; "
+                                       + "tag chunks after it, if any, were not read"])
+        XCTAssertThrowsError(try TagIO.write(MediaTags(values: ["title": "x"]), toFileAt: path, container: "wav")) {
+            XCTAssertEqual("\($0)", "cannot write the tags of \(path): the junk chunk says it is 1000 bytes long, but the file ends 20 bytes into it")
+        }
+    }
 }
