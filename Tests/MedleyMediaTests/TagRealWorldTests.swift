@@ -200,4 +200,41 @@ final class TagRealWorldTests: TagCase {
             XCTAssertEqual("\($0)", "cannot write the tags of \(path): the junk chunk says it is 1000 bytes long, but the file ends 20 bytes into it")
         }
     }
+
+    /// Vorbis comments tagged by mutagen with ten TITLE values and two TRACKNUMBERs: the titles
+    /// are all kept (joined for the property, every one written back as its own field); the
+    /// track number keeps the first and says so.
+    func testRepeatedVorbisFieldsAreKeptOrReported() throws {
+        let path = try tone("many.flac", codec: "flac")
+        let titles = (1...10).map { "Title \($0)" }
+        let script = #"""
+import sys
+from mutagen.flac import FLAC
+f = FLAC(sys.argv[1]); f.delete()
+f["TITLE"] = ["Title %d" % n for n in range(1, 11)]
+f["TRACKNUMBER"] = ["3", "4"]
+f["ISRC"] = ["USRC17607839", "GBAYE0601498"]
+f.save()
+"""#
+        try Peer.must(Peer.python, ["-c", script, path])
+        XCTAssertEqual(try Peer.mutagen(path).fields["TITLE"], titles)
+        let tags = try TagIO.read(path: path)
+        XCTAssertEqual(tags.values, ["title": titles.joined(separator: "; "), "albumTrackNumber": "3"])
+        XCTAssertEqual(tags.lists["title"], titles)
+        XCTAssertEqual(tags.extra["ISRC"], ["USRC17607839", "GBAYE0601498"])
+        XCTAssertEqual(tags.warnings, ["TRACKNUMBER has 2 values (3, 4); only the first, 3, was read"])
+        let copy = try tone("copy.ogg", codec: "libvorbis")
+        XCTAssertEqual(try TagIO.write(tags, toFileAt: copy, container: "ogg"), [])
+        let written = try Peer.mutagen(copy)
+        XCTAssertEqual(written.fields["TITLE"], titles)
+        XCTAssertEqual(written.fields["ISRC"], ["USRC17607839", "GBAYE0601498"])
+        let mp3 = try tone("copy.mp3", codec: "libmp3lame")
+        XCTAssertEqual(try TagIO.write(tags, toFileAt: mp3, container: "mp3"), [])
+        XCTAssertEqual(try Peer.mutagen(mp3).fields["TIT2"], [titles.joined(separator: "\u{0}")], "ID3v2.4: NUL-separated")
+        XCTAssertEqual(try Peer.mutagen(mp3).fields["TSRC"], ["USRC17607839\u{0}GBAYE0601498"])
+        // A title changed by the tag stage is one value again.
+        var changed = tags
+        changed["title"] = "One"
+        XCTAssertEqual(changed.all("title"), ["One"])
+    }
 }
