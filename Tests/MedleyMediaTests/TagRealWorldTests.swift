@@ -237,4 +237,19 @@ f.save()
         changed["title"] = "One"
         XCTAssertEqual(changed.all("title"), ["One"])
     }
+
+    /// The same in CAF: a chunk at the end that says it is 1000 bytes long and holds 20; the info
+    /// chunk before it is read (ffprobe reads the same title).
+    func testCAFChunkRunningPastTheEndKeepsTheInfoBeforeIt() throws {
+        let made = try tone("made.caf", codec: "pcm_s16be", extra: ["-metadata", "title=Tïtle"])
+        let path = work + "/damaged.caf"
+        try Data(try bytes(made) + Array("free".utf8) + [0, 0, 0, 0, 0, 0, 0x03, 0xE8] + [UInt8](repeating: 0, count: 20))
+            .write(to: URL(fileURLWithPath: path))
+        XCTAssertEqual(try Peer.ffprobeTags(path)["title"], "Tïtle")
+        let tags = try TagIO.read(path: path)
+        XCTAssertEqual(tags.values["title"], "Tïtle")
+        XCTAssertEqual(tags.warnings, ["the CAF free chunk says it is 1000 bytes long, but the file ends 20 bytes into it; "
+                                       + "an info chunk after it, if any, was not read"])
+        XCTAssertThrowsError(try TagIO.write(MediaTags(values: ["title": "x"]), toFileAt: path, container: "caf"))
+    }
 }

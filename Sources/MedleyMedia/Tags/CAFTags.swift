@@ -24,7 +24,9 @@ enum CAFTags {
         let length: UInt64
     }
 
-    private static func chunks(_ file: FileBytes) throws -> [Chunk] {
+    /// The chunks, and `damage` when one runs past the end of the file (listed with what the file
+    /// holds of it; nothing after it can be found).
+    private static func chunks(_ file: FileBytes) throws -> (chunks: [Chunk], damage: String?) {
         let header = try file.readPrefix(at: 0, count: 8)
         guard header.count == 8, header.starts(with: Array("caff".utf8)), header[4..<6].bigEndianInteger == 1 else {
             throw MediaError("not a CAF file")
@@ -39,18 +41,27 @@ enum CAFTags {
                 found.append(Chunk(type: type, offset: offset, length: file.size - offset))
                 break
             }
-            guard size <= file.size - offset - 12 else { throw MediaError("the CAF \(type) chunk runs past the end of the file") }
+            guard size <= file.size - offset - 12 else {
+                let damage = "the CAF \(type) chunk says it is \(size) bytes long, but the file ends \(file.size - offset - 12) bytes into it"
+                guard found.first?.type == "desc", type == "data" || found.contains(where: { $0.type == "data" }) else {
+                    throw MediaError(damage)
+                }
+                found.append(Chunk(type: type, offset: offset, length: file.size - offset))
+                return (found, damage)
+            }
             found.append(Chunk(type: type, offset: offset, length: 12 + size))
             offset += 12 + size
         }
         guard found.first?.type == "desc" else { throw MediaError("the CAF file does not start with a desc chunk") }
         guard found.contains(where: { $0.type == "data" }) else { throw MediaError("the CAF file has no data chunk") }
-        return found
+        return (found, nil)
     }
 
     static func read(_ file: FileBytes) throws -> MediaTags {
         var tags = MediaTags()
-        guard let chunk = try chunks(file).first(where: { $0.type == "info" }) else { return tags }
+        let (found, damage) = try chunks(file)
+        if let damage { tags.warnings.append(damage + "; an info chunk after it, if any, was not read") }
+        guard let chunk = found.first(where: { $0.type == "info" }) else { return tags }
         var reader = ByteReader(try file.read(at: chunk.offset + 12, count: Int(chunk.length - 12)))
         var entries: [String: String] = [:]
         let count = try reader.u32BE()
@@ -72,7 +83,8 @@ enum CAFTags {
     }
 
     static func write(_ tags: MediaTags, to file: FileBytes, into output: ReplacementFile) throws -> [String] {
-        let found = try chunks(file)
+        let (found, damage) = try chunks(file)
+        if let damage { throw MediaError(damage) }
         let values = TagValues.present(tags)
         var entries = fields.compactMap { field, key in values[key].map { (field, TagValues.clean($0)) } }
         // One value per key: several are joined, and said so.
