@@ -197,6 +197,9 @@ f.save()
             XCTAssertEqual(tags["TCOP"], ["℗ 2024 Medley Records"], ext)
             XCTAssertEqual(try warnings(ext), [], ext)
         }
+        // WAV's INFO list has a field for the copyright too (exiftool reads RIFF INFO).
+        let info = try Tool.run("exiftool", ["-s3", "-RIFF:Copyright", "-charset", "RIFF=UTF8", work + "/out/extra.wav"])
+        XCTAssertEqual(info.stdout.trimmingCharacters(in: .newlines), "℗ 2024 Medley Records", info.stderr)
         let m4a = try mutagen(work + "/out/extra.m4a")
         XCTAssertEqual(m4a["©ART"], artists)
         XCTAssertEqual(m4a["----:com.apple.iTunes:REPLAYGAIN_TRACK_GAIN"], ["-6.50 dB"])

@@ -6,7 +6,8 @@ import Foundation
 /// because their native text fields hold only a few. Alongside it, for readers that know only
 /// the native fields:
 /// - WAV: a LIST/INFO chunk with INAM title, IART artist, IPRD albumTitle, IGNR genre, ICMT
-///   comments, ICRD releaseDate, ITRK albumTrackNumber (UTF-8, before the data chunk).
+///   comments, ICRD releaseDate, ITRK albumTrackNumber, ICOP COPYRIGHT, ISFT ENCODER (UTF-8,
+///   before the data chunk).
 /// - AIFF: NAME title, AUTH artist, ANNO comments, in Mac OS Roman as Apple's readers (and
 ///   exiftool) expect; a value Mac OS Roman cannot spell is left to the ID3 chunk.
 /// Reading prefers the ID3 chunk and fills gaps from the native fields. Writing copies every
@@ -91,6 +92,7 @@ enum ChunkTags {
                         TagValues.store(TagValues.pair(text), into: &native, number: "albumTrackNumber", count: "albumTrackCount")
                     default:
                         if let key = infoFields.first(where: { $0.id == id })?.key { native[key] = text }
+                        if let field = infoExtra.first(where: { $0.id == id })?.field, native.extra[field] == nil { native.extra[field] = [text] }
                     }
                 }
             }
@@ -104,6 +106,7 @@ enum ChunkTags {
             }
         }
         for (key, value) in native.values where tags[key] == nil { tags[key] = value }
+        for (field, value) in native.extra where tags.extra[field] == nil { tags.extra[field] = value }
         TagValues.inferKind(&tags)
         // A truncated audio chunk is usually the file's last: say so only when something could follow it.
         if let damage { tags.warnings.append(damage + "; tag chunks after it, if any, were not read") }
@@ -114,6 +117,8 @@ enum ChunkTags {
         (id: "INAM", key: "title"), (id: "IART", key: "artist"), (id: "IPRD", key: "albumTitle"), (id: "IGNR", key: "genre"),
         (id: "ICMT", key: "comments"), (id: "ICRD", key: "releaseDate"),
     ]
+    /// INFO fields for tags outside SPEC §4 (ExtraTags), also kept in the ID3 chunk.
+    private static let infoExtra = [(id: "ICOP", field: "COPYRIGHT"), (id: "ISFT", field: "ENCODER")]
 
     // MARK: Writing
 
@@ -128,6 +133,9 @@ enum ChunkTags {
             var info = Array("INFO".utf8)
             var fields = infoFields.compactMap { field in values[field.key].map { (field.id, $0) } }
             if let track = TagValues.integer(values["albumTrackNumber"], in: 1...Int(Int32.max)) { fields.append(("ITRK", String(track))) }
+            for (id, field) in infoExtra {
+                if let list = tags.extra[field], !list.isEmpty { fields.append((id, list.joined(separator: "; "))) }
+            }
             for (id, value) in fields {
                 info.append(contentsOf: chunk(id, Array(TagValues.clean(value).utf8) + [0], flavour))
             }

@@ -20,7 +20,8 @@
 /// | MUSICBRAINZ_…ID         | TXXX:MusicBrainz … Id (Picard)  | ----:com.apple.iTunes:MusicBrainz … Id | —                    |
 /// | any other NAME          | TXXX:NAME                       | ----:com.apple.iTunes:NAME            | —                     |
 ///
-/// WAV and AIFF carry them in their ID3 chunk. Every value of a field is kept where the
+/// WAV and AIFF carry them in their ID3 chunk; WAV's INFO list also gets ICOP (COPYRIGHT) and
+/// ISFT (ENCODER). Every value of a field is kept where the
 /// container can hold several (Vorbis: repeated fields; ID3v2.4: NUL-separated; MP4: several
 /// data atoms); CAF, which holds one, gets them joined with "; " and a warning. A field a
 /// container has no place for is reported per item ("REPLAYGAIN_TRACK_GAIN: .caf has no field for it").
