@@ -252,4 +252,28 @@ f.save()
                                        + "an info chunk after it, if any, was not read"])
         XCTAssertThrowsError(try TagIO.write(MediaTags(values: ["title": "x"]), toFileAt: path, container: "caf"))
     }
+
+    /// A FLAC whose comment block says it holds 6 comments and holds 4 (vendor, then the count):
+    /// the 4 are kept (mutagen reads them from the undamaged file; on this one it gives up
+    /// entirely), and the warning says what ran past the block.
+    func testVorbisCommentCountPastTheBlockKeepsTheCommentsBefore() throws {
+        let made = try tone("made.flac", codec: "flac", extra: ["-metadata", "title=Tïtle", "-metadata", "artist=Ärtist"])
+        let original = try Peer.mutagen(made)
+        XCTAssertEqual(original.fields["title"], ["Tïtle"])
+        XCTAssertEqual(original.fields["artist"], ["Ärtist"])
+        let count = original.fields.values.reduce(0) { $0 + $1.count }
+        var damaged = try bytes(made)
+        XCTAssertEqual(damaged[42] & 0x7F, 4, "ffmpeg writes the comment block second")
+        let vendor = Int(damaged[46]) | Int(damaged[47]) << 8
+        let at = 46 + 4 + vendor
+        XCTAssertEqual(Int(damaged[at]), count, "the count mutagen finds")
+        damaged[at] = UInt8(count + 2)
+        let path = work + "/count.flac"
+        try Data(damaged).write(to: URL(fileURLWithPath: path))
+        XCTAssertNotEqual(try Peer.run(Peer.python, ["-c", "import mutagen, sys; mutagen.File(sys.argv[1])", path]).status, 0)
+        let tags = try TagIO.read(path: path)
+        XCTAssertEqual(tags.values, ["title": "Tïtle", "artist": "Ärtist"])
+        XCTAssertEqual(tags.warnings, ["Vorbis comment \(count + 1) of \(count + 2) runs past the end of the comment block; "
+                                       + "it and the 1 after it were not read"])
+    }
 }

@@ -86,11 +86,14 @@ enum FLACTags {
     }
 
     static func read(_ file: FileBytes) throws -> MediaTags {
-        let (found, _, warnings) = try blocks(file)
+        let (found, _, damage) = try blocks(file)
         var fields: [(name: String, value: String)] = []
+        var warnings = damage
         if let block = found.first(where: { $0.type == comment }) {
             do {
-                fields = try VorbisComments.parse(block.body).fields
+                let parsed = try VorbisComments.parse(block.body)
+                fields = parsed.fields
+                if let damage = parsed.damage { warnings.append(damage) }
             } catch let error as MediaError {
                 var tags = MediaTags()
                 tags.warnings = warnings + ["the FLAC VORBIS_COMMENT block cannot be read (\(error.reason))"]

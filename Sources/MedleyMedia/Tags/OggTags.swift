@@ -122,7 +122,10 @@ enum OggTags {
         let packet = found.packets[1]
         let magic = found.codec.commentMagic
         guard packet.starts(with: magic) else { throw MediaError("the Ogg stream has no comment header") }
-        return VorbisComments.tags(from: try VorbisComments.parse(packet, at: magic.count).fields, pictures: [])
+        let parsed = try VorbisComments.parse(packet, at: magic.count)
+        var tags = VorbisComments.tags(from: parsed.fields, pictures: [])
+        if let damage = parsed.damage { tags.warnings.insert(damage, at: 0) }
+        return tags
     }
 
     static func write(_ tags: MediaTags, to file: FileBytes, into output: ReplacementFile) throws -> [String] {

@@ -34,18 +34,24 @@ enum VorbisComments {
 
     // MARK: Comment block
 
-    /// Vendor string and NAME=value fields of a comment block (little-endian lengths).
-    static func parse(_ bytes: [UInt8], at offset: Int = 0) throws -> (vendor: String, fields: [(name: String, value: String)]) {
+    /// Vendor string and NAME=value fields of a comment block (little-endian lengths). A field
+    /// whose length runs past the block ends the list: the fields before it are kept, and
+    /// `damage` says what was lost.
+    static func parse(_ bytes: [UInt8], at offset: Int = 0) throws
+        -> (vendor: String, fields: [(name: String, value: String)], damage: String?) {
         var reader = ByteReader(bytes, at: offset)
         let vendor = decodeText(try reader.take(try reader.u32LE()))
         let count = try reader.u32LE()
         var fields: [(String, String)] = []
-        for _ in 0..<count {
-            let entry = try reader.take(try reader.u32LE())
+        for index in 0..<count {
+            guard let length = try? reader.u32LE(), let entry = try? reader.take(length) else {
+                return (vendor, fields, "Vorbis comment \(index + 1) of \(count) runs past the end of the comment block; "
+                                        + "it and the \(count - index - 1) after it were not read")
+            }
             guard let equals = entry.firstIndex(of: 0x3D) else { continue }
             fields.append((decodeText(entry[..<equals]).uppercased(), decodeText(entry[(equals + 1)...])))
         }
-        return (vendor, fields)
+        return (vendor, fields, nil)
     }
 
     /// A comment block: vendor, count, fields (no framing bit).
