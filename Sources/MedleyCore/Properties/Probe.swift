@@ -52,9 +52,10 @@ extension Probe {
     static func audioProperties(_ file: IngestedFile, persistentID: UInt64, format: String,
                                 metering: Bool) throws -> [(name: String, value: TemplateValue)] {
         let reader = try AudioStage.open(file.path, format: format)
-        let tags = AudioStage.readTags(file.path)
+        let (tags, warnings, _) = AudioStage.readTags(file.path)
         var values = AudioProperties(file: file, persistentID: persistentID, info: reader.info, format: format,
                                      tags: tags).values
+        if !warnings.isEmpty { values.append(("warnings", .text(warnings.joined(separator: "; ")))) }
         if let artwork = tags.artwork {
             values.append(("artworkType", .text(artwork.mimeType)))
             values.append(("artworkBytes", .integer(artwork.data.count)))

@@ -525,7 +525,11 @@ public final class PipelineRunner: @unchecked Sendable {
                               _ entry: inout ManifestRecord, announce: () -> Void) throws {
         let file = item.file
         let reader = try AudioStage.open(file.path, format: item.sniffed.format)
-        let tags = AudioStage.readTags(file.path)
+        let (tags, tagWarnings, tagFailure) = AudioStage.readTags(file.path)
+        if let tagFailure, let use = Self.tagUse(state.job) {
+            throw ItemFailure("\(tagFailure); the job's \(use) needs them")
+        }
+        entry.warnings += tagWarnings
         var properties = AudioProperties(file: file, persistentID: item.persistentID, info: reader.info,
                                          format: item.sniffed.format, tags: tags)
         let mediaType = properties["mediaType"]?.text ?? "music"
@@ -549,7 +553,7 @@ public final class PipelineRunner: @unchecked Sendable {
         // Tags: the input's, as the tag stage left them, carried into the output's own fields.
         var artwork = tags.artwork
         if case .embed(let path)? = state.job.tag?.artwork { artwork = try Self.artwork(fromFileAt: path) }
-        let outputTags = AudioProperties.tags(from: properties.values, artwork: artwork)
+        let outputTags = AudioProperties.tags(from: properties.values, artwork: artwork, read: tags)
         let ext = (destination as NSString).pathExtension.lowercased()
         var outcome: AudioStage.Outcome?
         var dropped: [String] = []
@@ -566,14 +570,30 @@ public final class PipelineRunner: @unchecked Sendable {
             entry.warnings.append("skipped \(damaged) damaged frame\(damaged == 1 ? "" : "s"); decoding resumed after each")
         }
         if let clipped = outcome?.clipped, clipped > 0 { entry.warnings.append(AudioStage.clippingWarning(clipped)) }
-        if !dropped.isEmpty {
-            entry.warnings.append(".\(ext) cannot hold \(dropped.joined(separator: ", ")); not written")
+        // Properties of SPEC §4 in one sentence; other tags (by their Vorbis field name) one each.
+        let specKeys = dropped.filter { MediaTags.names.contains($0) || $0 == "artwork" || $0 == "podcastTitle" }
+        if !specKeys.isEmpty {
+            entry.warnings.append(".\(ext) cannot hold \(specKeys.joined(separator: ", ")); not written")
+        }
+        for other in dropped where !specKeys.contains(other) {
+            entry.warnings.append(other.contains(" (") ? "\(other): .\(ext) holds one value per field"
+                                                       : "\(other): .\(ext) has no field for it; not written")
         }
         entry.duration = outcome?.duration
         entry.meter = stage.metering ? outcome?.meter : nil
         if case .export(let template)? = state.job.tag?.artwork, let artwork = tags.artwork {
             try exportArtwork(artwork, template: template, export: export, output: output, state, file) { properties[$0] }
         }
+    }
+
+    /// What in `job` uses an item's tags (its `tag` stage, a tag property in the export name), so
+    /// that tags which cannot be read fail the item rather than give a wrong result; nil when nothing does.
+    static func tagUse(_ job: Job) -> String? {
+        if job.tag != nil { return "tag stage" }
+        if let name = job.export?.name, let used = name.properties.first(where: AudioStage.tagProperties.contains) {
+            return "export name ({\(used)})"
+        }
+        return nil
     }
 
     /// A JPEG or PNG file as cover art (the tag stage checked its kind at validation).
@@ -828,6 +848,8 @@ public final class PipelineRunner: @unchecked Sendable {
         state.counts.excluded += 1
         lock.unlock()
         append(entry.json.rendered(), state)
+        // Tags that could not be read may be why `where` left the item out.
+        for warning in entry.warnings { console.say("warn  \(entry.input): \(warning)") }
     }
 
     private func record(_ state: JobState, finished entry: ManifestRecord, milliseconds: Double) {

@@ -58,11 +58,22 @@ struct AudioStage {
         }
     }
 
-    /// The item's tags and cover art; a file whose tags cannot be read has none (its audio may
-    /// still be fine — the decoder decides).
-    static func readTags(_ path: String) -> MediaTags {
-        (try? TagIO.read(path: path)) ?? MediaTags()
+    /// The item's tags and cover art, and what could not be read of them. A file whose tags
+    /// cannot be read at all has none, with the reason as a warning (its audio may still be fine
+    /// — the decoder decides; a job that needs the tags fails the item, see `requireTags`).
+    static func readTags(_ path: String) -> (tags: MediaTags, warnings: [String], failure: String?) {
+        do {
+            let tags = try TagIO.read(path: path)
+            return (tags, tags.warnings, nil)
+        } catch let error as MediaError {
+            return (MediaTags(), [error.reason], error.reason)
+        } catch {
+            return (MediaTags(), ["cannot read the tags of \(path): \(error)"], "cannot read the tags of \(path): \(error)")
+        }
     }
+
+    /// Property names that come from tags (SPEC §4), which a job cannot use when the tags could not be read.
+    static let tagProperties = Set(MediaTags.names + ["artwork", "podcastTitle"])
 
     /// How an output is written: by libsndfile (PCM, FLAC, ALAC in CAF, µ-law, A-law) or by
     /// FFmpeg's encoders (AAC, ALAC in M4A, Opus, MP3, IMA4).
@@ -351,9 +362,13 @@ struct AudioProperties {
         return values
     }
 
-    /// The tag properties of `values` (after the tag stage) as tags to write, with `artwork`.
-    static func tags(from values: [(name: String, value: TemplateValue)], artwork: Artwork?) -> MediaTags {
+    /// The tag properties of `values` (after the tag stage) as tags to write, with `artwork`, and
+    /// the tags outside SPEC §4 and the lists of values of `read` (the input's), which the tag
+    /// stage does not change (`MediaTags.all` drops a list whose property was changed).
+    static func tags(from values: [(name: String, value: TemplateValue)], artwork: Artwork?, read: MediaTags = MediaTags()) -> MediaTags {
         var tags = MediaTags(artwork: artwork)
+        tags.extra = read.extra
+        tags.lists = read.lists
         for (name, value) in values where MediaTags.names.contains(name) {
             tags[name] = value.text
         }

@@ -27,9 +27,7 @@ public final class AudioReader {
 
     public init(path: String) throws {
         var raw = SF_INFO()
-        guard let handle = sf_open(path, Int32(SFM_READ), &raw) else {
-            throw MediaError("cannot decode: " + String(cString: sf_strerror(nil)))
-        }
+        let handle = try SndfileOpen.open(path, mode: Int32(SFM_READ), &raw, failure: "cannot decode: ")
         self.handle = handle
         info = AudioStreamInfo(sampleRate: Int(raw.samplerate), channels: Int(raw.channels), frames: Int(raw.frames),
                                container: Self.name(of: raw.format & Int32(SF_FORMAT_TYPEMASK), major: true),
@@ -179,9 +177,7 @@ public final class AudioWriter {
         guard sf_format_check(&info) != 0 else {
             throw MediaError("libsndfile cannot write \(format.encoding) in \(format.container) at \(format.sampleRate) Hz, \(format.channels) channels")
         }
-        guard let handle = sf_open(path, Int32(SFM_WRITE), &info) else {
-            throw MediaError("cannot create \(path): " + String(cString: sf_strerror(nil)))
-        }
+        let handle = try SndfileOpen.open(path, mode: Int32(SFM_WRITE), &info, failure: "cannot create \(path): ")
         self.handle = handle
         self.format = format
         sf_command(handle, Int32(SFC_SET_CLIPPING), nil, Int32(SF_TRUE))
@@ -203,5 +199,24 @@ public final class AudioWriter {
         self.handle = nil
         sf_write_sync(handle)
         guard sf_close(handle) == 0 else { throw MediaError("cannot finish the file") }
+    }
+}
+
+/// sf_open, one at a time. A failed sf_open leaves its reason only in libsndfile's one global
+/// error number, which `sf_strerror(nil)` reads: with items opened in parallel, another open can
+/// overwrite it first, and a file would fail with some other file's reason ("No Error.", "File
+/// does not exist or is not a regular file"). Holding one lock over the open and the read of its
+/// error keeps each reason with its own file.
+enum SndfileOpen {
+    private static let lock = NSLock()
+
+    /// The handle, or throws `failure` followed by libsndfile's reason for this open.
+    static func open(_ path: String, mode: Int32, _ info: inout SF_INFO, failure: String) throws -> OpaquePointer {
+        lock.lock()
+        defer { lock.unlock() }
+        guard let handle = sf_open(path, mode, &info) else {
+            throw MediaError(failure + String(cString: sf_strerror(nil)))
+        }
+        return handle
     }
 }

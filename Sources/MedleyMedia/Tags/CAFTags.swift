@@ -4,6 +4,8 @@ import Foundation
 /// pairs with Apple's keys: "title", "artist", "album", "genre", "composer", "track number",
 /// "year" (releaseDate; "recorded date" is read too), "comments", "tempo". CAF defines no key for
 /// album artist, lyrics, grouping, track count, disc, compilation or media kind, and no artwork.
+/// Other tags: "ISRC", "copyright", "encoding application", "lyricist" (ExtraTags); the rest is
+/// reported. One value per key: several are written joined with "; " and reported.
 /// Writing puts the chunk right after 'desc' and copies every other chunk byte for byte.
 enum CAFTags {
     static let keys: Set<String> = [
@@ -22,7 +24,9 @@ enum CAFTags {
         let length: UInt64
     }
 
-    private static func chunks(_ file: FileBytes) throws -> [Chunk] {
+    /// The chunks, and `damage` when one runs past the end of the file (listed with what the file
+    /// holds of it; nothing after it can be found).
+    private static func chunks(_ file: FileBytes) throws -> (chunks: [Chunk], damage: String?) {
         let header = try file.readPrefix(at: 0, count: 8)
         guard header.count == 8, header.starts(with: Array("caff".utf8)), header[4..<6].bigEndianInteger == 1 else {
             throw MediaError("not a CAF file")
@@ -37,18 +41,27 @@ enum CAFTags {
                 found.append(Chunk(type: type, offset: offset, length: file.size - offset))
                 break
             }
-            guard size <= file.size - offset - 12 else { throw MediaError("the CAF \(type) chunk runs past the end of the file") }
+            guard size <= file.size - offset - 12 else {
+                let damage = "the CAF \(type) chunk says it is \(size) bytes long, but the file ends \(file.size - offset - 12) bytes into it"
+                guard found.first?.type == "desc", type == "data" || found.contains(where: { $0.type == "data" }) else {
+                    throw MediaError(damage)
+                }
+                found.append(Chunk(type: type, offset: offset, length: file.size - offset))
+                return (found, damage)
+            }
             found.append(Chunk(type: type, offset: offset, length: 12 + size))
             offset += 12 + size
         }
         guard found.first?.type == "desc" else { throw MediaError("the CAF file does not start with a desc chunk") }
         guard found.contains(where: { $0.type == "data" }) else { throw MediaError("the CAF file has no data chunk") }
-        return found
+        return (found, nil)
     }
 
     static func read(_ file: FileBytes) throws -> MediaTags {
         var tags = MediaTags()
-        guard let chunk = try chunks(file).first(where: { $0.type == "info" }) else { return tags }
+        let (found, damage) = try chunks(file)
+        if let damage { tags.warnings.append(damage + "; an info chunk after it, if any, was not read") }
+        guard let chunk = found.first(where: { $0.type == "info" }) else { return tags }
         var reader = ByteReader(try file.read(at: chunk.offset + 12, count: Int(chunk.length - 12)))
         var entries: [String: String] = [:]
         let count = try reader.u32BE()
@@ -64,14 +77,23 @@ enum CAFTags {
             TagValues.store(pair, into: &tags, number: "albumTrackNumber", count: "albumTrackCount")
         }
         if tags["releaseDate"] == nil { tags["releaseDate"] = entries["recorded date"] }
+        for (key, field) in ExtraTags.fieldsByCAFKey { if let value = entries[key] { tags.extra[field] = [value] } }
         TagValues.inferKind(&tags)
         return tags
     }
 
     static func write(_ tags: MediaTags, to file: FileBytes, into output: ReplacementFile) throws -> [String] {
-        let found = try chunks(file)
+        let (found, damage) = try chunks(file)
+        if let damage { throw MediaError(damage) }
         let values = TagValues.present(tags)
-        let entries = fields.compactMap { field, key in values[key].map { (field, TagValues.clean($0)) } }
+        var entries = fields.compactMap { field, key in values[key].map { (field, TagValues.clean($0)) } }
+        // One value per key: several are joined, and said so.
+        var unsupported = fields.compactMap { _, key in tags.lists[key].flatMap { tags.all(key).count > 1 ? "\(key) (\($0.count) values, written joined with \"; \")" : nil } }
+        for (field, list) in tags.extra.sorted(by: { $0.key < $1.key }) where !list.isEmpty {
+            guard let key = ExtraTags.cafKeys[field] else { unsupported.append(field); continue }
+            entries.append((key, list.map(TagValues.clean).joined(separator: "; ")))
+            if list.count > 1 { unsupported.append("\(field) (\(list.count) values, written joined with \"; \")") }
+        }
         var body: [UInt8] = []
         body.appendBE(entries.count, bytes: 4)
         for (key, value) in entries { body += Array(key.utf8) + [0] + Array(value.utf8) + [0] }
@@ -84,6 +106,6 @@ enum CAFTags {
                 try output.append(info + body)
             }
         }
-        return []
+        return unsupported
     }
 }

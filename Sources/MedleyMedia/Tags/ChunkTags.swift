@@ -6,7 +6,8 @@ import Foundation
 /// because their native text fields hold only a few. Alongside it, for readers that know only
 /// the native fields:
 /// - WAV: a LIST/INFO chunk with INAM title, IART artist, IPRD albumTitle, IGNR genre, ICMT
-///   comments, ICRD releaseDate, ITRK albumTrackNumber (UTF-8, before the data chunk).
+///   comments, ICRD releaseDate, ITRK albumTrackNumber, ICOP COPYRIGHT, ISFT ENCODER (UTF-8,
+///   before the data chunk).
 /// - AIFF: NAME title, AUTH artist, ANNO comments, in Mac OS Roman as Apple's readers (and
 ///   exiftool) expect; a value Mac OS Roman cannot spell is left to the ID3 chunk.
 /// Reading prefers the ID3 chunk and fills gaps from the native fields. Writing copies every
@@ -27,7 +28,10 @@ enum ChunkTags {
         var body: UInt64 { offset + 8 }
     }
 
-    private static func chunks(_ file: FileBytes, _ flavour: Flavour) throws -> (form: [UInt8], chunks: [Chunk]) {
+    /// The chunks up to the end of the form; `damage` says why the list stops early: a chunk
+    /// that runs past the end of the file is listed with what the file holds of it, and the
+    /// chunks after it cannot be found.
+    private static func chunks(_ file: FileBytes, _ flavour: Flavour) throws -> (form: [UInt8], chunks: [Chunk], damage: String?) {
         let header = try file.readPrefix(at: 0, count: 12)
         let form = Array(header.suffix(4))
         switch flavour {
@@ -47,18 +51,24 @@ enum ChunkTags {
             let head = try file.read(at: offset, count: 8)
             let size = UInt64(flavour.bigEndian ? head[4..<8].bigEndianInteger : head[4..<8].littleEndianInteger)
             let id = String(decoding: head[0..<4], as: UTF8.self)
-            guard offset + 8 + size <= end else { throw MediaError("the \(id) chunk runs past the end of the file") }
+            guard offset + 8 + size <= end else {
+                found.append(Chunk(id: id, offset: offset, size: end - offset - 8))
+                let container = end == file.size ? "file" : flavour == .wav ? "RIFF form" : "FORM"
+                let damage = "the \(id) chunk says it is \(size) bytes long, but the \(container) ends \(end - offset - 8) bytes into it"
+                guard found.contains(where: { $0.id == flavour.audioChunk }) else { throw MediaError(damage) }
+                return (form, found, damage)
+            }
             found.append(Chunk(id: id, offset: offset, size: size))
             offset += 8 + size + (size & 1)
         }
         guard found.contains(where: { $0.id == flavour.audioChunk }) else { throw MediaError("the file has no \(flavour.audioChunk) chunk") }
-        return (form, found)
+        return (form, found, nil)
     }
 
     // MARK: Reading
 
     static func read(_ file: FileBytes, _ flavour: Flavour) throws -> MediaTags {
-        let found = try chunks(file, flavour).chunks
+        let (_, found, damage) = try chunks(file, flavour)
         var tags = MediaTags()
         if let chunk = found.first(where: { $0.id.uppercased() == "ID3 " }) {
             tags = try ID3v2.read(try file.read(at: chunk.body, count: Int(chunk.size)))
@@ -82,6 +92,7 @@ enum ChunkTags {
                         TagValues.store(TagValues.pair(text), into: &native, number: "albumTrackNumber", count: "albumTrackCount")
                     default:
                         if let key = infoFields.first(where: { $0.id == id })?.key { native[key] = text }
+                        if let field = infoExtra.first(where: { $0.id == id })?.field, native.extra[field] == nil { native.extra[field] = [text] }
                     }
                 }
             }
@@ -95,7 +106,10 @@ enum ChunkTags {
             }
         }
         for (key, value) in native.values where tags[key] == nil { tags[key] = value }
+        for (field, value) in native.extra where tags.extra[field] == nil { tags.extra[field] = value }
         TagValues.inferKind(&tags)
+        // A truncated audio chunk is usually the file's last: say so only when something could follow it.
+        if let damage { tags.warnings.append(damage + "; tag chunks after it, if any, were not read") }
         return tags
     }
 
@@ -103,11 +117,14 @@ enum ChunkTags {
         (id: "INAM", key: "title"), (id: "IART", key: "artist"), (id: "IPRD", key: "albumTitle"), (id: "IGNR", key: "genre"),
         (id: "ICMT", key: "comments"), (id: "ICRD", key: "releaseDate"),
     ]
+    /// INFO fields for tags outside SPEC §4 (ExtraTags), also kept in the ID3 chunk.
+    private static let infoExtra = [(id: "ICOP", field: "COPYRIGHT"), (id: "ISFT", field: "ENCODER")]
 
     // MARK: Writing
 
     static func write(_ tags: MediaTags, to file: FileBytes, into output: ReplacementFile, _ flavour: Flavour) throws -> [String] {
-        let (form, found) = try chunks(file, flavour)
+        let (form, found, damage) = try chunks(file, flavour)
+        if let damage { throw MediaError(damage) }
         let (id3, unsupported) = try ID3v2.encode(tags)
         let values = TagValues.present(tags)
         var native: [UInt8] = []
@@ -116,6 +133,9 @@ enum ChunkTags {
             var info = Array("INFO".utf8)
             var fields = infoFields.compactMap { field in values[field.key].map { (field.id, $0) } }
             if let track = TagValues.integer(values["albumTrackNumber"], in: 1...Int(Int32.max)) { fields.append(("ITRK", String(track))) }
+            for (id, field) in infoExtra {
+                if let list = tags.extra[field], !list.isEmpty { fields.append((id, list.joined(separator: "; "))) }
+            }
             for (id, value) in fields {
                 info.append(contentsOf: chunk(id, Array(TagValues.clean(value).utf8) + [0], flavour))
             }

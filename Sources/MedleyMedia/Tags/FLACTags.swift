@@ -11,33 +11,105 @@ enum FLACTags {
         let body: [UInt8]
     }
 
-    /// The metadata blocks and the offset of the first audio frame.
-    private static func blocks(_ file: FileBytes) throws -> (blocks: [Block], audio: UInt64) {
+    private static let names = ["STREAMINFO", "PADDING", "APPLICATION", "SEEKTABLE", "VORBIS_COMMENT", "CUESHEET", "PICTURE"]
+
+    /// The metadata blocks, the offset of the first audio frame (nil when a damaged block hides
+    /// it), and what was damaged.
+    ///
+    /// A block whose length is wrong is found by what follows it: the next block header or, after
+    /// the last block, an audio frame's sync code. Then a comment or picture block is measured
+    /// by its own inner lengths; any other block ends the reading there, keeping what came before.
+    private static func blocks(_ file: FileBytes) throws -> (blocks: [Block], audio: UInt64?, warnings: [String]) {
         var offset: UInt64 = 0
         while let length = ID3v2.tagLength(header: try file.readPrefix(at: offset, count: 10)) { offset += UInt64(length) }
         guard try file.readPrefix(at: offset, count: 4) == Array("fLaC".utf8) else { throw MediaError("not a FLAC file") }
         offset += 4
         var blocks: [Block] = []
+        var warnings: [String] = []
+        /// Whether a block that ends at `end` (the last one when `last`) is followed by what must follow it.
+        func followedWell(_ end: UInt64, last: Bool) throws -> Bool {
+            guard end <= file.size else { return false }
+            if end == file.size { return last }
+            let next = try file.readPrefix(at: end, count: 4)
+            if last { return next.count >= 2 && next[0] == 0xFF && next[1] & 0xFE == 0xF8 }
+            return next.count == 4 && (1...6).contains(next[0] & 0x7F) && end + 4 + UInt64(next[1...3].bigEndianInteger) <= file.size
+        }
         var last = false
         while !last {
-            let header = try file.read(at: offset, count: 4)
+            let header = try file.readPrefix(at: offset, count: 4)
+            guard header.count == 4 else {
+                warnings.append("the FLAC metadata ends inside a block header; the audio was not found")
+                return (blocks, nil, warnings)
+            }
             last = header[0] & 0x80 != 0
-            let length = header[1...3].bigEndianInteger
-            blocks.append(Block(type: header[0] & 0x7F, body: try file.read(at: offset + 4, count: length)))
+            let type = header[0] & 0x7F
+            let declared = header[1...3].bigEndianInteger
+            let name = Int(type) < names.count ? names[Int(type)] : "type \(type)"
+            var length = declared
+            if try !followedWell(offset + 4 + UInt64(declared), last: last) {
+                let available = Int(min(file.size - (offset + 4), UInt64(maxBlock)))
+                let measured = [comment, picture].contains(type) ? measure(type, try file.read(at: offset + 4, count: available)) : nil
+                guard let measured, try followedWell(offset + 4 + UInt64(measured), last: last) else {
+                    warnings.append("FLAC metadata block \(blocks.count + 1) (\(name)) says it is \(declared) bytes long, "
+                                    + "which does not end where a block or the audio starts; it and any blocks after it were not read")
+                    return (blocks, nil, warnings)
+                }
+                warnings.append("FLAC metadata block \(blocks.count + 1) (\(name)) says it is \(declared) bytes long but holds "
+                                + "\(measured); read as \(measured)")
+                length = measured
+            }
+            blocks.append(Block(type: type, body: try file.read(at: offset + 4, count: length)))
             offset += 4 + UInt64(length)
         }
         guard blocks.first?.type == 0 else { throw MediaError("the FLAC file has no STREAMINFO block") }
-        return (blocks, offset)
+        return (blocks, offset, warnings)
+    }
+
+    /// The length a comment or picture block's own fields add up to, or nil if they do not fit.
+    private static func measure(_ type: UInt8, _ bytes: [UInt8]) -> Int? {
+        var reader = ByteReader(bytes)
+        do {
+            if type == comment {
+                try reader.skip(try reader.u32LE())
+                for _ in 0..<(try reader.u32LE()) { try reader.skip(try reader.u32LE()) }
+            } else {
+                try reader.skip(4)
+                try reader.skip(try reader.u32BE())
+                try reader.skip(try reader.u32BE())
+                try reader.skip(16)
+                try reader.skip(try reader.u32BE())
+            }
+        } catch {
+            return nil
+        }
+        return reader.position
     }
 
     static func read(_ file: FileBytes) throws -> MediaTags {
-        let found = try blocks(file).blocks
-        let fields = try found.first { $0.type == comment }.map { try VorbisComments.parse($0.body).fields } ?? []
-        return VorbisComments.tags(from: fields, pictures: found.filter { $0.type == picture }.map(\.body))
+        let (found, _, damage) = try blocks(file)
+        var fields: [(name: String, value: String)] = []
+        var warnings = damage
+        if let block = found.first(where: { $0.type == comment }) {
+            do {
+                let parsed = try VorbisComments.parse(block.body)
+                fields = parsed.fields
+                if let damage = parsed.damage { warnings.append(damage) }
+            } catch let error as MediaError {
+                var tags = MediaTags()
+                tags.warnings = warnings + ["the FLAC VORBIS_COMMENT block cannot be read (\(error.reason))"]
+                return tags
+            }
+        }
+        var tags = VorbisComments.tags(from: fields, pictures: found.filter { $0.type == picture }.map(\.body))
+        tags.warnings = warnings + tags.warnings
+        return tags
     }
 
     static func write(_ tags: MediaTags, to file: FileBytes, into output: ReplacementFile) throws -> [String] {
-        let (old, audio) = try blocks(file)
+        let (old, found, warnings) = try blocks(file)
+        guard let audio = found else {
+            throw MediaError("a FLAC metadata block is damaged, so where the audio starts is unknown: " + warnings.joined(separator: "; "))
+        }
         let vendor = try old.first { $0.type == comment }.map { try VorbisComments.parse($0.body).vendor } ?? "Medley"
         let (fields, rejected) = VorbisComments.fields(for: tags)
         var unsupported = rejected

@@ -6,7 +6,8 @@
 /// composer, TIT1 userGrouping (iTunes' GRP1 is read too), TRCK "n/N", TPOS "n/N", TDRC
 /// releaseDate (v2.3 TYER+TDAT read), TBPM, TCMP isCompilation, COMM comments (language "eng",
 /// empty description), USLT lyrics, APIC artwork (front cover), PCST (iTunes' podcast flag)
-/// mediaKind podcast. ID3 has no frame for an audiobook or a podcast's title.
+/// mediaKind podcast. ID3 has no frame for an audiobook or a podcast's title. Other tags: the
+/// standard frames and UFID of ExtraTags' table, TXXX for the rest; several values NUL-separated.
 enum ID3v2 {
     /// The keys an ID3v2 tag holds ("mediaKind": music and podcast only).
     static let keys: Set<String> = [
@@ -36,32 +37,65 @@ enum ID3v2 {
         if flags & 0x40 != 0 {
             switch version {
             case 2: return MediaTags() // v2.2's bit 6 means a compressed tag, which nobody defined.
-            case 3: try reader.skip(try reader.u32BE())
-            default: try reader.skip(syncsafe(try reader.take(4)) - 4)
+            case 3: try skipExtendedHeader(&reader, try reader.u32BE())
+            default: try skipExtendedHeader(&reader, syncsafe(try reader.take(4)) - 4)
             }
         }
         var frames: [(id: String, data: [UInt8])] = []
+        var warnings: [String] = []
         let headerSize = version == 2 ? 6 : 10
-        while reader.remaining >= headerSize, reader.bytes[reader.position] != 0 {
-            let idBytes = try reader.take(version == 2 ? 3 : 4)
-            guard idBytes.allSatisfy({ (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) }) else { break }
-            let id = String(decoding: idBytes, as: UTF8.self)
+        /// The frame header at `position`: a frame ID and a size that fits in the tag.
+        func header(at position: Int) -> (id: String, size: Int)? {
+            guard position + headerSize <= body.count else { return nil }
+            let idBytes = body[position..<position + (version == 2 ? 3 : 4)]
+            guard (0x41...0x5A).contains(idBytes.first!),
+                  idBytes.allSatisfy({ (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) }) else { return nil }
+            let sizeBytes = version == 2 ? body[position + 3..<position + 6] : body[position + 4..<position + 8]
             let size: Int
-            var formatFlags: UInt8 = 0
             switch version {
-            case 2:
-                size = try reader.take(3).bigEndianInteger
-            case 3:
-                size = try reader.u32BE()
-                try reader.skip(1)
-                formatFlags = try reader.u8()
-            default:
-                size = frameSize24(try reader.take(4), in: body, at: reader.position + 2)
-                try reader.skip(1)
-                formatFlags = try reader.u8()
+            case 2, 3: size = sizeBytes.bigEndianInteger
+            default: size = frameSize24(sizeBytes, in: body, at: position + 10)
             }
-            guard size <= reader.remaining else { break }
-            var data = Array(try reader.take(size))
+            guard position + headerSize + size <= body.count else { return nil }
+            return (String(decoding: idBytes, as: UTF8.self), size)
+        }
+        /// Whether a frame may end at `position`: the next frame, the padding or the tag's end follows.
+        func endsWell(_ position: Int) -> Bool {
+            position >= body.count || body[position] == 0 || header(at: position) != nil
+        }
+        /// The next frame header after damage at `position`, if any, that leads on to a frame or the end.
+        func resynchronise(after position: Int) -> Int? {
+            var next = position
+            while next + headerSize <= body.count {
+                if body[next] != 0, let found = header(at: next), endsWell(next + headerSize + found.size) { return next }
+                next += 1
+            }
+            return nil
+        }
+        func printable(_ position: Int) -> String {
+            let bytes = body[position..<min(body.count, position + (version == 2 ? 3 : 4))]
+            return bytes.allSatisfy({ (0x20...0x7E).contains($0) }) ? String(decoding: bytes, as: UTF8.self)
+                : bytes.map { String(format: "%02X", $0) }.joined(separator: " ")
+        }
+        var position = reader.position
+        while position + headerSize <= body.count, body[position] != 0 {
+            // A frame whose ID or size is wrong is skipped with a warning; reading goes on at the
+            // next frame header (mutagen too skips bad frames and keeps the rest).
+            guard let found = header(at: position), endsWell(position + headerSize + found.size) else {
+                let name = printable(position)
+                let next = resynchronise(after: position + 1)
+                warnings.append(next == nil
+                    ? "ID3v2 frame \(name) at byte \(position + 10) has a wrong size; it and the \(body.count - position) bytes after it were skipped"
+                    : "ID3v2 frame \(name) at byte \(position + 10) has a wrong size; skipped \(next! - position) bytes to the next frame")
+                guard let next else { break }
+                position = next
+                continue
+            }
+            let id = found.id
+            var formatFlags: UInt8 = 0
+            if version > 2 { formatFlags = body[position + 9] }
+            var data = Array(body[position + headerSize..<position + headerSize + found.size])
+            position += headerSize + found.size
             if version == 3 {
                 if formatFlags & 0xC0 != 0 { continue } // compressed or encrypted
                 if formatFlags & 0x20 != 0 { data = Array(data.dropFirst()) }
@@ -73,9 +107,25 @@ enum ID3v2 {
                 data = Array(data.dropFirst(skip))
                 if formatFlags & 0x02 != 0 || flags & 0x80 != 0 { data = removeUnsynchronisation(data) }
             }
-            frames.append((version == 2 ? (v22Names[id] ?? id) : id, data))
+            let name = version == 2 ? (v22Names[id] ?? id) : id
+            if (name.hasPrefix("T") || ["COMM", "USLT", "APIC", "PIC"].contains(name)), let encoding = data.first, encoding > 3 {
+                warnings.append("ID3v2 frame \(name) has text encoding \(encoding), which ID3 does not define; skipped")
+                continue
+            }
+            frames.append((name, data))
         }
-        return tags(from: frames, version: version)
+        var tags = tags(from: frames, version: version)
+        tags.warnings = warnings
+        return tags
+    }
+
+    /// Skips the rest of an extended header of `count` bytes; one larger than the tag (a header
+    /// flag set by mistake: its "size" is the first frame's ID) leaves no frames to find.
+    private static func skipExtendedHeader(_ reader: inout ByteReader, _ count: Int) throws {
+        guard count >= 0, count <= reader.remaining else {
+            throw MediaError("the ID3v2 extended header says it is \(count) bytes long, more than the \(reader.remaining) left in the tag")
+        }
+        try reader.skip(count)
     }
 
     /// v2.4 frame sizes are syncsafe, but iTunes once wrote plain ones: use the reading that
@@ -103,6 +153,9 @@ enum ID3v2 {
         "TIT1": "userGrouping", "TDRC": "releaseDate",
     ]
 
+    /// TXXX descriptions read as SPEC §4 keys, not carried as extra tags.
+    private static let consumedUserText: Set<String> = ["TCMP", "COMPILATION", "ALBUMARTIST", "ALBUM ARTIST"]
+
     private static func tags(from frames: [(id: String, data: [UInt8])], version: UInt8) -> MediaTags {
         var tags = MediaTags()
         var first: [String: [UInt8]] = [:]
@@ -114,8 +167,18 @@ enum ID3v2 {
         for frame in frames {
             switch frame.id {
             case "TXXX":
-                if let values = textValues(frame.data), values.count >= 2, userText[values[0].uppercased()] == nil {
-                    userText[values[0].uppercased()] = values[1]
+                if let values = textValues(frame.data), values.count >= 2 {
+                    if userText[values[0].uppercased()] == nil { userText[values[0].uppercased()] = values[1] }
+                    let field = ExtraTags.field(userName: values[0])
+                    if !consumedUserText.contains(field), tags.extra[field] == nil {
+                        tags.extra[field] = Array(values[1...]).filter { !$0.isEmpty }
+                    }
+                }
+            case "UFID":
+                // Owner (Latin-1, NUL-terminated), then the identifier.
+                if let end = frame.data.firstIndex(of: 0), decodeText(frame.data[..<end]) == ExtraTags.musicBrainzOwner {
+                    let id = decodeText(frame.data[(end + 1)...])
+                    if !id.isEmpty { tags.extra["MUSICBRAINZ_TRACKID"] = [id] }
                 }
             case "COMM", "USLT":
                 guard let (description, text) = describedText(frame.data) else { continue }
@@ -131,7 +194,13 @@ enum ID3v2 {
             let joined = values.joined(separator: "; ")
             return joined.isEmpty ? nil : joined
         }
-        for (id, key) in textFrames { tags[key] = text(id) }
+        for (id, key) in textFrames {
+            tags[key] = text(id)
+            if let data = first[id], let values = textValues(data), values.count > 1 { tags.lists[key] = values }
+        }
+        for (id, field) in ExtraTags.fieldsByID3Frame {
+            if let data = first[id], let values = textValues(data)?.filter({ !$0.isEmpty }), !values.isEmpty { tags.extra[field] = values }
+        }
         if tags["userGrouping"] == nil { tags["userGrouping"] = text("GRP1") }
         if tags["releaseDate"] == nil { tags["releaseDate"] = text("TDRL") }
         if tags["releaseDate"] == nil, let year = text("TYER") {
@@ -289,6 +358,12 @@ enum ID3v2 {
             guard let value else { return }
             frame(id, [3] + Array(TagValues.clean(value).utf8))
         }
+        /// A text frame with every value of `key`, NUL-separated (v2.4).
+        func texts(_ id: String, _ key: String) {
+            let all = tags.all(key)
+            guard !all.isEmpty else { return }
+            frame(id, [3] + Array(all.map(TagValues.clean).joined(separator: "\0").utf8))
+        }
         func pair(_ id: String, _ numberKey: String, _ countKey: String) {
             let number = values[numberKey], count = values[countKey]
             guard number != nil || count != nil else { return }
@@ -304,13 +379,13 @@ enum ID3v2 {
             // UTF-8, language "eng", an empty description, the text.
             frame(id, [3] + Array("eng".utf8) + [0] + Array(TagValues.clean(value).utf8))
         }
-        text("TIT2", values["title"])
-        text("TPE1", values["artist"])
-        text("TPE2", values["albumArtist"])
-        text("TALB", values["albumTitle"])
-        text("TIT1", values["userGrouping"])
-        text("TCOM", values["composer"])
-        text("TCON", values["genre"])
+        texts("TIT2", "title")
+        texts("TPE1", "artist")
+        texts("TPE2", "albumArtist")
+        texts("TALB", "albumTitle")
+        texts("TIT1", "userGrouping")
+        texts("TCOM", "composer")
+        texts("TCON", "genre")
         pair("TRCK", "albumTrackNumber", "albumTrackCount")
         pair("TPOS", "discNumber", "discCount")
         text("TDRC", values["releaseDate"])
@@ -324,6 +399,17 @@ enum ID3v2 {
         case nil, "music": break
         case "podcast": frame("PCST", [0, 0, 0, 1])
         default: unsupported.append("mediaKind")
+        }
+        for (field, list) in tags.extra.sorted(by: { $0.key < $1.key }) {
+            let values = list.map(TagValues.clean).filter { !$0.isEmpty }
+            guard !values.isEmpty else { continue }
+            if let id = ExtraTags.id3Frames[field] {
+                frame(id, [3] + Array(values.joined(separator: "\0").utf8))
+            } else if field == "MUSICBRAINZ_TRACKID", values.count == 1, values[0].utf8.count <= 64 {
+                frame("UFID", Array(ExtraTags.musicBrainzOwner.utf8) + [0] + Array(values[0].utf8))
+            } else {
+                frame("TXXX", [3] + Array(ExtraTags.userName(field).utf8) + [0] + Array(values.joined(separator: "\0").utf8))
+            }
         }
         described("COMM", values["comments"])
         described("USLT", values["lyrics"])

@@ -1,15 +1,27 @@
 import Foundation
 
-/// Tags of MPEG audio (.mp3) files: an ID3v2 tag at the start; an ID3v1 tag at the end is read
-/// when there is no ID3v2 tag. Writing puts one ID3v2.4 tag in front of the audio frames and
+/// Tags of MPEG audio (.mp3) files: an ID3v2 tag at the start; an ID3v1(.1) tag at the end
+/// fills the fields the ID3v2 tag lacks. Writing puts one ID3v2.4 tag in front of the audio frames and
 /// drops old ID3v2, ID3v1 and APEv2 tags.
 enum MP3Tags {
+    /// The ID3v2 tag's fields, with the ID3v1 tag's where the v2 tag lacks them (as mutagen and
+    /// most players merge them). A v2 tag that cannot be read leaves the v1 fields, with a warning.
     static func read(_ file: FileBytes) throws -> MediaTags {
         let header = try file.readPrefix(at: 0, count: 10)
-        if let length = ID3v2.tagLength(header: header) {
-            return try ID3v2.read(try file.readPrefix(at: 0, count: length))
+        let v1 = try readID3v1(file)
+        guard let length = ID3v2.tagLength(header: header) else { return v1 ?? MediaTags() }
+        let v2: MediaTags
+        do {
+            v2 = try ID3v2.read(try file.readPrefix(at: 0, count: length))
+        } catch let error as MediaError {
+            guard var v1 else { throw error }
+            v1.warnings.append("the ID3v2 tag cannot be read (\(error.reason)); only the ID3v1 tag's fields were read")
+            return v1
         }
-        return try readID3v1(file) ?? MediaTags()
+        guard let v1 else { return v2 }
+        var tags = v2
+        for (key, value) in v1.values where tags[key] == nil { tags[key] = value }
+        return tags
     }
 
     static func write(_ tags: MediaTags, to file: FileBytes, into output: ReplacementFile) throws -> [String] {

@@ -5,7 +5,9 @@
 /// releaseDate, trkn albumTrackNumber/albumTrackCount, disk discNumber/discCount, tmpo
 /// beatsPerMinute (16-bit integer), cpil isCompilation, stik mediaKind (music 1, audioBook 2,
 /// podcast 21; podcasts also get iTunes' pcst flag), covr artwork (JPEG, PNG, GIF or BMP).
-/// No atom holds a podcast's title (iTunes keeps it in ©alb).
+/// No atom holds a podcast's title (iTunes keeps it in ©alb). Other tags: the atoms of
+/// ExtraTags' table (cprt, ©too, sort names), ----:com.apple.iTunes:NAME items for the rest;
+/// several values as several data atoms.
 ///
 /// Writing rebuilds moov with a new udta/meta/ilst (keeping iTunes' gapless ----:iTunSMPB
 /// item) and moves the stco/co64 chunk offsets by the change in moov's size when the audio
@@ -171,8 +173,19 @@ enum MP4Tags {
                     let declared = [13: "image/jpeg", 14: "image/png", 12: "image/gif", 27: "image/bmp"][payload[1..<4].bigEndianInteger] ?? ""
                     covers.append(Artwork(sniffing: Array(payload.dropFirst(8)), declared: declared))
                 }
+            case freeform:
+                // iTunes' own (gapless data, loudness) are about the audio, not tags.
+                guard let name = freeformName(item), !name.hasPrefix("iTun") else { continue }
+                let texts = values.filter { $0.count >= 8 }.compactMap(text).filter { !$0.isEmpty }
+                if !texts.isEmpty { tags.extra[ExtraTags.field(userName: name)] = texts }
             default:
-                if let key = textItems[item.type], !joined.isEmpty, typeCode == 1 || typeCode == 2 { tags[key] = joined }
+                let texts = values.filter { $0.count >= 8 }.compactMap(text).filter { !$0.isEmpty }
+                if let key = textItems[item.type], !joined.isEmpty, typeCode == 1 || typeCode == 2 {
+                    tags[key] = joined
+                    if texts.count > 1 { tags.lists[key] = texts }
+                } else if let field = extraAtoms[item.type], !texts.isEmpty {
+                    tags.extra[field] = texts
+                }
             }
         }
         switch kind {
@@ -185,6 +198,9 @@ enum MP4Tags {
         TagValues.inferKind(&tags)
         return tags
     }
+
+    /// The atoms of ExtraTags' table, by type.
+    private static let extraAtoms = Dictionary(uniqueKeysWithValues: ExtraTags.mp4Atoms.map { (code($0.value), $0.key) })
 
     private static let textItems: [UInt32: String] = [
         code("©nam"): "title", code("©ART"): "artist", code("aART"): "albumArtist", code("©alb"): "albumTitle",
@@ -270,14 +286,20 @@ enum MP4Tags {
         let values = TagValues.present(tags)
         var items: [Atom] = []
         var unsupported: [String] = []
-        func item(_ name: String, type: Int, _ payload: [UInt8]) {
+        func dataAtom(_ type: Int, _ payload: [UInt8]) -> Atom {
             var body: [UInt8] = []
             body.appendBE(type, bytes: 4)
             body.appendBE(0, bytes: 4) // locale
-            items.append(Atom(type: code(name), payload: [], children: [Atom(type: data, payload: body + payload)]))
+            return Atom(type: data, payload: body + payload)
         }
+        func item(_ name: String, type: Int, _ payload: [UInt8]) {
+            items.append(Atom(type: code(name), payload: [], children: [dataAtom(type, payload)]))
+        }
+        /// A text item with a data atom per value of `key`.
         func text(_ name: String, _ key: String) {
-            if let value = values[key] { item(name, type: 1, Array(TagValues.clean(value).utf8)) }
+            let all = tags.all(key)
+            guard !all.isEmpty else { return }
+            items.append(Atom(type: code(name), payload: [], children: all.map { dataAtom(1, Array(TagValues.clean($0).utf8)) }))
         }
         func pair(_ name: String, _ numberKey: String, _ countKey: String, trailing: Int) {
             let number = values[numberKey], count = values[countKey]
@@ -325,6 +347,19 @@ enum MP4Tags {
         }
         text("©cmt", "comments")
         text("©lyr", "lyrics")
+        // Other tags: an atom of their own, else an iTunes freeform item (mean, name, data…).
+        for (field, list) in tags.extra.sorted(by: { $0.key < $1.key }) {
+            let texts = list.map(TagValues.clean).filter { !$0.isEmpty }
+            guard !texts.isEmpty else { continue }
+            let datas = texts.map { dataAtom(1, Array($0.utf8)) }
+            if let atom = ExtraTags.mp4Atoms[field] {
+                items.append(Atom(type: code(atom), payload: [], children: datas))
+            } else {
+                let mean = Atom(type: code("mean"), payload: [0, 0, 0, 0] + Array("com.apple.iTunes".utf8))
+                let name = Atom(type: code("name"), payload: [0, 0, 0, 0] + Array(ExtraTags.userName(field).utf8))
+                items.append(Atom(type: freeform, payload: [], children: [mean, name] + datas))
+            }
+        }
         if let artwork = tags.artwork {
             let types = ["image/jpeg": 13, "image/png": 14, "image/gif": 12, "image/bmp": 27]
             if let type = types[artwork.mimeType] { item("covr", type: type, artwork.data) } else { unsupported.append("artwork") }

@@ -9,6 +9,15 @@
 public struct MediaTags: Sendable, Equatable {
     public var values: [String: String]
     public var artwork: Artwork?
+    /// What a reader found damaged and skipped (a frame, a block, a field), one sentence each;
+    /// the rest of the tags was read.
+    public var warnings: [String] = []
+    /// Tags outside SPEC §4 by their Vorbis comment field name in upper case ("ISRC",
+    /// "REPLAYGAIN_TRACK_GAIN", "MUSICBRAINZ_TRACKID"), each with every value read (ExtraTags).
+    public var extra: [String: [String]] = [:]
+    /// Every value of a key that had several (three ARTIST fields); `values` holds them joined
+    /// with "; ". Writers use the list only while the joined value is unchanged.
+    public var lists: [String: [String]] = [:]
 
     public init(values: [String: String] = [:], artwork: Artwork? = nil) {
         self.values = values
@@ -18,6 +27,13 @@ public struct MediaTags: Sendable, Equatable {
     public subscript(name: String) -> String? {
         get { values[name] }
         set { values[name] = newValue }
+    }
+
+    /// The values of `key` to write: the list read, while `values` still holds it joined, else the one value.
+    public func all(_ key: String) -> [String] {
+        guard let value = values[key], !value.isEmpty else { return [] }
+        if let list = lists[key], list.count > 1, list.joined(separator: "; ") == value { return list }
+        return [value]
     }
 
     /// Every key a tag can have, in the order `probe` lists them.

@@ -3,7 +3,9 @@ import Foundation
 /// Tags of Ogg Vorbis and Ogg Opus files: the comment header packet (Vorbis: "\u{3}vorbis" …
 /// framing bit; Opus: "OpusTags" …). Writing repaginates the comment (and Vorbis setup) header
 /// pages and renumbers the stream's later pages, whose packets and granule positions are copied
-/// unchanged; pages of other multiplexed streams pass through untouched.
+/// unchanged; pages of other multiplexed streams pass through untouched. Reading takes the headers
+/// however they are paged; when audio packets share the last header page (older encoders, which
+/// ogginfo flags), a rewrite moves them onto a page of their own.
 enum OggTags {
     private struct Page {
         var flags: UInt8
@@ -74,6 +76,11 @@ enum OggTags {
         var packets: [[UInt8]]
         /// Offset just past the page on which the last header packet ends.
         var end: UInt64
+        /// The pieces of audio packets that follow the last header packet on its page (older
+        /// encoders write no page break there); a rewrite moves them onto a page of their own.
+        var audioPieces: [(bytes: ArraySlice<UInt8>, complete: Bool)] = []
+        /// That page's granule position, which belongs to its last complete audio packet.
+        var audioGranule: UInt64 = 0
     }
 
     private static func headers(_ file: FileBytes) throws -> Headers {
@@ -90,7 +97,8 @@ enum OggTags {
             if target == nil, page.flags & 2 == 0 {
                 throw MediaError("the Ogg file holds no Vorbis or Opus stream")
             }
-            for piece in page.pieces {
+            let pieces = page.pieces
+            for (index, piece) in pieces.enumerated() {
                 open[page.serial, default: []].append(contentsOf: piece.bytes)
                 guard piece.complete else { continue }
                 let packet = open.removeValue(forKey: page.serial) ?? []
@@ -99,12 +107,11 @@ enum OggTags {
                     if packet.starts(with: [1] + Array("vorbis".utf8)) { target = (page.serial, .vorbis) }
                     if packet.starts(with: Array("OpusHead".utf8)) { target = (page.serial, .opus) }
                 }
-            }
-            if let target, page.serial == target.serial, let found = packets[target.serial], found.count >= target.codec.headerPackets {
-                guard found.count == target.codec.headerPackets, !page.endsOpen else {
-                    throw MediaError("the Ogg stream's first audio packet shares a page with its headers")
+                if let target, page.serial == target.serial, packets[target.serial]!.count == target.codec.headerPackets {
+                    // The rest of this page, if anything, is audio.
+                    return Headers(pages: pages, codec: target.codec, serial: target.serial, packets: packets[target.serial]!,
+                                   end: offset, audioPieces: Array(pieces[(index + 1)...]), audioGranule: page.granule)
                 }
-                return Headers(pages: pages, codec: target.codec, serial: target.serial, packets: found, end: offset)
             }
         }
         throw MediaError("the Ogg file ends inside its header packets")
@@ -115,7 +122,10 @@ enum OggTags {
         let packet = found.packets[1]
         let magic = found.codec.commentMagic
         guard packet.starts(with: magic) else { throw MediaError("the Ogg stream has no comment header") }
-        return VorbisComments.tags(from: try VorbisComments.parse(packet, at: magic.count).fields, pictures: [])
+        let parsed = try VorbisComments.parse(packet, at: magic.count)
+        var tags = VorbisComments.tags(from: parsed.fields, pictures: [])
+        if let damage = parsed.damage { tags.warnings.insert(damage, at: 0) }
+        return tags
     }
 
     static func write(_ tags: MediaTags, to file: FileBytes, into output: ReplacementFile) throws -> [String] {
@@ -134,7 +144,12 @@ enum OggTags {
         guard first.pieces.count == 1, first.pieces[0].complete else {
             throw MediaError("the Ogg stream's identification header does not have its own page")
         }
-        let newPages = paginate([comment] + found.packets[2...], serial: found.serial, firstSequence: first.sequence &+ 1)
+        var newPages = paginate([comment] + found.packets[2...], serial: found.serial, firstSequence: first.sequence &+ 1)
+        if !found.audioPieces.isEmpty {
+            newPages.append(audioPage(found.audioPieces, granule: found.audioGranule, endOfStream: found.pages.last!.flags & 4,
+                                      serial: found.serial,
+                                      sequence: first.sequence &+ 1 &+ UInt32(newPages.count)))
+        }
         let shift = Int(first.sequence) + 1 + newPages.count - (Int(streamPages.last!.sequence) + 1)
 
         var wroteHeaders = false
@@ -163,6 +178,24 @@ enum OggTags {
             }
         }
         return unsupported
+    }
+
+    /// The audio packet pieces that shared the last header page, on a page of their own: the
+    /// lacing values are the original page's (so the page that follows still continues an open
+    /// packet), and the granule position stays with the last packet that ends here (−1 when none
+    /// does: the page then holds only the start of a packet).
+    private static func audioPage(_ pieces: [(bytes: ArraySlice<UInt8>, complete: Bool)], granule: UInt64,
+                                  endOfStream: UInt8, serial: UInt32, sequence: UInt32) -> Page {
+        var lacing: [UInt8] = []
+        var body: [UInt8] = []
+        for piece in pieces {
+            lacing += Array(repeating: 255, count: piece.bytes.count / 255)
+            if piece.complete { lacing.append(UInt8(piece.bytes.count % 255)) }
+            body += piece.bytes
+        }
+        let endsPacket = pieces.contains { $0.complete }
+        return Page(flags: endOfStream, granule: endsPacket ? granule : UInt64.max, serial: serial, sequence: sequence,
+                    lacing: lacing, body: body)
     }
 
     /// Pages for header packets: granule 0 where a packet ends, −1 on pages where none does.

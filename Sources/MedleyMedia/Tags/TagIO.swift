@@ -13,6 +13,10 @@ import Foundation
 ///   comments, beatsPerMinute; no artwork.
 /// No container has a field for a podcast's title. `mediaKind` "music" needs no field (a file
 /// that says nothing is music), so it is never reported.
+///
+/// Tags outside these keys travel in `MediaTags.extra` by their Vorbis field name, through the
+/// table in ExtraTags; several values of one field in `MediaTags.lists`. Readers skip what is
+/// damaged (an ID3 frame, a FLAC block, a chunk past the end) and say so in `MediaTags.warnings`.
 public enum TagIO {
     private enum Container {
         case mp4, mp3, flac, ogg, wav, aiff, caf
@@ -63,7 +67,7 @@ public enum TagIO {
         Container(extension: ext)?.keys ?? []
     }
 
-    /// Writes `tags` (and artwork) into the finished, closed file at `path` whose container is `ext`, replacing whatever tags it had; atomically (write a sibling temporary file in the same folder, then rename over `path`; on error remove the temporary and leave `path` untouched). Returns the keys of `tags` that this container cannot hold (not written), sorted, so the caller can report them per item.
+    /// Writes `tags` (and artwork) into the finished, closed file at `path` whose container is `ext`, replacing whatever tags it had; atomically (write a sibling temporary file in the same folder, then rename over `path`; on error remove the temporary and leave `path` untouched). Returns, sorted, what this container cannot hold so the caller can report it per item: MediaTags keys and extra field names (not written), and "key (N values, written joined with "; ")" where it holds one value.
     @discardableResult public static func write(_ tags: MediaTags, toFileAt path: String, container ext: String) throws -> [String] {
         guard let container = Container(extension: ext) else { throw MediaError("cannot write tags into .\(ext) files") }
         let keys = container.keys

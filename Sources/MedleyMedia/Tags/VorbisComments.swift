@@ -5,7 +5,8 @@ import Foundation
 /// Mapping: TITLE, ARTIST, ALBUMARTIST (also read: "ALBUM ARTIST"), ALBUM, GENRE, COMPOSER,
 /// TRACKNUMBER + TRACKTOTAL (also read: "n/N", TOTALTRACKS), DISCNUMBER + DISCTOTAL (also read:
 /// TOTALDISCS), LYRICS (also read: UNSYNCEDLYRICS), COMMENT (also read: DESCRIPTION), DATE, BPM,
-/// COMPILATION ("1"/"0"), GROUPING. Artwork is a FLAC picture: its own metadata block in .flac,
+/// COMPILATION ("1"/"0"), GROUPING; every other field is carried as it is (ExtraTags), and
+/// repeated fields keep all their values. Artwork is a FLAC picture: its own metadata block in .flac,
 /// base64 in METADATA_BLOCK_PICTURE in Ogg (legacy COVERART is read). No field marks a
 /// podcast, an audiobook or a podcast's title.
 enum VorbisComments {
@@ -26,20 +27,31 @@ enum VorbisComments {
         "DESCRIPTION": "COMMENT", "TOTALTRACKS": "TRACKTOTAL", "TOTALDISCS": "DISCTOTAL",
     ]
 
+    /// The fields this mapping reads; any other is carried as an extra tag.
+    private static let known: Set<String> = Set(plainFields.map(\.field)).union([
+        "TRACKNUMBER", "TRACKTOTAL", "DISCNUMBER", "DISCTOTAL", "COMPILATION", "METADATA_BLOCK_PICTURE", "COVERART", "COVERARTMIME",
+    ])
+
     // MARK: Comment block
 
-    /// Vendor string and NAME=value fields of a comment block (little-endian lengths).
-    static func parse(_ bytes: [UInt8], at offset: Int = 0) throws -> (vendor: String, fields: [(name: String, value: String)]) {
+    /// Vendor string and NAME=value fields of a comment block (little-endian lengths). A field
+    /// whose length runs past the block ends the list: the fields before it are kept, and
+    /// `damage` says what was lost.
+    static func parse(_ bytes: [UInt8], at offset: Int = 0) throws
+        -> (vendor: String, fields: [(name: String, value: String)], damage: String?) {
         var reader = ByteReader(bytes, at: offset)
         let vendor = decodeText(try reader.take(try reader.u32LE()))
         let count = try reader.u32LE()
         var fields: [(String, String)] = []
-        for _ in 0..<count {
-            let entry = try reader.take(try reader.u32LE())
+        for index in 0..<count {
+            guard let length = try? reader.u32LE(), let entry = try? reader.take(length) else {
+                return (vendor, fields, "Vorbis comment \(index + 1) of \(count) runs past the end of the comment block; "
+                                        + "it and the \(count - index - 1) after it were not read")
+            }
             guard let equals = entry.firstIndex(of: 0x3D) else { continue }
             fields.append((decodeText(entry[..<equals]).uppercased(), decodeText(entry[(equals + 1)...])))
         }
-        return (vendor, fields)
+        return (vendor, fields, nil)
     }
 
     /// A comment block: vendor, count, fields (no framing bit).
@@ -64,7 +76,17 @@ enum VorbisComments {
         }
         var tags = MediaTags()
         func value(_ name: String) -> String? { byName[name].map { $0.joined(separator: "; ") } }
-        for (field, key) in plainFields { tags[key] = value(field) }
+        for (field, key) in plainFields {
+            tags[key] = value(field)
+            if let all = byName[field], all.count > 1 { tags.lists[key] = all }
+        }
+        // Everything else is carried as it is (ExtraTags).
+        for (name, values) in byName where !known.contains(name) { tags.extra[name] = values }
+        for (field, key) in [("TRACKNUMBER", "albumTrackNumber"), ("DISCNUMBER", "discNumber")] {
+            if let all = byName[field], all.count > 1 {
+                tags.warnings.append("\(field) has \(all.count) values (\(all.joined(separator: ", "))); only the first, \(all[0]), was read")
+            }
+        }
         func numbers(_ numberField: String, _ totalField: String, _ numberKey: String, _ countKey: String) {
             if let number = byName[numberField]?.first {
                 let pair = TagValues.pair(number)
@@ -97,7 +119,7 @@ enum VorbisComments {
         var fields: [(String, String)] = []
         var unsupported: [String] = []
         for (field, key) in plainFields {
-            if let value = values[key] { fields.append((field, TagValues.clean(value))) }
+            for value in tags.all(key) { fields.append((field, TagValues.clean(value))) }
         }
         let numbered = [("TRACKNUMBER", "albumTrackNumber"), ("TRACKTOTAL", "albumTrackCount"),
                         ("DISCNUMBER", "discNumber"), ("DISCTOTAL", "discCount")]
@@ -108,7 +130,16 @@ enum VorbisComments {
             if let flag = TagValues.flag(compilation) { fields.append(("COMPILATION", flag ? "1" : "0")) } else { unsupported.append("isCompilation") }
         }
         if let kind = values["mediaKind"], kind != "music" { unsupported.append("mediaKind") }
+        for (name, list) in tags.extra.sorted(by: { $0.key < $1.key }) where !known.contains(name) && isFieldName(name) {
+            for value in list { fields.append((name, TagValues.clean(value))) }
+        }
+        for name in tags.extra.keys.sorted() where !isFieldName(name) { unsupported.append(name) }
         return (fields, unsupported)
+    }
+
+    /// Whether a Vorbis comment may use `name`: printable ASCII except "=" (0x20–0x7D).
+    static func isFieldName(_ name: String) -> Bool {
+        !name.isEmpty && name.utf8.allSatisfy { (0x20...0x7D).contains($0) && $0 != 0x3D }
     }
 
     // MARK: Pictures
