@@ -274,9 +274,9 @@ MedleyImage *medley_image_map_rows2(MedleyImage *first, MedleyImage *second, med
     closure->rows2 = kernel;
     VipsImage *inputs[] = { a, b };
     VipsImage *out = closure_image(closure, inputs, 2);
-    if (a->Xsize != b->Xsize || a->Ysize != b->Ysize || a->Bands != b->Bands || a->BandFmt != VIPS_FORMAT_FLOAT ||
+    if (a->Xsize != b->Xsize || a->Ysize != b->Ysize || a->Bands != b->Bands || a->Bands != 4 || a->BandFmt != VIPS_FORMAT_FLOAT ||
         b->BandFmt != VIPS_FORMAT_FLOAT) {
-        vips_error("medley", "two-input kernels need float images of one size and band count");
+        vips_error("medley", "two-input kernels need float RGBA images of one size");
         g_object_unref(out);
         return NULL;
     }
@@ -388,13 +388,24 @@ MedleyImage *medley_image_constant(int width, int height, int bands, const doubl
     return failed ? NULL : HANDLE(cast);
 }
 
-MedleyImage *medley_image_import_icc(MedleyImage *image) {
+MedleyImage *medley_image_import_icc(MedleyImage *image, const char *fallback_profile) {
     VipsImage *out = NULL;
     /* Embedded profile → sRGB, so the working space is the same whatever the camera wrote.
      * 16-bit stays 16-bit. */
     int depth = vips_image_get_format(IMG(image)) == VIPS_FORMAT_USHORT ? 16 : 8;
-    return vips_icc_transform(IMG(image), &out, "srgb", "embedded", TRUE, "depth", depth,
-                              "intent", VIPS_INTENT_RELATIVE, NULL) ? NULL : HANDLE(out);
+    int failed = fallback_profile
+        ? vips_icc_transform(IMG(image), &out, "srgb", "embedded", TRUE, "input_profile", fallback_profile,
+                             "depth", depth, "intent", VIPS_INTENT_RELATIVE, NULL)
+        : vips_icc_transform(IMG(image), &out, "srgb", "embedded", TRUE, "depth", depth,
+                             "intent", VIPS_INTENT_RELATIVE, NULL);
+    return failed ? NULL : HANDLE(out);
+}
+
+MedleyImage *medley_image_reinterpret(MedleyImage *image, const char *interpretation) {
+    int kind = vips_enum_from_nick("medley", VIPS_TYPE_INTERPRETATION, interpretation);
+    if (kind < 0) return NULL;
+    VipsImage *out = NULL;
+    return vips_copy(IMG(image), &out, "interpretation", kind, NULL) ? NULL : HANDLE(out);
 }
 
 const void *medley_image_icc_data(const MedleyImage *image, size_t *length) {

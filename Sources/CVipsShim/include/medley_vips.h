@@ -74,7 +74,8 @@ typedef void (*medley_row_kernel)(void *ctx, const void *in, void *out, int widt
 MedleyImage *medley_image_map_rows(MedleyImage *image, int out_format, medley_row_kernel kernel, void *ctx,
                                    void (*release)(void *ctx));
 
-/* Two float images of one size, row by row (compositing): `first` and `second` rows in, one out. */
+/* Two float RGBA images of one size, row by row (compositing): `first` and `second` rows in, one
+ * out. Anything else fails (NULL) before the kernel could see it. */
 typedef void (*medley_row_kernel2)(void *ctx, const void *first, const void *second, void *out, int width,
                                    int bands, int x, int y);
 MedleyImage *medley_image_map_rows2(MedleyImage *first, MedleyImage *second, medley_row_kernel2 kernel,
@@ -106,8 +107,11 @@ MedleyImage *medley_image_thumbnail(const char *path, int width, int height, int
 MedleyImage *medley_image_from_uchar(const uint8_t *pixels, int width, int height, int bands);
 /* A float image of one colour. values has `bands` entries. */
 MedleyImage *medley_image_constant(int width, int height, int bands, const double *values);
-/* Converts from the embedded ICC profile to sRGB (same bit depth). */
-MedleyImage *medley_image_import_icc(MedleyImage *image);
+/* Converts from the embedded ICC profile to sRGB (same bit depth). fallback_profile (a file or
+ * one of libvips' built-in names, "cmyk") is used when the image has no profile; NULL: none. */
+MedleyImage *medley_image_import_icc(MedleyImage *image, const char *fallback_profile);
+/* The same pixels, read as another interpretation ("srgb", "rgb16", …): no conversion. */
+MedleyImage *medley_image_reinterpret(MedleyImage *image, const char *interpretation);
 /* The embedded ICC profile's bytes (owned by the image; valid while it lives) or NULL. */
 const void *medley_image_icc_data(const MedleyImage *image, size_t *length);
 /* Places the image at (x, y) in a width × height canvas; outside is 0 (transparent for RGBA). */

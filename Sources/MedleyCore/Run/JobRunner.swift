@@ -500,9 +500,11 @@ public final class PipelineRunner: @unchecked Sendable {
             entry.error = skip
             return
         }
+        var warnings: [String] = []
         entry.bytes = try output.write(to: destination, fileExtension: format.fileExtension) { temporary in
-            try stage.render(file.path, header: header, format: format, to: temporary)
+            warnings = try stage.render(file.path, header: header, format: format, to: temporary)
         }
+        entry.warnings += warnings
     }
 
     /// Audio: header and tags → properties → where, tag → destination → transcode (mix, resample,
@@ -638,9 +640,11 @@ public final class PipelineRunner: @unchecked Sendable {
                 throw ItemFailure("cannot take the poster frame: \(error.reason)")
             }
             let header = try stage.openHeader(frame.path)
+            var warnings: [String] = []
             entry.bytes = try output.write(to: destination, fileExtension: format.fileExtension) { temporary in
-                try stage.render(frame.path, header: header, format: format, to: temporary)
+                warnings = try stage.render(frame.path, header: header, format: format, to: temporary)
             }
+            entry.warnings += warnings
             return
         }
         guard let preset = state.job.transcode?.videoQuality else {

@@ -53,12 +53,13 @@ struct ImageStage {
         }
     }
 
-    /// Renders `header`'s file into `temporaryPath`.
-    func render(_ path: String, header: VipsImage, format: ImageFormat, to temporaryPath: String) throws {
+    /// Renders `header`'s file into `temporaryPath`; returns the item's warnings.
+    func render(_ path: String, header: VipsImage, format: ImageFormat, to temporaryPath: String) throws -> [String] {
         do {
-            let image = try renderer.render(path, header: header)
+            let (image, warnings) = try renderer.render(path, header: header)
             try image.save(to: temporaryPath, format: format,
                            quality: format.isLossy ? export.quality : nil, strip: export.strip)
+            return warnings
         } catch let error as MediaError {
             throw ItemFailure("cannot decode or encode: \(error.reason)")
         }
