@@ -33,6 +33,18 @@ char *medley_vips_take_error(void) {
     return copy;
 }
 
+static GRWLock error_owner;
+
+void medley_vips_shared_begin(void) { g_rw_lock_reader_lock(&error_owner); }
+void medley_vips_shared_end(void) { g_rw_lock_reader_unlock(&error_owner); }
+
+void medley_vips_exclusive_begin(void) {
+    g_rw_lock_writer_lock(&error_owner);
+    vips_error_clear();
+}
+
+void medley_vips_exclusive_end(void) { g_rw_lock_writer_unlock(&error_owner); }
+
 const char *medley_vips_find_loader(const char *path) {
     const char *name = vips_foreign_find_load(path);
     vips_error_clear();
@@ -46,7 +58,7 @@ int medley_vips_has_operation(const char *nickname) {
 MedleyImage *medley_image_open(const char *path, int sequential, int fail_on_error) {
     VipsImage *image = vips_image_new_from_file(path,
         "access", sequential ? VIPS_ACCESS_SEQUENTIAL : VIPS_ACCESS_RANDOM,
-        "fail_on", fail_on_error ? VIPS_FAIL_ON_TRUNCATED : VIPS_FAIL_ON_NONE,
+        "fail_on", fail_on_error ? VIPS_FAIL_ON_WARNING : VIPS_FAIL_ON_NONE,
         NULL);
     return HANDLE(image);
 }
@@ -359,13 +371,13 @@ MedleyImage *medley_image_resize(MedleyImage *image, double horizontal, double v
 
 MedleyImage *medley_image_thumbnail(const char *path, int width, int height, int crop, int force, int fail_on_error) {
     VipsImage *out = NULL;
-    char *options = fail_on_error ? "[fail-on=truncated]" : "";
-    char *name = g_strdup_printf("%s%s", path, options);
-    int failed = vips_thumbnail(name, &out, width, "height", height,
+    /* thumbnail's own fail_on reaches the loader it picks, as `vips copy in[fail]` does: a
+     * "[fail-on=…]" suffix on the name is dropped when thumbnail reopens the file shrunk. */
+    int failed = vips_thumbnail(path, &out, width, "height", height,
                                 "crop", crop ? VIPS_INTERESTING_CENTRE : VIPS_INTERESTING_NONE,
                                 "size", force ? VIPS_SIZE_FORCE : VIPS_SIZE_BOTH,
+                                "fail_on", fail_on_error ? VIPS_FAIL_ON_WARNING : VIPS_FAIL_ON_NONE,
                                 "no_rotate", FALSE, NULL);
-    g_free(name);
     return failed ? NULL : HANDLE(out);
 }
 

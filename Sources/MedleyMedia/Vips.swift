@@ -31,6 +31,25 @@ public enum Vips {
         medley_vips_set_concurrency(Int32(threads))
     }
 
+    /// Runs libvips work so that a failure's text is its own. libvips 8.14 has one error buffer
+    /// for the process, written from its worker threads, so text taken while other items run may
+    /// be theirs. Many `attributed` bodies run at once; when one fails with a `MediaError`, it is
+    /// run again alone — after the others' libvips work in flight has finished, on an empty
+    /// buffer — and that run's outcome is the item's. Only failures are serialised.
+    /// `body` must be safe to repeat (it writes only its own temporary file), and must not nest;
+    /// its argument is true for the run alone, which must open its files afresh (a libvips image
+    /// whose load failed fails again without saying why).
+    public static func attributed<T>(_ body: (_ again: Bool) throws -> T) throws -> T {
+        medley_vips_shared_begin()
+        let first: Result<T, Error>
+        do { first = .success(try body(false)) } catch { first = .failure(error) }
+        medley_vips_shared_end()
+        guard case .failure(let error) = first, error is MediaError else { return try first.get() }
+        medley_vips_exclusive_begin()
+        defer { medley_vips_exclusive_end() }
+        return try body(true)
+    }
+
     /// libvips' pending error text (and clears it).
     static func takeError() -> String {
         guard let text = medley_vips_take_error() else { return "unknown libvips error" }

@@ -135,4 +135,106 @@ final class RealWorldImageTests: EndToEndCase {
         let record = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(manifest.utf8)) as? [String: Any])
         XCTAssertEqual(record["warnings"] as? [String], ["6 bands (srgb): only the first 4 are kept; the other 2 are dropped"])
     }
+
+    /// Damaged files made here from good ones, with the words of libvips' reason for each.
+    func damagedInputs() throws -> [(path: String, reason: String)] {
+        let folder = work + "/damaged"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let big = work + "/big.jpg", bigPNG = work + "/big.png"
+        try Tool.vips(["resize", Tool.fixtures + "/images/landscape.jpg", big, "4"])
+        try Tool.vips(["resize", Tool.fixtures + "/images/landscape.jpg", bigPNG, "4"])
+        let jpeg = try Data(contentsOf: URL(fileURLWithPath: big)), png = try Data(contentsOf: URL(fileURLWithPath: bigPNG))
+        try jpeg.prefix(jpeg.count / 2).write(to: URL(fileURLWithPath: folder + "/half.jpg"))
+        try png.prefix(png.count / 2).write(to: URL(fileURLWithPath: folder + "/half-png.png"))
+        // 2 KB of 0xFF in the middle of the entropy-coded data (after the start-of-scan marker FF DA).
+        var banded = [UInt8](jpeg)
+        let scan = try XCTUnwrap((0..<banded.count - 1).first { banded[$0] == 0xFF && banded[$0 + 1] == 0xDA })
+        let middle = scan + (banded.count - scan) / 2
+        for i in (middle - 1024)..<(middle + 1024) { banded[i] = 0xFF }
+        try Data(banded).write(to: URL(fileURLWithPath: folder + "/ff-band.jpg"))
+        try FileManager.default.copyItem(atPath: Tool.fixtures + "/broken/truncated.jpg", toPath: folder + "/truncated.jpg")
+        let files = [("half.jpg", "VipsJpeg: Premature end of input file"), ("half-png.png", "vipspng: libpng read error"),
+                     ("ff-band.jpg", "VipsJpeg: Corrupt JPEG data"), ("truncated.jpg", "VipsJpeg: Premature end of input file")]
+        for (name, _) in files {
+            // The peer's verdict: vips decodes each without complaint by default and rejects it with [fail].
+            XCTAssertEqual(try Tool.run("vips", ["copy", folder + "/" + name, work + "/lenient.png"]).status, 0, name)
+            XCTAssertNotEqual(try Tool.run("vips", ["copy", folder + "/" + name + "[fail]", work + "/strict.png"]).status, 0, name)
+        }
+        return files.map { (folder + "/" + $0.0, $0.1) }
+    }
+
+    func testDamagedFilesFailWithTheirReasonThroughEveryKindOfPlan() throws {
+        let inputs = try damagedInputs()
+        let plans = ["resize-first": "[{ resize: { width: 100, height: 100 } }, CISepiaTone]",
+                     "point-only": "[CISepiaTone]", "neighbourhood": "[CIGaussianBlur]"]
+        for (kind, filters) in plans {
+            let folder = work + "/out-" + kind
+            let path = try pipeline("""
+                version: 1
+                jobs:
+                  - name: damaged
+                    ingest: { from: [\(work!)/damaged] }
+                    filters: \(filters)
+                    export: { to: \(folder), format: png }
+                """)
+            let result = try Tool.medley(["run", path, "--quiet"])
+            XCTAssertEqual(result.status, 1, "\(kind): every item failed\n\(result.stderr)")
+            for (input, reason) in inputs {
+                let line = result.stderr.split(separator: "\n").first { $0.contains("✗ " + input + ":") }
+                XCTAssertTrue(line?.contains(reason) == true, "\(kind): \(input): expected '\(reason)' in: \(line.map(String.init) ?? result.stderr)")
+            }
+            XCTAssertEqual(Tool.files(under: folder), [], "\(kind): nothing exported")
+        }
+    }
+
+    func testConcurrentFailuresEachGiveTheirOwnReason() throws {
+        // 20 damaged files of four kinds, two at a time: libvips' one error buffer is shared by
+        // every thread, so without care one item's reason holds another's words, or none.
+        let folder = work + "/twenty"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let landscape = Tool.fixtures + "/images/landscape.jpg"
+        for ext in ["jpg", "png", "webp"] { try Tool.vips(["resize", landscape, work + "/big." + ext, "4"]) }
+        func bytes(_ ext: String) throws -> [UInt8] { [UInt8](try Data(contentsOf: URL(fileURLWithPath: work + "/big." + ext))) }
+        let jpeg = try bytes("jpg"), png = try bytes("png"), webp = try bytes("webp")
+        var expected: [String: (reason: String, foreign: [String])] = [:]
+        func write(_ name: String, _ content: [UInt8], _ reason: String, _ foreign: [String]) throws {
+            try Data(content).write(to: URL(fileURLWithPath: folder + "/" + name))
+            expected[folder + "/" + name] = (reason, foreign)
+        }
+        for i in 0..<6 {
+            try write("cut-jpg-\(i).jpg", Array(jpeg.prefix(jpeg.count * (3 + i) / 10)), "VipsJpeg: Premature end of input file", ["libpng", "webp:"])
+            try write("cut-png-\(i).png", Array(png.prefix(png.count * (3 + i) / 10)), "vipspng: libpng read error", ["VipsJpeg", "webp:"])
+        }
+        for i in 0..<4 {
+            var banded = jpeg
+            let scan = try XCTUnwrap((0..<banded.count - 1).first { banded[$0] == 0xFF && banded[$0 + 1] == 0xDA })
+            let start = scan + (banded.count - scan) * (2 + i) / 8
+            for j in start..<(start + 2048) { banded[j] = 0xFF }
+            try write("band-\(i).jpg", banded, "VipsJpeg: Corrupt JPEG data", ["libpng", "webp:"])
+            try write("cut-webp-\(i).webp", Array(webp.prefix(webp.count * (2 + i) / 8)), "webp: unable to parse image", ["VipsJpeg", "libpng"])
+        }
+        XCTAssertEqual(expected.count, 20)
+        let path = try pipeline("""
+            version: 1
+            jobs:
+              - name: twenty
+                ingest: { from: [\(folder)] }
+                filters: [CIGaussianBlur]
+                export: { to: \(work!)/out, format: png }
+            """)
+        let result = try Tool.medley(["run", path, "--quiet", "--jobs", "2"])
+        XCTAssertEqual(result.status, 1, result.stderr)
+        let names = expected.keys.map { ($0 as NSString).lastPathComponent }
+        for (input, want) in expected {
+            let line = try XCTUnwrap(result.stderr.split(separator: "\n").first { $0.hasPrefix("  ✗ " + input + ":") },
+                                     "\(input) in\n\(result.stderr)")
+            let reason = String(line.dropFirst(("  ✗ " + input + ":").count))
+            XCTAssertTrue(reason.contains(want.reason), "\(input): expected '\(want.reason)' in \(reason)")
+            for word in want.foreign { XCTAssertFalse(reason.contains(word), "\(input): another format's words in \(reason)") }
+            let mine = (input as NSString).lastPathComponent
+            for other in names where other != mine {
+                XCTAssertFalse(reason.contains(other), "\(input): another file's name in \(reason)")
+            }
+        }
+    }
 }

@@ -24,6 +24,17 @@ void medley_vips_set_concurrency(int threads);
  * frees the returned string with free(). Never NULL. */
 char *medley_vips_take_error(void);
 
+/* libvips 8.14 keeps one error buffer for the whole process, written by every thread (loaders
+ * report from libvips' worker threads, not the caller's): text taken after a failure may hold
+ * another item's words, or have lost its own to another thread's clear. Work whose error text
+ * must be its own runs between shared_begin/end (many at once); after a failure, it runs again
+ * alone between exclusive_begin/end, which waits for all shared work to finish and starts from
+ * an empty buffer. */
+void medley_vips_shared_begin(void);
+void medley_vips_shared_end(void);
+void medley_vips_exclusive_begin(void);
+void medley_vips_exclusive_end(void);
+
 /* Name of the libvips loader that recognises the file's content ("jpegload", …), or NULL.
  * Sniffs magic bytes; does not decode. The returned string is static. */
 const char *medley_vips_find_loader(const char *path);
@@ -33,7 +44,7 @@ int medley_vips_has_operation(const char *nickname);
 
 /* Opens a file lazily (header only until pixels are asked for). sequential: stream top to
  * bottom (a pipeline that reads once); otherwise random access. fail_on_error: a damaged
- * or truncated file fails instead of decoding to grey. Returns NULL on error. */
+ * or truncated file fails instead of decoding to grey (libvips' fail_on=warning, as `[fail]`). Returns NULL on error. */
 MedleyImage *medley_image_open(const char *path, int sequential, int fail_on_error);
 void medley_image_unref(MedleyImage *image);
 

@@ -26,7 +26,7 @@ struct ImageStage {
     func openHeader(_ path: String) throws -> VipsImage {
         let header: VipsImage
         do {
-            header = try VipsImage.open(path, access: .sequential)
+            header = try Vips.attributed { _ in try VipsImage.open(path, access: .sequential) }
         } catch let error as MediaError {
             throw ItemFailure("cannot decode: \(error.reason)")
         }
@@ -56,10 +56,13 @@ struct ImageStage {
     /// Renders `header`'s file into `temporaryPath`; returns the item's warnings.
     func render(_ path: String, header: VipsImage, format: ImageFormat, to temporaryPath: String) throws -> [String] {
         do {
-            let (image, warnings) = try renderer.render(path, header: header)
-            try image.save(to: temporaryPath, format: format,
-                           quality: format.isLossy ? export.quality : nil, strip: export.strip)
-            return warnings
+            return try Vips.attributed { again in
+                let source = again ? try VipsImage.open(path, access: .sequential) : header
+                let (image, warnings) = try renderer.render(path, header: source)
+                try image.save(to: temporaryPath, format: format,
+                               quality: format.isLossy ? export.quality : nil, strip: export.strip)
+                return warnings
+            }
         } catch let error as MediaError {
             throw ItemFailure("cannot decode or encode: \(error.reason)")
         }
