@@ -83,6 +83,10 @@ int medley_image_orientation(const MedleyImage *image) {
     return (orientation >= 1 && orientation <= 8) ? orientation : 1;
 }
 
+int medley_image_has_field(const MedleyImage *image, const char *name) {
+    return vips_image_get_typeof(IMG(image), name) != 0;
+}
+
 size_t medley_image_icc_length(const MedleyImage *image) {
     const void *data = NULL;
     size_t length = 0;
@@ -459,8 +463,40 @@ MedleyImage *medley_image_flatten_white(MedleyImage *image) {
     return HANDLE(in);
 }
 
+static void *collect_metadata_name(VipsImage *image, const char *name, GValue *value, void *a) {
+    GPtrArray *names = (GPtrArray *)a;
+    if (g_str_has_prefix(name, "exif-") || g_str_has_prefix(name, "xmp-") || g_str_has_prefix(name, "iptc-") ||
+        g_str_has_prefix(name, "icc-") || g_str_has_prefix(name, "photoshop-") || strcmp(name, VIPS_META_ORIENTATION) == 0)
+        g_ptr_array_add(names, g_strdup(name));
+    (void)image;
+    (void)value;
+    return NULL;
+}
+
+/* A copy of the image without EXIF, XMP, IPTC, ICC or Photoshop fields. libvips 8.14's webpsave
+ * writes EXIF and XMP even with strip, so stripping happens here for every saver. */
+static VipsImage *without_metadata(VipsImage *in) {
+    VipsImage *copy = NULL;
+    if (vips_copy(in, &copy, NULL)) return NULL;
+    GPtrArray *names = g_ptr_array_new_with_free_func(g_free);
+    vips_image_map(copy, collect_metadata_name, names);
+    for (guint i = 0; i < names->len; i++) vips_image_remove(copy, (const char *)g_ptr_array_index(names, i));
+    g_ptr_array_unref(names);
+    return copy;
+}
+
+static int save_as(VipsImage *in, const char *path, int format, int quality, int strip);
+
 int medley_image_save(MedleyImage *image, const char *path, int format, int quality, int strip) {
-    VipsImage *in = IMG(image);
+    if (!strip) return save_as(IMG(image), path, format, quality, 0);
+    VipsImage *bare = without_metadata(IMG(image));
+    if (!bare) return -1;
+    int failed = save_as(bare, path, format, quality, 1);
+    g_object_unref(bare);
+    return failed;
+}
+
+static int save_as(VipsImage *in, const char *path, int format, int quality, int strip) {
     int q = quality > 0 ? quality : 0;
     switch (format) {
     case MEDLEY_SAVE_JPEG:

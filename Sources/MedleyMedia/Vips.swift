@@ -90,6 +90,32 @@ public enum ImageFormat: String, Sendable, CaseIterable {
         }
     }
 
+    /// Metadata an image may carry.
+    public enum Metadata: String, CaseIterable, Sendable {
+        case exif = "EXIF", xmp = "XMP", iptc = "IPTC", icc = "ICC profile"
+
+        /// libvips' field for it.
+        var field: String {
+            switch self {
+            case .exif: return "exif-data"
+            case .xmp: return "xmp-data"
+            case .iptc: return "iptc-data"
+            case .icc: return "icc-profile-data"
+            }
+        }
+    }
+
+    /// What libvips 8.14's saver for this format writes (checked with exiftool): TIFF gets no
+    /// EXIF block, only JPEG gets IPTC, GIF gets nothing.
+    public var carries: Set<Metadata> {
+        switch self {
+        case .jpeg: return [.exif, .xmp, .iptc, .icc]
+        case .png, .webp, .heif: return [.exif, .xmp, .icc]
+        case .tiff: return [.xmp, .icc]
+        case .gif: return []
+        }
+    }
+
     /// Whether `quality` means anything to the encoder.
     public var isLossy: Bool { self == .jpeg || self == .webp || self == .heif }
 

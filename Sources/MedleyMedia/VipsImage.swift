@@ -264,11 +264,21 @@ public final class VipsImage: @unchecked Sendable {
         return (image, warnings)
     }
 
+    /// The kinds of metadata the image carries, of EXIF, XMP, IPTC and ICC.
+    public var metadataKinds: [ImageFormat.Metadata] {
+        ImageFormat.Metadata.allCases.filter { medley_image_has_field(handle, $0.field) != 0 }
+    }
+
     /// Renders and writes the image. `quality` is 1…100 for lossy formats (nil: the format's
     /// default); `strip` drops EXIF, ICC and XMP.
     public func save(to path: String, format: ImageFormat, quality: Int?, strip: Bool) throws {
         guard medley_image_save(handle, path, format.code, Int32(quality ?? 0), strip ? 1 : 0) == 0 else {
             throw MediaError(Vips.takeError())
+        }
+        if strip && format == .webp {
+            do { try WebPChunks.stripMetadata(fileAt: path) } catch {
+                throw MediaError("cannot remove the metadata libvips wrote into the WebP file: \(error.localizedDescription)")
+            }
         }
     }
 

@@ -237,4 +237,56 @@ final class RealWorldImageTests: EndToEndCase {
             }
         }
     }
+
+    func testStripRemovesAllMetadataInEveryFormatAndKeepingKeepsIt() throws {
+        let input = work + "/gps/gps.jpg"
+        try FileManager.default.createDirectory(atPath: work + "/gps", withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: Tool.fixtures + "/images/landscape.jpg", toPath: input)
+        let tagged = try Tool.run("exiftool", ["-q", "-overwrite_original", "-GPSLatitude=48.85", "-GPSLatitudeRef=N",
+                                               "-GPSLongitude=2.35", "-GPSLongitudeRef=E", "-Make=Test", "-Model=Cam",
+                                               "-XMP:Creator=Me", "-IPTC:Keywords=k", input])
+        XCTAssertEqual(tagged.status, 0, tagged.stderr)
+        let kept = ["Make", "Model", "GPSLatitude", "GPSLongitude"]
+        let original = try kept.map { try Tool.exif(input, $0) }
+        XCTAssertEqual(original, ["Test", "Cam", "48.85", "2.35"])
+        // The groups exiftool reports for each kind of metadata, and what libvips 8.14's savers can hold.
+        // (A TIFF's own structure — size, bits per sample — is exiftool's IFD0 too: there, the EXIF
+        // sub-directory and the camera's tags must go.)
+        let groups = ["EXIF:Make", "EXIF:Model", "ExifIFD:all", "GPS:all", "XMP:all", "IPTC:all", "ICC_Profile:all"]
+        let carriesEXIF = ["jpeg": true, "png": true, "webp": true, "tiff": false, "gif": false]
+        for (format, exif) in carriesEXIF {
+            for strip in [true, false] {
+                let folder = work + "/out-\(format)-\(strip)"
+                let path = try pipeline("""
+                    version: 1
+                    jobs:
+                      - name: meta
+                        ingest: { from: [\(work!)/gps] }
+                        export: { to: \(folder), format: \(format), strip: \(strip) }
+                    """)
+                let result = try Tool.medley(["run", path, "--quiet"])
+                XCTAssertEqual(result.status, 0, result.stderr)
+                let out = try XCTUnwrap(Tool.files(under: folder).first.map { folder + "/" + $0 }, "\(format) written")
+                let manifest = try String(contentsOfFile: folder + "/.medley/manifest-meta.jsonl", encoding: .utf8)
+                let record = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(manifest.utf8)) as? [String: Any])
+                let warnings = record["warnings"] as? [String] ?? []
+                if strip {
+                    for group in groups + (format == "tiff" ? [] : ["EXIF:all"]) {
+                        XCTAssertEqual(try Tool.exif(out, group), nil, "\(format), strip: \(group) left")
+                    }
+                    XCTAssertEqual(warnings, [], format)
+                } else if exif {
+                    XCTAssertEqual(try kept.map { try Tool.exif(out, $0) }, original, "\(format) keeps EXIF and GPS")
+                    XCTAssertEqual(try Tool.exif(out, "XMP-dc:Creator"), "Me", format)
+                } else {
+                    // Not held by the format: said, not lost silently.
+                    XCTAssertEqual(try Tool.exif(out, "EXIF:Make"), nil, format)
+                    XCTAssertTrue(warnings.contains { $0.contains("cannot hold the input's EXIF") }, "\(format): \(warnings)")
+                }
+                if !strip && format != "jpeg" {
+                    XCTAssertTrue(warnings.contains { $0.contains("IPTC") }, "\(format): IPTC only fits JPEG: \(warnings)")
+                }
+            }
+        }
+    }
 }

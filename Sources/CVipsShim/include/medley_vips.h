@@ -57,6 +57,8 @@ int medley_image_format(const MedleyImage *image);
 const char *medley_image_interpretation(const MedleyImage *image);
 /* EXIF orientation 1…8 (1 when absent). */
 int medley_image_orientation(const MedleyImage *image);
+/* Whether the image has a metadata field of that name ("exif-data", "xmp-data", …). */
+int medley_image_has_field(const MedleyImage *image, const char *name);
 /* Size in bytes of the embedded ICC profile, 0 when none. */
 size_t medley_image_icc_length(const MedleyImage *image);
 /* The loader that opened the image ("jpegload", "pngload", …), or "" (static/internal). */
@@ -143,7 +145,8 @@ enum {
     MEDLEY_SAVE_GIF = 6,
 };
 /* Renders and writes the image. quality 1…100 for lossy formats (<= 0: the format's default);
- * strip drops EXIF/ICC/XMP. Returns 0 on success. */
+ * strip drops EXIF, XMP, IPTC and ICC (removed from the image first: webpsave of libvips 8.14
+ * ignores its strip). Returns 0 on success. */
 int medley_image_save(MedleyImage *image, const char *path, int format, int quality, int strip);
 
 /* Renders the whole image into a newly malloc'ed buffer of interleaved samples (caller

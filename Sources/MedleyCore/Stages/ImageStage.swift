@@ -61,7 +61,9 @@ struct ImageStage {
                 let (image, warnings) = try renderer.render(path, header: source)
                 try image.save(to: temporaryPath, format: format,
                                quality: format.isLossy ? export.quality : nil, strip: export.strip)
-                return warnings
+                let dropped = export.strip ? [] : image.metadataKinds.filter { !format.carries.contains($0) }
+                if dropped.isEmpty { return warnings }
+                return warnings + [".\(format.fileExtension) output cannot hold the input's \(dropped.map(\.rawValue).joined(separator: ", ")); not written"]
             }
         } catch let error as MediaError {
             throw ItemFailure("cannot decode or encode: \(error.reason)")
