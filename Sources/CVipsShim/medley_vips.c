@@ -9,8 +9,113 @@
 #define IMG(h) ((VipsImage *)(h))
 #define HANDLE(i) ((MedleyImage *)(i))
 
+/* ---- GLib log messages, per item ---- */
+
+struct MedleyLogSink {
+    gint refs;
+    GMutex lock;
+    GHashTable *counts;   /* message → count (a long, owned by the table) */
+    GPtrArray *order;     /* messages in the order first seen (owned by counts' keys) */
+};
+
+static GPrivate thread_sink;          /* the sink of the item this thread works for */
+static GMutex sinks_lock;
+static GPtrArray *active_sinks;       /* every sink between begin and end */
+
+static MedleyLogSink *sink_ref(MedleyLogSink *sink) {
+    if (sink) g_atomic_int_inc(&sink->refs);
+    return sink;
+}
+
+static void sink_unref(MedleyLogSink *sink) {
+    if (!sink || !g_atomic_int_dec_and_test(&sink->refs)) return;
+    g_hash_table_destroy(sink->counts);
+    g_ptr_array_free(sink->order, TRUE);
+    g_mutex_clear(&sink->lock);
+    g_free(sink);
+}
+
+static void sink_add(MedleyLogSink *sink, const char *text) {
+    g_mutex_lock(&sink->lock);
+    long *count = g_hash_table_lookup(sink->counts, text);
+    if (count) {
+        (*count)++;
+    } else {
+        char *copy = g_strdup(text);
+        count = g_new(long, 1);
+        *count = 1;
+        g_hash_table_insert(sink->counts, copy, count);
+        g_ptr_array_add(sink->order, copy);
+    }
+    g_mutex_unlock(&sink->lock);
+}
+
+static void log_handler(const gchar *domain, GLogLevelFlags level, const gchar *message, gpointer data) {
+    /* Info and debug messages stay with GLib, which shows them only when G_MESSAGES_DEBUG asks;
+     * errors are fatal there. */
+    if (!(level & (G_LOG_LEVEL_WARNING | G_LOG_LEVEL_CRITICAL | G_LOG_LEVEL_MESSAGE)) || (level & G_LOG_FLAG_FATAL)) {
+        g_log_default_handler(domain, level, message, data);
+        return;
+    }
+    MedleyLogSink *sink = g_private_get(&thread_sink);
+    const char *ambiguity = "";
+    g_mutex_lock(&sinks_lock);
+    guint active = active_sinks ? active_sinks->len : 0;
+    if (!sink && active == 1) sink = g_ptr_array_index(active_sinks, 0);
+    if (sink) {
+        sink_ref(sink);
+    } else if (active > 1) {
+        /* A libvips thread that runs no Medley kernel, while several items run: the message
+         * goes to each of them, saying so, rather than to none. */
+        ambiguity = " (from a libvips thread shared by the items running at the time)";
+    }
+    GPtrArray *targets = g_ptr_array_new_with_free_func((GDestroyNotify)sink_unref);
+    if (sink) g_ptr_array_add(targets, sink);
+    else for (guint i = 0; i < active; i++) g_ptr_array_add(targets, sink_ref(g_ptr_array_index(active_sinks, i)));
+    g_mutex_unlock(&sinks_lock);
+    if (targets->len == 0) {
+        g_ptr_array_free(targets, TRUE);
+        g_log_default_handler(domain, level, message, data);
+        return;
+    }
+    char *text = g_strdup_printf("%s%s%s%s", domain ? domain : "", domain ? ": " : "", message ? message : "", ambiguity);
+    g_strstrip(text);
+    for (guint i = 0; i < targets->len; i++) sink_add(g_ptr_array_index(targets, i), text);
+    g_free(text);
+    g_ptr_array_free(targets, TRUE);
+}
+
+MedleyLogSink *medley_log_begin(void) {
+    MedleyLogSink *sink = g_new0(MedleyLogSink, 1);
+    sink->refs = 1;
+    g_mutex_init(&sink->lock);
+    sink->counts = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+    sink->order = g_ptr_array_new();
+    g_mutex_lock(&sinks_lock);
+    if (!active_sinks) active_sinks = g_ptr_array_new();
+    g_ptr_array_add(active_sinks, sink);
+    g_mutex_unlock(&sinks_lock);
+    g_private_set(&thread_sink, sink);
+    return sink;
+}
+
+void medley_log_end(MedleyLogSink *sink, medley_log_visitor visit, void *ctx) {
+    g_mutex_lock(&sinks_lock);
+    g_ptr_array_remove(active_sinks, sink);
+    g_mutex_unlock(&sinks_lock);
+    if (g_private_get(&thread_sink) == sink) g_private_set(&thread_sink, NULL);
+    g_mutex_lock(&sink->lock);
+    for (guint i = 0; i < sink->order->len; i++) {
+        const char *text = g_ptr_array_index(sink->order, i);
+        visit(ctx, text, *(long *)g_hash_table_lookup(sink->counts, text));
+    }
+    g_mutex_unlock(&sink->lock);
+    sink_unref(sink);
+}
+
 int medley_vips_start(const char *program_name) {
     if (VIPS_INIT(program_name ? program_name : "medley")) return -1;
+    g_log_set_default_handler(log_handler, NULL);
     /* A batch tool opens each file once: the operation cache would only hold memory and
      * file descriptors for files that never come back. */
     vips_cache_set_max(0);
@@ -178,16 +283,27 @@ typedef struct {
     int margin;
     void *ctx;
     void (*release)(void *ctx);
+    MedleyLogSink *sink;  /* the item's, so that libvips' messages on worker threads reach it */
 } KernelClosure;
+
+/* Runs on a libvips worker thread: messages logged until the matching leave are the item's. */
+static MedleyLogSink *enter_item(KernelClosure *closure) {
+    MedleyLogSink *previous = g_private_get(&thread_sink);
+    if (closure->sink) g_private_set(&thread_sink, closure->sink);
+    return previous;
+}
+
+static void leave_item(MedleyLogSink *previous) { g_private_set(&thread_sink, previous); }
 
 static void closure_free(VipsImage *image, void *data) {
     KernelClosure *closure = (KernelClosure *)data;
     if (closure->release) closure->release(closure->ctx);
+    sink_unref(closure->sink);
     g_free(closure);
     (void)image;
 }
 
-static int rows_generate(VipsRegion *out_region, void *seq, void *a, void *b, gboolean *stop) {
+static int rows_generate_work(VipsRegion *out_region, void *seq, void *a, void *b, gboolean *stop) {
     VipsRegion *in_region = (VipsRegion *)seq;
     KernelClosure *closure = (KernelClosure *)b;
     VipsRect *rect = &out_region->valid;
@@ -206,7 +322,7 @@ static int rows_generate(VipsRegion *out_region, void *seq, void *a, void *b, gb
     return 0;
 }
 
-static int rows2_generate(VipsRegion *out_region, void *seq, void *a, void *b, gboolean *stop) {
+static int rows2_generate_work(VipsRegion *out_region, void *seq, void *a, void *b, gboolean *stop) {
     VipsRegion **in_regions = (VipsRegion **)seq;
     KernelClosure *closure = (KernelClosure *)b;
     VipsRect *rect = &out_region->valid;
@@ -226,7 +342,7 @@ static int rows2_generate(VipsRegion *out_region, void *seq, void *a, void *b, g
 
 /* The input is the image embedded in a `margin`-wide border of copied edge pixels, so output
  * pixel (x, y) reads input pixels (x .. x + 2·margin, y .. y + 2·margin). */
-static int regions_generate(VipsRegion *out_region, void *seq, void *a, void *b, gboolean *stop) {
+static int regions_generate_work(VipsRegion *out_region, void *seq, void *a, void *b, gboolean *stop) {
     VipsRegion *in_region = (VipsRegion *)seq;
     KernelClosure *closure = (KernelClosure *)b;
     VipsRect *rect = &out_region->valid;
@@ -239,6 +355,27 @@ static int regions_generate(VipsRegion *out_region, void *seq, void *a, void *b,
     (void)a;
     (void)stop;
     return 0;
+}
+
+static int rows_generate(VipsRegion *out_region, void *seq, void *a, void *b, gboolean *stop) {
+    MedleyLogSink *previous = enter_item((KernelClosure *)b);
+    int result = rows_generate_work(out_region, seq, a, b, stop);
+    leave_item(previous);
+    return result;
+}
+
+static int rows2_generate(VipsRegion *out_region, void *seq, void *a, void *b, gboolean *stop) {
+    MedleyLogSink *previous = enter_item((KernelClosure *)b);
+    int result = rows2_generate_work(out_region, seq, a, b, stop);
+    leave_item(previous);
+    return result;
+}
+
+static int regions_generate(VipsRegion *out_region, void *seq, void *a, void *b, gboolean *stop) {
+    MedleyLogSink *previous = enter_item((KernelClosure *)b);
+    int result = regions_generate_work(out_region, seq, a, b, stop);
+    leave_item(previous);
+    return result;
 }
 
 /* A new image that owns `closure` and keeps its inputs alive. */
@@ -256,6 +393,7 @@ static KernelClosure *new_closure(void *ctx, void (*release)(void *ctx)) {
     KernelClosure *closure = g_new0(KernelClosure, 1);
     closure->ctx = ctx;
     closure->release = release;
+    closure->sink = sink_ref(g_private_get(&thread_sink));
     return closure;
 }
 
@@ -330,6 +468,46 @@ MedleyImage *medley_image_map_regions(MedleyImage *image, int margin, medley_reg
     out->Xsize = in->Xsize;
     out->Ysize = in->Ysize;
     if (vips_image_generate(out, vips_start_one, regions_generate, vips_stop_one, padded, closure)) {
+        g_object_unref(out);
+        return NULL;
+    }
+    return HANDLE(out);
+}
+
+/* ---- an item's images: libvips' worker threads log for that item ---- */
+
+static int attributed_generate(VipsRegion *out_region, void *seq, void *a, void *b, gboolean *stop) {
+    VipsRegion *in_region = (VipsRegion *)seq;
+    MedleyLogSink *previous = g_private_get(&thread_sink);
+    g_private_set(&thread_sink, b);
+    VipsRect *rect = &out_region->valid;
+    /* No copy: the output region points into the input's pixels. */
+    int failed = vips_region_prepare(in_region, rect) ||
+                 vips_region_region(out_region, in_region, rect, rect->left, rect->top);
+    g_private_set(&thread_sink, previous);
+    (void)a;
+    (void)stop;
+    return failed ? -1 : 0;
+}
+
+static void unref_sink_on_close(VipsImage *image, void *sink) {
+    sink_unref((MedleyLogSink *)sink);
+    (void)image;
+}
+
+MedleyImage *medley_image_attributed(MedleyImage *image) {
+    VipsImage *in = IMG(image);
+    MedleyLogSink *sink = g_private_get(&thread_sink);
+    if (!sink) {
+        g_object_ref(in);
+        return HANDLE(in);
+    }
+    VipsImage *out = vips_image_new();
+    g_signal_connect(out, "close", G_CALLBACK(unref_sink_on_close), sink_ref(sink));
+    g_object_ref(in);
+    vips_object_local(out, in);
+    if (vips_image_pipelinev(out, VIPS_DEMAND_STYLE_THINSTRIP, in, NULL) ||
+        vips_image_generate(out, vips_start_one, attributed_generate, vips_stop_one, in, sink)) {
         g_object_unref(out);
         return NULL;
     }

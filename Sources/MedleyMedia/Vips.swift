@@ -50,6 +50,25 @@ public enum Vips {
         return try body(true)
     }
 
+    /// Runs `body` with libvips' and GLib's log messages (`g_warning`) collected for it — also
+    /// from libvips' worker threads that run its images' kernels — instead of written to stderr.
+    /// The messages come back with `body`'s result, or are added to `messages` when it throws.
+    public static func collectingMessages<T>(into messages: inout LibraryMessages, _ body: () throws -> T) throws -> T {
+        try start()
+        guard let sink = medley_log_begin() else { return try body() }
+        let result: Result<T, Error>
+        do { result = .success(try body()) } catch { result = .failure(error) }
+        let collected = MessageSink()
+        withExtendedLifetime(collected) {
+            medley_log_end(sink, { context, message, count in
+                guard let context, let message else { return }
+                Unmanaged<MessageSink>.fromOpaque(context).takeUnretainedValue().entries.append((String(cString: message), Int(count)))
+            }, Unmanaged.passUnretained(collected).toOpaque())
+        }
+        for (message, count) in collected.entries { messages.add(message, count: count) }
+        return try result.get()
+    }
+
     /// libvips' pending error text (and clears it).
     static func takeError() -> String {
         guard let text = medley_vips_take_error() else { return "unknown libvips error" }
@@ -74,6 +93,45 @@ public enum Vips {
     public static func canSave(_ format: ImageFormat) -> Bool {
         guard (try? start()) != nil else { return false }
         return medley_vips_has_operation(format.saverName) != 0
+    }
+}
+
+/// Receives a collection's messages from C.
+private final class MessageSink { var entries: [(String, Int)] = [] }
+
+/// Log messages of libvips and GLib for one item, each once with how often it came.
+public struct LibraryMessages: Sendable {
+    private var order: [String] = []
+    private var counts: [String: Int] = [:]
+
+    public init() {}
+
+    /// Adds another collection's messages and counts.
+    public mutating func merge(_ other: LibraryMessages) {
+        for message in other.order { add(message, count: other.counts[message] ?? 1) }
+    }
+
+    mutating func add(_ message: String, count: Int) {
+        if counts[message] == nil { order.append(message) }
+        counts[message, default: 0] += count
+    }
+
+    /// One line per message: "VIPS: not enough data (1,212 times)".
+    public var lines: [String] {
+        order.map { message in
+            let count = counts[message] ?? 1
+            return count == 1 ? message : "\(message) (\(Self.grouped(count)) times)"
+        }
+    }
+
+    /// 1212 → "1,212".
+    static func grouped(_ value: Int) -> String {
+        var digits = String(value), groups: [String] = []
+        while digits.count > 3 {
+            groups.insert(String(digits.suffix(3)), at: 0)
+            digits.removeLast(3)
+        }
+        return ([digits] + groups).joined(separator: ",")
     }
 }
 

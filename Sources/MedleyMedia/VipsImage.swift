@@ -264,6 +264,13 @@ public final class VipsImage: @unchecked Sendable {
         return (image, warnings)
     }
 
+    /// The same image (no copy) whose pixels, computed on libvips' worker threads, log into the
+    /// collection of `Vips.collectingMessages` open on this thread: messages of the loaders and
+    /// operations upstream are this item's.
+    public func attributedToCurrentItem() throws -> VipsImage {
+        try Self.wrap(medley_image_attributed(handle), "cannot attribute the image's messages")
+    }
+
     /// The kinds of metadata the image carries, of EXIF, XMP, IPTC and ICC.
     public var metadataKinds: [ImageFormat.Metadata] {
         ImageFormat.Metadata.allCases.filter { medley_image_has_field(handle, $0.field) != 0 }

@@ -289,4 +289,46 @@ final class RealWorldImageTests: EndToEndCase {
             }
         }
     }
+
+    func testLibraryWarningsAreTheItemsWarningsNotRawStderr() throws {
+        // An EXIF resolution unit of 7 (only 1–3 exist): libvips decodes the file and logs
+        // "unknown EXIF resolution unit" through GLib, which used to go raw to stderr.
+        let folder = work + "/warn"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let odd = folder + "/odd-unit.jpg"
+        try FileManager.default.copyItem(atPath: Tool.fixtures + "/images/landscape.jpg", toPath: odd)
+        for i in 0..<5 { try FileManager.default.copyItem(atPath: Tool.fixtures + "/images/landscape.jpg", toPath: folder + "/clean-\(i).jpg") }
+        XCTAssertEqual(try Tool.run("exiftool", ["-q", "-overwrite_original", "-n", "-ResolutionUnit=7", odd]).status, 0)
+        let peer = try Tool.run("vips", ["copy", odd + "[fail]", work + "/peer.png"])
+        XCTAssertEqual(peer.status, 0, "libvips decodes it, even with [fail]")
+        XCTAssertTrue(peer.stderr.contains("VIPS-WARNING") && peer.stderr.contains("unknown EXIF resolution unit"), peer.stderr)
+        for (kind, filters) in [("point", "[CISepiaTone]"), ("float", "[CIGaussianBlur]"), ("resize", "[{ resize: { width: 50, height: 50 } }]")] {
+            let out = work + "/out-" + kind
+            let path = try pipeline("""
+                version: 1
+                jobs:
+                  - name: warn
+                    ingest: { from: [\(folder)] }
+                    filters: \(filters)
+                    export: { to: \(out), format: jpeg }
+                """)
+            let result = try Tool.medley(["run", path, "--quiet", "--jobs", "2"])
+            XCTAssertEqual(result.status, 0, result.stderr)
+            XCTAssertFalse(result.stderr.contains("VIPS-WARNING") || result.stderr.contains("**"), "\(kind): raw GLib line in\n\(result.stderr)")
+            let records = try String(contentsOfFile: out + "/.medley/manifest-warn.jsonl", encoding: .utf8).split(separator: "\n").map {
+                try XCTUnwrap(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
+            }
+            XCTAssertEqual(records.count, 6)
+            for record in records {
+                let warnings = record["warnings"] as? [String] ?? []
+                if (record["input"] as? String) == odd {
+                    XCTAssertEqual(warnings.count, 1, "\(kind): once, with a count: \(warnings)")
+                    XCTAssertTrue(warnings.first?.hasPrefix("VIPS: unknown EXIF resolution unit") == true, "\(kind): \(warnings)")
+                } else {
+                    XCTAssertEqual(warnings, [], "\(kind): \(record["input"] ?? "")")
+                }
+            }
+            XCTAssertTrue(result.stderr.contains("warn  \(odd): VIPS: unknown EXIF resolution unit"), result.stderr)
+        }
+    }
 }

@@ -35,6 +35,17 @@ void medley_vips_shared_end(void);
 void medley_vips_exclusive_begin(void);
 void medley_vips_exclusive_end(void);
 
+/* GLib and libvips log messages (g_warning: "VIPS: read gave 2 warnings", "not enough data"),
+ * collected per item instead of going raw to stderr. begin starts a collection for the calling
+ * thread; Medley's kernels carry it onto libvips' worker threads. A message from a thread with
+ * no collection goes to the one collection open, or, when several are, to each of them marked as
+ * shared; with none open, to GLib's default handler. end calls visit once per distinct message
+ * with its count, in the order first seen, and frees the collection. */
+typedef struct MedleyLogSink MedleyLogSink;
+typedef void (*medley_log_visitor)(void *ctx, const char *message, long count);
+MedleyLogSink *medley_log_begin(void);
+void medley_log_end(MedleyLogSink *sink, medley_log_visitor visit, void *ctx);
+
 /* Name of the libvips loader that recognises the file's content ("jpegload", …), or NULL.
  * Sniffs magic bytes; does not decode. The returned string is static. */
 const char *medley_vips_find_loader(const char *path);
@@ -101,6 +112,11 @@ typedef void (*medley_region_kernel)(void *ctx, const void *in, size_t in_stride
                                      int width, int height, int bands, int x, int y);
 MedleyImage *medley_image_map_regions(MedleyImage *image, int margin, medley_region_kernel kernel, void *ctx,
                                       void (*release)(void *ctx));
+
+/* The same image (no copy) whose pixels, when computed on libvips' worker threads, log into the
+ * calling thread's collection (medley_log_begin): loaders and libvips operations upstream run
+ * inside it. Without a collection, the image itself (a new reference). */
+MedleyImage *medley_image_attributed(MedleyImage *image);
 
 /* Geometry and generators (libvips operations). All return new handles or NULL. */
 MedleyImage *medley_image_crop(MedleyImage *image, int left, int top, int width, int height);

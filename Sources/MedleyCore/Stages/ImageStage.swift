@@ -23,10 +23,12 @@ struct ImageStage {
     }
 
     /// Opens the header only (no pixels) and checks it is safe to decode.
-    func openHeader(_ path: String) throws -> VipsImage {
+    func openHeader(_ path: String, messages: inout LibraryMessages) throws -> VipsImage {
         let header: VipsImage
         do {
-            header = try Vips.attributed { _ in try VipsImage.open(path, access: .sequential) }
+            header = try Vips.collectingMessages(into: &messages) {
+                try Vips.attributed { _ in try VipsImage.open(path, access: .sequential) }
+            }
         } catch let error as MediaError {
             throw ItemFailure("cannot decode: \(error.reason)")
         }
@@ -53,17 +55,24 @@ struct ImageStage {
         }
     }
 
-    /// Renders `header`'s file into `temporaryPath`; returns the item's warnings.
-    func render(_ path: String, header: VipsImage, format: ImageFormat, to temporaryPath: String) throws -> [String] {
+    /// Renders `header`'s file into `temporaryPath`; returns the item's warnings. libvips' log
+    /// messages are added to `messages` (a run repeated alone after a failure: only its own).
+    func render(_ path: String, header: VipsImage, format: ImageFormat, to temporaryPath: String,
+                messages: inout LibraryMessages) throws -> [String] {
         do {
+            var collected = LibraryMessages()
+            defer { messages.merge(collected) }
             return try Vips.attributed { again in
-                let source = again ? try VipsImage.open(path, access: .sequential) : header
-                let (image, warnings) = try renderer.render(path, header: source)
-                try image.save(to: temporaryPath, format: format,
-                               quality: format.isLossy ? export.quality : nil, strip: export.strip)
-                let dropped = export.strip ? [] : image.metadataKinds.filter { !format.carries.contains($0) }
-                if dropped.isEmpty { return warnings }
-                return warnings + [".\(format.fileExtension) output cannot hold the input's \(dropped.map(\.rawValue).joined(separator: ", ")); not written"]
+                collected = LibraryMessages()
+                return try Vips.collectingMessages(into: &collected) {
+                    let source = again ? try VipsImage.open(path, access: .sequential) : header
+                    let (image, warnings) = try renderer.render(path, header: source)
+                    try image.attributedToCurrentItem().save(to: temporaryPath, format: format,
+                                   quality: format.isLossy ? export.quality : nil, strip: export.strip)
+                    let dropped = export.strip ? [] : image.metadataKinds.filter { !format.carries.contains($0) }
+                    if dropped.isEmpty { return warnings }
+                    return warnings + [".\(format.fileExtension) output cannot hold the input's \(dropped.map(\.rawValue).joined(separator: ", ")); not written"]
+                }
             }
         } catch let error as MediaError {
             throw ItemFailure("cannot decode or encode: \(error.reason)")
