@@ -168,6 +168,33 @@ MedleyImage *medley_image_open(const char *path, int sequential, int fail_on_err
     return HANDLE(image);
 }
 
+MedleyImage *medley_image_open_pages(const char *path, int fail_on_error) {
+    VipsImage *image = vips_image_new_from_file(path, "n", -1, "access", VIPS_ACCESS_SEQUENTIAL,
+        "fail_on", fail_on_error ? VIPS_FAIL_ON_WARNING : VIPS_FAIL_ON_NONE, NULL);
+    return HANDLE(image);
+}
+
+int medley_image_pages(const MedleyImage *image) { return vips_image_get_n_pages(IMG(image)); }
+
+int medley_image_page_height(const MedleyImage *image) { return vips_image_get_page_height(IMG(image)); }
+
+MedleyImage *medley_image_join_pages(MedleyImage **frames, int count) {
+    VipsImage **images = g_new(VipsImage *, count);
+    for (int i = 0; i < count; i++) images[i] = IMG(frames[i]);
+    VipsImage *joined = NULL, *out = NULL;
+    int failed = vips_arrayjoin(images, &joined, count, "across", 1, NULL);
+    g_free(images);
+    if (failed) return NULL;
+    /* The frames keep the animation's fields (delay, loop) from the file; the page height is the
+     * frames' new one. */
+    failed = vips_copy(joined, &out, NULL);
+    g_object_unref(joined);
+    if (failed) return NULL;
+    vips_image_set_int(out, VIPS_META_PAGE_HEIGHT, vips_image_get_height(IMG(frames[0])));
+    vips_image_set_int(out, VIPS_META_N_PAGES, count);
+    return HANDLE(out);
+}
+
 void medley_image_unref(MedleyImage *image) {
     if (image) g_object_unref(IMG(image));
 }

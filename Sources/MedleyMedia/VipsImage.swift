@@ -31,6 +31,26 @@ public final class VipsImage: @unchecked Sendable {
         return try wrap(medley_image_open(path, access == .sequential ? 1 : 0, 1), "cannot open")
     }
 
+    /// Every frame of an animated file, stacked top to bottom into one tall image.
+    public static func openAnimation(_ path: String) throws -> VipsImage {
+        try Vips.start()
+        return try wrap(medley_image_open_pages(path, 1), "cannot open")
+    }
+
+    /// Pages (frames) in the file: 1 for a still image.
+    public var pages: Int { Int(medley_image_pages(handle)) }
+    /// The height of one frame of a stacked animation (the image's height otherwise).
+    public var pageHeight: Int { Int(medley_image_page_height(handle)) }
+
+    /// Frames of one size as an animation, with the delays and loop count the first carries.
+    public static func animation(frames: [VipsImage]) throws -> VipsImage {
+        var handles: [OpaquePointer?] = frames.map { $0.handle }
+        let joined = withExtendedLifetime(frames) {
+            handles.withUnsafeMutableBufferPointer { medley_image_join_pages($0.baseAddress, Int32($0.count)) }
+        }
+        return try wrap(joined, "cannot join the frames")
+    }
+
     public var width: Int { Int(medley_image_width(handle)) }
     public var height: Int { Int(medley_image_height(handle)) }
     public var bands: Int { Int(medley_image_bands(handle)) }

@@ -331,4 +331,103 @@ final class RealWorldImageTests: EndToEndCase {
             XCTAssertTrue(result.stderr.contains("warn  \(odd): VIPS: unknown EXIF resolution unit"), result.stderr)
         }
     }
+
+    func testAnimatedGIFAndWebPKeepEveryFrameTheirDelaysAndLoop() throws {
+        // Three flat frames, 40 × 30, 0.2 s each, looping for ever; the WebP is lossless so its
+        // colours are the GIF's.
+        let folder = work + "/animated"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let colours = [[200, 60, 30], [30, 180, 60], [40, 70, 220]]
+        var frames: [String] = []
+        for (i, c) in colours.enumerated() {
+            frames.append(work + "/f\(i).png")
+            XCTAssertEqual(try Tool.run("convert", ["-size", "40x30", "xc:rgb(\(c[0]),\(c[1]),\(c[2]))", frames[i]]).status, 0)
+        }
+        let gif = folder + "/a.gif", webp = folder + "/w.webp"
+        XCTAssertEqual(try Tool.run("convert", ["-delay", "20", "-loop", "0"] + frames + [gif]).status, 0)
+        try Tool.vips(["copy", gif + "[n=-1]", webp + "[lossless]"])
+        XCTAssertEqual(try Tool.run("identify", ["-format", "%T\n", gif]).stdout, "20\n20\n20\n")
+        XCTAssertEqual(try Tool.vipsHeader(webp, "n-pages"), "3")
+
+        for format in ["same", "gif", "webp"] {
+            let out = work + "/out-" + format
+            let path = try pipeline("""
+                version: 1
+                jobs:
+                  - name: anim
+                    ingest: { from: [\(folder)] }
+                    filters: [CISepiaTone, { resize: { width: 20, height: 20 } }]
+                    export: { to: \(out), format: \(format), name: "{stem}-{ext}.{ext}" }
+                """)
+            let result = try Tool.medley(["run", path, "--quiet"])
+            XCTAssertEqual(result.status, 0, result.stderr)
+            let outputs = Tool.files(under: out).map { out + "/" + $0 }
+            XCTAssertEqual(outputs.count, 2, "\(format): \(outputs)")
+            for output in outputs {
+                // 40 × 30 fitted into 20 × 20 is 20 × 15, in every frame; 3 frames of 200 ms; loop 0 (for ever).
+                XCTAssertEqual(try Tool.vipsHeader(output, "n-pages"), "3", output)
+                XCTAssertEqual(try Tool.vipsHeader(output + "[n=-1]", "page-height"), "15", output)
+                XCTAssertEqual(try Tool.vipsHeader(output + "[n=-1]", "height"), "45", output)
+                XCTAssertEqual(try Tool.vipsHeader(output, "width"), "20", output)
+                XCTAssertEqual(try Tool.vipsHeader(output, "delay"), "200 200 200", output)
+                XCTAssertEqual(try Tool.vipsHeader(output, "loop"), "0", output)
+                if output.hasSuffix(".gif") {
+                    XCTAssertEqual(try Tool.run("identify", ["-format", "%w %h %T\n", output]).stdout, "20 15 20\n20 15 20\n20 15 20\n")
+                    XCTAssertEqual(try Tool.exif(output, "AnimationIterations"), "0", "0: for ever")
+                }
+                // Each frame is its flat colour through sepia in linear light (Support.swift's formula).
+                // GIF ≤ 2 levels: its palette is built from the frame (measured ≤ 1). WebP ≤ 4: Medley
+                // writes it lossy at the default quality, whose flat-colour error measured 2.7.
+                // The frames stacked top to bottom (ImageMagick for the GIF, vips for the WebP).
+                let stackedPath = output + "-stacked.png"
+                if output.hasSuffix(".gif") {
+                    XCTAssertEqual(try Tool.run("convert", [output, "-coalesce", "-append", stackedPath]).status, 0)
+                } else {
+                    try Tool.vips(["copy", output + "[n=-1]", stackedPath])
+                }
+                let stacked = try Tool.pixels(stackedPath)
+                XCTAssertEqual([stacked.width, stacked.height], [20, 45], output)
+                for (i, colour) in colours.enumerated() {
+                    let expected = Reference.sepia(colour, intensity: 1)
+                    let at = ((i * 15 + 7) * 20 + 10) * 3
+                    for c in 0..<3 {
+                        XCTAssertEqual(Double(stacked.samples[at + c]), expected[c], accuracy: output.hasSuffix(".gif") ? 2 : 4,
+                                       "\(output) frame \(i)")
+                    }
+                }
+            }
+        }
+
+        // A graph that composites cannot run on an animation: the item fails, saying so.
+        let path = try pipeline("""
+            version: 1
+            jobs:
+              - name: blend
+                ingest: { from: [\(gif)] }
+                graph:
+                  white:  { filter: CIConstantColorGenerator, inputColor: [1, 1, 1, 1] }
+                  output: { filter: CISourceOverCompositing, inputImage: input, inputBackgroundImage: white }
+                export: { to: \(work!)/blend, format: gif }
+            """)
+        let result = try Tool.medley(["run", path, "--quiet"])
+        XCTAssertEqual(result.status, 1, result.stderr)
+        XCTAssertTrue(result.stderr.contains("✗ \(gif): an animation (GIF/WebP of several frames) cannot go through a graph that composites"), result.stderr)
+        XCTAssertEqual(Tool.files(under: work + "/blend"), [])
+    }
+
+    func testAnAnimationWrittenAsAStillImageSaysFramesWereDropped() throws {
+        let gif = work + "/in/a.gif"
+        try FileManager.default.createDirectory(atPath: work + "/in", withIntermediateDirectories: true)
+        XCTAssertEqual(try Tool.run("convert", ["-size", "8x8", "xc:red", "xc:blue", "-loop", "0", gif]).status, 0)
+        let path = try pipeline("""
+            version: 1
+            jobs:
+              - name: still
+                ingest: { from: [\(gif)] }
+                export: { to: \(work!)/out, format: png }
+            """)
+        let result = try Tool.medley(["run", path, "--quiet"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        XCTAssertTrue(result.stderr.contains("warn  \(gif): an animation of 2 frames: .png holds one, so only the first is written"), result.stderr)
+    }
 }

@@ -58,6 +58,15 @@ int medley_vips_has_operation(const char *nickname);
  * or truncated file fails instead of decoding to grey (libvips' fail_on=warning, as `[fail]`). Returns NULL on error. */
 MedleyImage *medley_image_open(const char *path, int sequential, int fail_on_error);
 void medley_image_unref(MedleyImage *image);
+/* Every page of a multi-page file (an animated GIF/WebP) as one tall image, frames stacked top to
+ * bottom, with the file's page-height, delay and loop fields. Sequential. NULL on error. */
+MedleyImage *medley_image_open_pages(const char *path, int fail_on_error);
+/* Pages in the file (1 for a still image) and the height of one page of this image. */
+int medley_image_pages(const MedleyImage *image);
+int medley_image_page_height(const MedleyImage *image);
+/* Frames of one size stacked into an animation (page-height set to a frame's height; delay and
+ * loop as the first frame carries them). */
+MedleyImage *medley_image_join_pages(MedleyImage **frames, int count);
 
 int medley_image_width(const MedleyImage *image);
 int medley_image_height(const MedleyImage *image);

@@ -53,6 +53,16 @@ struct ImageRenderer {
             let rotate = autoOrient && header.orientation != 1
             source = rotate ? try VipsImage.open(path, access: .random).autoOriented() : header
         }
+        return try render(loaded: source, shrunkOnLoad: shrunkOnLoad, warnings: &warnings)
+    }
+
+    /// One frame of an animation (already decoded, upright) through the plan.
+    func render(frame: VipsImage, warnings: inout [String]) throws -> VipsImage {
+        try render(loaded: frame, shrunkOnLoad: false, warnings: &warnings)
+    }
+
+    private func render(loaded: VipsImage, shrunkOnLoad: Bool, warnings: inout [String]) throws -> VipsImage {
+        var source = loaded
         // CMYK, CIELAB, float and many-band files become sRGB (or grey) first, in every path, so
         // that bands mean colours plus at most one alpha from here on.
         let normal = try source.inRGBSpace()
