@@ -9,8 +9,113 @@
 #define IMG(h) ((VipsImage *)(h))
 #define HANDLE(i) ((MedleyImage *)(i))
 
+/* ---- GLib log messages, per item ---- */
+
+struct MedleyLogSink {
+    gint refs;
+    GMutex lock;
+    GHashTable *counts;   /* message → count (a long, owned by the table) */
+    GPtrArray *order;     /* messages in the order first seen (owned by counts' keys) */
+};
+
+static GPrivate thread_sink;          /* the sink of the item this thread works for */
+static GMutex sinks_lock;
+static GPtrArray *active_sinks;       /* every sink between begin and end */
+
+static MedleyLogSink *sink_ref(MedleyLogSink *sink) {
+    if (sink) g_atomic_int_inc(&sink->refs);
+    return sink;
+}
+
+static void sink_unref(MedleyLogSink *sink) {
+    if (!sink || !g_atomic_int_dec_and_test(&sink->refs)) return;
+    g_hash_table_destroy(sink->counts);
+    g_ptr_array_free(sink->order, TRUE);
+    g_mutex_clear(&sink->lock);
+    g_free(sink);
+}
+
+static void sink_add(MedleyLogSink *sink, const char *text) {
+    g_mutex_lock(&sink->lock);
+    long *count = g_hash_table_lookup(sink->counts, text);
+    if (count) {
+        (*count)++;
+    } else {
+        char *copy = g_strdup(text);
+        count = g_new(long, 1);
+        *count = 1;
+        g_hash_table_insert(sink->counts, copy, count);
+        g_ptr_array_add(sink->order, copy);
+    }
+    g_mutex_unlock(&sink->lock);
+}
+
+static void log_handler(const gchar *domain, GLogLevelFlags level, const gchar *message, gpointer data) {
+    /* Info and debug messages stay with GLib, which shows them only when G_MESSAGES_DEBUG asks;
+     * errors are fatal there. */
+    if (!(level & (G_LOG_LEVEL_WARNING | G_LOG_LEVEL_CRITICAL | G_LOG_LEVEL_MESSAGE)) || (level & G_LOG_FLAG_FATAL)) {
+        g_log_default_handler(domain, level, message, data);
+        return;
+    }
+    MedleyLogSink *sink = g_private_get(&thread_sink);
+    const char *ambiguity = "";
+    g_mutex_lock(&sinks_lock);
+    guint active = active_sinks ? active_sinks->len : 0;
+    if (!sink && active == 1) sink = g_ptr_array_index(active_sinks, 0);
+    if (sink) {
+        sink_ref(sink);
+    } else if (active > 1) {
+        /* A libvips thread that runs no Medley kernel, while several items run: the message
+         * goes to each of them, saying so, rather than to none. */
+        ambiguity = " (from a libvips thread shared by the items running at the time)";
+    }
+    GPtrArray *targets = g_ptr_array_new_with_free_func((GDestroyNotify)sink_unref);
+    if (sink) g_ptr_array_add(targets, sink);
+    else for (guint i = 0; i < active; i++) g_ptr_array_add(targets, sink_ref(g_ptr_array_index(active_sinks, i)));
+    g_mutex_unlock(&sinks_lock);
+    if (targets->len == 0) {
+        g_ptr_array_free(targets, TRUE);
+        g_log_default_handler(domain, level, message, data);
+        return;
+    }
+    char *text = g_strdup_printf("%s%s%s%s", domain ? domain : "", domain ? ": " : "", message ? message : "", ambiguity);
+    g_strstrip(text);
+    for (guint i = 0; i < targets->len; i++) sink_add(g_ptr_array_index(targets, i), text);
+    g_free(text);
+    g_ptr_array_free(targets, TRUE);
+}
+
+MedleyLogSink *medley_log_begin(void) {
+    MedleyLogSink *sink = g_new0(MedleyLogSink, 1);
+    sink->refs = 1;
+    g_mutex_init(&sink->lock);
+    sink->counts = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+    sink->order = g_ptr_array_new();
+    g_mutex_lock(&sinks_lock);
+    if (!active_sinks) active_sinks = g_ptr_array_new();
+    g_ptr_array_add(active_sinks, sink);
+    g_mutex_unlock(&sinks_lock);
+    g_private_set(&thread_sink, sink);
+    return sink;
+}
+
+void medley_log_end(MedleyLogSink *sink, medley_log_visitor visit, void *ctx) {
+    g_mutex_lock(&sinks_lock);
+    g_ptr_array_remove(active_sinks, sink);
+    g_mutex_unlock(&sinks_lock);
+    if (g_private_get(&thread_sink) == sink) g_private_set(&thread_sink, NULL);
+    g_mutex_lock(&sink->lock);
+    for (guint i = 0; i < sink->order->len; i++) {
+        const char *text = g_ptr_array_index(sink->order, i);
+        visit(ctx, text, *(long *)g_hash_table_lookup(sink->counts, text));
+    }
+    g_mutex_unlock(&sink->lock);
+    sink_unref(sink);
+}
+
 int medley_vips_start(const char *program_name) {
     if (VIPS_INIT(program_name ? program_name : "medley")) return -1;
+    g_log_set_default_handler(log_handler, NULL);
     /* A batch tool opens each file once: the operation cache would only hold memory and
      * file descriptors for files that never come back. */
     vips_cache_set_max(0);
@@ -33,6 +138,18 @@ char *medley_vips_take_error(void) {
     return copy;
 }
 
+static GRWLock error_owner;
+
+void medley_vips_shared_begin(void) { g_rw_lock_reader_lock(&error_owner); }
+void medley_vips_shared_end(void) { g_rw_lock_reader_unlock(&error_owner); }
+
+void medley_vips_exclusive_begin(void) {
+    g_rw_lock_writer_lock(&error_owner);
+    vips_error_clear();
+}
+
+void medley_vips_exclusive_end(void) { g_rw_lock_writer_unlock(&error_owner); }
+
 const char *medley_vips_find_loader(const char *path) {
     const char *name = vips_foreign_find_load(path);
     vips_error_clear();
@@ -46,9 +163,36 @@ int medley_vips_has_operation(const char *nickname) {
 MedleyImage *medley_image_open(const char *path, int sequential, int fail_on_error) {
     VipsImage *image = vips_image_new_from_file(path,
         "access", sequential ? VIPS_ACCESS_SEQUENTIAL : VIPS_ACCESS_RANDOM,
-        "fail_on", fail_on_error ? VIPS_FAIL_ON_TRUNCATED : VIPS_FAIL_ON_NONE,
+        "fail_on", fail_on_error ? VIPS_FAIL_ON_WARNING : VIPS_FAIL_ON_NONE,
         NULL);
     return HANDLE(image);
+}
+
+MedleyImage *medley_image_open_pages(const char *path, int fail_on_error) {
+    VipsImage *image = vips_image_new_from_file(path, "n", -1, "access", VIPS_ACCESS_SEQUENTIAL,
+        "fail_on", fail_on_error ? VIPS_FAIL_ON_WARNING : VIPS_FAIL_ON_NONE, NULL);
+    return HANDLE(image);
+}
+
+int medley_image_pages(const MedleyImage *image) { return vips_image_get_n_pages(IMG(image)); }
+
+int medley_image_page_height(const MedleyImage *image) { return vips_image_get_page_height(IMG(image)); }
+
+MedleyImage *medley_image_join_pages(MedleyImage **frames, int count) {
+    VipsImage **images = g_new(VipsImage *, count);
+    for (int i = 0; i < count; i++) images[i] = IMG(frames[i]);
+    VipsImage *joined = NULL, *out = NULL;
+    int failed = vips_arrayjoin(images, &joined, count, "across", 1, NULL);
+    g_free(images);
+    if (failed) return NULL;
+    /* The frames keep the animation's fields (delay, loop) from the file; the page height is the
+     * frames' new one. */
+    failed = vips_copy(joined, &out, NULL);
+    g_object_unref(joined);
+    if (failed) return NULL;
+    vips_image_set_int(out, VIPS_META_PAGE_HEIGHT, vips_image_get_height(IMG(frames[0])));
+    vips_image_set_int(out, VIPS_META_N_PAGES, count);
+    return HANDLE(out);
 }
 
 void medley_image_unref(MedleyImage *image) {
@@ -69,6 +213,10 @@ const char *medley_image_interpretation(const MedleyImage *image) {
 int medley_image_orientation(const MedleyImage *image) {
     int orientation = vips_image_get_orientation(IMG(image));
     return (orientation >= 1 && orientation <= 8) ? orientation : 1;
+}
+
+int medley_image_has_field(const MedleyImage *image, const char *name) {
+    return vips_image_get_typeof(IMG(image), name) != 0;
 }
 
 size_t medley_image_icc_length(const MedleyImage *image) {
@@ -162,16 +310,27 @@ typedef struct {
     int margin;
     void *ctx;
     void (*release)(void *ctx);
+    MedleyLogSink *sink;  /* the item's, so that libvips' messages on worker threads reach it */
 } KernelClosure;
+
+/* Runs on a libvips worker thread: messages logged until the matching leave are the item's. */
+static MedleyLogSink *enter_item(KernelClosure *closure) {
+    MedleyLogSink *previous = g_private_get(&thread_sink);
+    if (closure->sink) g_private_set(&thread_sink, closure->sink);
+    return previous;
+}
+
+static void leave_item(MedleyLogSink *previous) { g_private_set(&thread_sink, previous); }
 
 static void closure_free(VipsImage *image, void *data) {
     KernelClosure *closure = (KernelClosure *)data;
     if (closure->release) closure->release(closure->ctx);
+    sink_unref(closure->sink);
     g_free(closure);
     (void)image;
 }
 
-static int rows_generate(VipsRegion *out_region, void *seq, void *a, void *b, gboolean *stop) {
+static int rows_generate_work(VipsRegion *out_region, void *seq, void *a, void *b, gboolean *stop) {
     VipsRegion *in_region = (VipsRegion *)seq;
     KernelClosure *closure = (KernelClosure *)b;
     VipsRect *rect = &out_region->valid;
@@ -190,7 +349,7 @@ static int rows_generate(VipsRegion *out_region, void *seq, void *a, void *b, gb
     return 0;
 }
 
-static int rows2_generate(VipsRegion *out_region, void *seq, void *a, void *b, gboolean *stop) {
+static int rows2_generate_work(VipsRegion *out_region, void *seq, void *a, void *b, gboolean *stop) {
     VipsRegion **in_regions = (VipsRegion **)seq;
     KernelClosure *closure = (KernelClosure *)b;
     VipsRect *rect = &out_region->valid;
@@ -210,7 +369,7 @@ static int rows2_generate(VipsRegion *out_region, void *seq, void *a, void *b, g
 
 /* The input is the image embedded in a `margin`-wide border of copied edge pixels, so output
  * pixel (x, y) reads input pixels (x .. x + 2·margin, y .. y + 2·margin). */
-static int regions_generate(VipsRegion *out_region, void *seq, void *a, void *b, gboolean *stop) {
+static int regions_generate_work(VipsRegion *out_region, void *seq, void *a, void *b, gboolean *stop) {
     VipsRegion *in_region = (VipsRegion *)seq;
     KernelClosure *closure = (KernelClosure *)b;
     VipsRect *rect = &out_region->valid;
@@ -223,6 +382,27 @@ static int regions_generate(VipsRegion *out_region, void *seq, void *a, void *b,
     (void)a;
     (void)stop;
     return 0;
+}
+
+static int rows_generate(VipsRegion *out_region, void *seq, void *a, void *b, gboolean *stop) {
+    MedleyLogSink *previous = enter_item((KernelClosure *)b);
+    int result = rows_generate_work(out_region, seq, a, b, stop);
+    leave_item(previous);
+    return result;
+}
+
+static int rows2_generate(VipsRegion *out_region, void *seq, void *a, void *b, gboolean *stop) {
+    MedleyLogSink *previous = enter_item((KernelClosure *)b);
+    int result = rows2_generate_work(out_region, seq, a, b, stop);
+    leave_item(previous);
+    return result;
+}
+
+static int regions_generate(VipsRegion *out_region, void *seq, void *a, void *b, gboolean *stop) {
+    MedleyLogSink *previous = enter_item((KernelClosure *)b);
+    int result = regions_generate_work(out_region, seq, a, b, stop);
+    leave_item(previous);
+    return result;
 }
 
 /* A new image that owns `closure` and keeps its inputs alive. */
@@ -240,6 +420,7 @@ static KernelClosure *new_closure(void *ctx, void (*release)(void *ctx)) {
     KernelClosure *closure = g_new0(KernelClosure, 1);
     closure->ctx = ctx;
     closure->release = release;
+    closure->sink = sink_ref(g_private_get(&thread_sink));
     return closure;
 }
 
@@ -274,9 +455,9 @@ MedleyImage *medley_image_map_rows2(MedleyImage *first, MedleyImage *second, med
     closure->rows2 = kernel;
     VipsImage *inputs[] = { a, b };
     VipsImage *out = closure_image(closure, inputs, 2);
-    if (a->Xsize != b->Xsize || a->Ysize != b->Ysize || a->Bands != b->Bands || a->BandFmt != VIPS_FORMAT_FLOAT ||
+    if (a->Xsize != b->Xsize || a->Ysize != b->Ysize || a->Bands != b->Bands || a->Bands != 4 || a->BandFmt != VIPS_FORMAT_FLOAT ||
         b->BandFmt != VIPS_FORMAT_FLOAT) {
-        vips_error("medley", "two-input kernels need float images of one size and band count");
+        vips_error("medley", "two-input kernels need float RGBA images of one size");
         g_object_unref(out);
         return NULL;
     }
@@ -314,6 +495,46 @@ MedleyImage *medley_image_map_regions(MedleyImage *image, int margin, medley_reg
     out->Xsize = in->Xsize;
     out->Ysize = in->Ysize;
     if (vips_image_generate(out, vips_start_one, regions_generate, vips_stop_one, padded, closure)) {
+        g_object_unref(out);
+        return NULL;
+    }
+    return HANDLE(out);
+}
+
+/* ---- an item's images: libvips' worker threads log for that item ---- */
+
+static int attributed_generate(VipsRegion *out_region, void *seq, void *a, void *b, gboolean *stop) {
+    VipsRegion *in_region = (VipsRegion *)seq;
+    MedleyLogSink *previous = g_private_get(&thread_sink);
+    g_private_set(&thread_sink, b);
+    VipsRect *rect = &out_region->valid;
+    /* No copy: the output region points into the input's pixels. */
+    int failed = vips_region_prepare(in_region, rect) ||
+                 vips_region_region(out_region, in_region, rect, rect->left, rect->top);
+    g_private_set(&thread_sink, previous);
+    (void)a;
+    (void)stop;
+    return failed ? -1 : 0;
+}
+
+static void unref_sink_on_close(VipsImage *image, void *sink) {
+    sink_unref((MedleyLogSink *)sink);
+    (void)image;
+}
+
+MedleyImage *medley_image_attributed(MedleyImage *image) {
+    VipsImage *in = IMG(image);
+    MedleyLogSink *sink = g_private_get(&thread_sink);
+    if (!sink) {
+        g_object_ref(in);
+        return HANDLE(in);
+    }
+    VipsImage *out = vips_image_new();
+    g_signal_connect(out, "close", G_CALLBACK(unref_sink_on_close), sink_ref(sink));
+    g_object_ref(in);
+    vips_object_local(out, in);
+    if (vips_image_pipelinev(out, VIPS_DEMAND_STYLE_THINSTRIP, in, NULL) ||
+        vips_image_generate(out, vips_start_one, attributed_generate, vips_stop_one, in, sink)) {
         g_object_unref(out);
         return NULL;
     }
@@ -359,13 +580,13 @@ MedleyImage *medley_image_resize(MedleyImage *image, double horizontal, double v
 
 MedleyImage *medley_image_thumbnail(const char *path, int width, int height, int crop, int force, int fail_on_error) {
     VipsImage *out = NULL;
-    char *options = fail_on_error ? "[fail-on=truncated]" : "";
-    char *name = g_strdup_printf("%s%s", path, options);
-    int failed = vips_thumbnail(name, &out, width, "height", height,
+    /* thumbnail's own fail_on reaches the loader it picks, as `vips copy in[fail]` does: a
+     * "[fail-on=…]" suffix on the name is dropped when thumbnail reopens the file shrunk. */
+    int failed = vips_thumbnail(path, &out, width, "height", height,
                                 "crop", crop ? VIPS_INTERESTING_CENTRE : VIPS_INTERESTING_NONE,
                                 "size", force ? VIPS_SIZE_FORCE : VIPS_SIZE_BOTH,
+                                "fail_on", fail_on_error ? VIPS_FAIL_ON_WARNING : VIPS_FAIL_ON_NONE,
                                 "no_rotate", FALSE, NULL);
-    g_free(name);
     return failed ? NULL : HANDLE(out);
 }
 
@@ -388,13 +609,24 @@ MedleyImage *medley_image_constant(int width, int height, int bands, const doubl
     return failed ? NULL : HANDLE(cast);
 }
 
-MedleyImage *medley_image_import_icc(MedleyImage *image) {
+MedleyImage *medley_image_import_icc(MedleyImage *image, const char *fallback_profile) {
     VipsImage *out = NULL;
     /* Embedded profile → sRGB, so the working space is the same whatever the camera wrote.
      * 16-bit stays 16-bit. */
     int depth = vips_image_get_format(IMG(image)) == VIPS_FORMAT_USHORT ? 16 : 8;
-    return vips_icc_transform(IMG(image), &out, "srgb", "embedded", TRUE, "depth", depth,
-                              "intent", VIPS_INTENT_RELATIVE, NULL) ? NULL : HANDLE(out);
+    int failed = fallback_profile
+        ? vips_icc_transform(IMG(image), &out, "srgb", "embedded", TRUE, "input_profile", fallback_profile,
+                             "depth", depth, "intent", VIPS_INTENT_RELATIVE, NULL)
+        : vips_icc_transform(IMG(image), &out, "srgb", "embedded", TRUE, "depth", depth,
+                             "intent", VIPS_INTENT_RELATIVE, NULL);
+    return failed ? NULL : HANDLE(out);
+}
+
+MedleyImage *medley_image_reinterpret(MedleyImage *image, const char *interpretation) {
+    int kind = vips_enum_from_nick("medley", VIPS_TYPE_INTERPRETATION, interpretation);
+    if (kind < 0) return NULL;
+    VipsImage *out = NULL;
+    return vips_copy(IMG(image), &out, "interpretation", kind, NULL) ? NULL : HANDLE(out);
 }
 
 const void *medley_image_icc_data(const MedleyImage *image, size_t *length) {
@@ -436,8 +668,40 @@ MedleyImage *medley_image_flatten_white(MedleyImage *image) {
     return HANDLE(in);
 }
 
+static void *collect_metadata_name(VipsImage *image, const char *name, GValue *value, void *a) {
+    GPtrArray *names = (GPtrArray *)a;
+    if (g_str_has_prefix(name, "exif-") || g_str_has_prefix(name, "xmp-") || g_str_has_prefix(name, "iptc-") ||
+        g_str_has_prefix(name, "icc-") || g_str_has_prefix(name, "photoshop-") || strcmp(name, VIPS_META_ORIENTATION) == 0)
+        g_ptr_array_add(names, g_strdup(name));
+    (void)image;
+    (void)value;
+    return NULL;
+}
+
+/* A copy of the image without EXIF, XMP, IPTC, ICC or Photoshop fields. libvips 8.14's webpsave
+ * writes EXIF and XMP even with strip, so stripping happens here for every saver. */
+static VipsImage *without_metadata(VipsImage *in) {
+    VipsImage *copy = NULL;
+    if (vips_copy(in, &copy, NULL)) return NULL;
+    GPtrArray *names = g_ptr_array_new_with_free_func(g_free);
+    vips_image_map(copy, collect_metadata_name, names);
+    for (guint i = 0; i < names->len; i++) vips_image_remove(copy, (const char *)g_ptr_array_index(names, i));
+    g_ptr_array_unref(names);
+    return copy;
+}
+
+static int save_as(VipsImage *in, const char *path, int format, int quality, int strip);
+
 int medley_image_save(MedleyImage *image, const char *path, int format, int quality, int strip) {
-    VipsImage *in = IMG(image);
+    if (!strip) return save_as(IMG(image), path, format, quality, 0);
+    VipsImage *bare = without_metadata(IMG(image));
+    if (!bare) return -1;
+    int failed = save_as(bare, path, format, quality, 1);
+    g_object_unref(bare);
+    return failed;
+}
+
+static int save_as(VipsImage *in, const char *path, int format, int quality, int strip) {
     int q = quality > 0 ? quality : 0;
     switch (format) {
     case MEDLEY_SAVE_JPEG:

@@ -31,6 +31,44 @@ public enum Vips {
         medley_vips_set_concurrency(Int32(threads))
     }
 
+    /// Runs libvips work so that a failure's text is its own. libvips 8.14 has one error buffer
+    /// for the process, written from its worker threads, so text taken while other items run may
+    /// be theirs. Many `attributed` bodies run at once; when one fails with a `MediaError`, it is
+    /// run again alone — after the others' libvips work in flight has finished, on an empty
+    /// buffer — and that run's outcome is the item's. Only failures are serialised.
+    /// `body` must be safe to repeat (it writes only its own temporary file), and must not nest;
+    /// its argument is true for the run alone, which must open its files afresh (a libvips image
+    /// whose load failed fails again without saying why).
+    public static func attributed<T>(_ body: (_ again: Bool) throws -> T) throws -> T {
+        medley_vips_shared_begin()
+        let first: Result<T, Error>
+        do { first = .success(try body(false)) } catch { first = .failure(error) }
+        medley_vips_shared_end()
+        guard case .failure(let error) = first, error is MediaError else { return try first.get() }
+        medley_vips_exclusive_begin()
+        defer { medley_vips_exclusive_end() }
+        return try body(true)
+    }
+
+    /// Runs `body` with libvips' and GLib's log messages (`g_warning`) collected for it — also
+    /// from libvips' worker threads that run its images' kernels — instead of written to stderr.
+    /// The messages come back with `body`'s result, or are added to `messages` when it throws.
+    public static func collectingMessages<T>(into messages: inout LibraryMessages, _ body: () throws -> T) throws -> T {
+        try start()
+        guard let sink = medley_log_begin() else { return try body() }
+        let result: Result<T, Error>
+        do { result = .success(try body()) } catch { result = .failure(error) }
+        let collected = MessageSink()
+        withExtendedLifetime(collected) {
+            medley_log_end(sink, { context, message, count in
+                guard let context, let message else { return }
+                Unmanaged<MessageSink>.fromOpaque(context).takeUnretainedValue().entries.append((String(cString: message), Int(count)))
+            }, Unmanaged.passUnretained(collected).toOpaque())
+        }
+        for (message, count) in collected.entries { messages.add(message, count: count) }
+        return try result.get()
+    }
+
     /// libvips' pending error text (and clears it).
     static func takeError() -> String {
         guard let text = medley_vips_take_error() else { return "unknown libvips error" }
@@ -58,6 +96,45 @@ public enum Vips {
     }
 }
 
+/// Receives a collection's messages from C.
+private final class MessageSink { var entries: [(String, Int)] = [] }
+
+/// Log messages of libvips and GLib for one item, each once with how often it came.
+public struct LibraryMessages: Sendable {
+    private var order: [String] = []
+    private var counts: [String: Int] = [:]
+
+    public init() {}
+
+    /// Adds another collection's messages and counts.
+    public mutating func merge(_ other: LibraryMessages) {
+        for message in other.order { add(message, count: other.counts[message] ?? 1) }
+    }
+
+    mutating func add(_ message: String, count: Int) {
+        if counts[message] == nil { order.append(message) }
+        counts[message, default: 0] += count
+    }
+
+    /// One line per message: "VIPS: not enough data (1,212 times)".
+    public var lines: [String] {
+        order.map { message in
+            let count = counts[message] ?? 1
+            return count == 1 ? message : "\(message) (\(Self.grouped(count)) times)"
+        }
+    }
+
+    /// 1212 → "1,212".
+    static func grouped(_ value: Int) -> String {
+        var digits = String(value), groups: [String] = []
+        while digits.count > 3 {
+            groups.insert(String(digits.suffix(3)), at: 0)
+            digits.removeLast(3)
+        }
+        return ([digits] + groups).joined(separator: ",")
+    }
+}
+
 /// Output image formats.
 public enum ImageFormat: String, Sendable, CaseIterable {
     case jpeg, png, webp, tiff, heif, gif
@@ -68,6 +145,32 @@ public enum ImageFormat: String, Sendable, CaseIterable {
         case .jpeg: return "jpg"
         case .tiff: return "tif"
         default: return rawValue
+        }
+    }
+
+    /// Metadata an image may carry.
+    public enum Metadata: String, CaseIterable, Sendable {
+        case exif = "EXIF", xmp = "XMP", iptc = "IPTC", icc = "ICC profile"
+
+        /// libvips' field for it.
+        var field: String {
+            switch self {
+            case .exif: return "exif-data"
+            case .xmp: return "xmp-data"
+            case .iptc: return "iptc-data"
+            case .icc: return "icc-profile-data"
+            }
+        }
+    }
+
+    /// What libvips 8.14's saver for this format writes (checked with exiftool): TIFF gets no
+    /// EXIF block, only JPEG gets IPTC, GIF gets nothing.
+    public var carries: Set<Metadata> {
+        switch self {
+        case .jpeg: return [.exif, .xmp, .iptc, .icc]
+        case .png, .webp, .heif: return [.exif, .xmp, .icc]
+        case .tiff: return [.xmp, .icc]
+        case .gif: return []
         }
     }
 

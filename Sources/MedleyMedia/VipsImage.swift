@@ -31,6 +31,26 @@ public final class VipsImage: @unchecked Sendable {
         return try wrap(medley_image_open(path, access == .sequential ? 1 : 0, 1), "cannot open")
     }
 
+    /// Every frame of an animated file, stacked top to bottom into one tall image.
+    public static func openAnimation(_ path: String) throws -> VipsImage {
+        try Vips.start()
+        return try wrap(medley_image_open_pages(path, 1), "cannot open")
+    }
+
+    /// Pages (frames) in the file: 1 for a still image.
+    public var pages: Int { Int(medley_image_pages(handle)) }
+    /// The height of one frame of a stacked animation (the image's height otherwise).
+    public var pageHeight: Int { Int(medley_image_page_height(handle)) }
+
+    /// Frames of one size as an animation, with the delays and loop count the first carries.
+    public static func animation(frames: [VipsImage]) throws -> VipsImage {
+        var handles: [OpaquePointer?] = frames.map { $0.handle }
+        let joined = withExtendedLifetime(frames) {
+            handles.withUnsafeMutableBufferPointer { medley_image_join_pages($0.baseAddress, Int32($0.count)) }
+        }
+        return try wrap(joined, "cannot join the frames")
+    }
+
     public var width: Int { Int(medley_image_width(handle)) }
     public var height: Int { Int(medley_image_height(handle)) }
     public var bands: Int { Int(medley_image_bands(handle)) }
@@ -220,7 +240,60 @@ public final class VipsImage: @unchecked Sendable {
 
     /// Converted from its embedded ICC profile to sRGB (same depth).
     public func importingICCProfile() throws -> VipsImage {
-        try Self.wrap(medley_image_import_icc(handle), "cannot apply the embedded ICC profile")
+        try Self.wrap(medley_image_import_icc(handle, nil), "cannot apply the embedded ICC profile")
+    }
+
+    /// This image in a space the kernels take — sRGB or grey, 8 or 16 bits, at most one alpha —
+    /// and what could not be carried over, as sentences for the item's warnings.
+    ///
+    /// libvips loads CMYK, CIELAB/XYZ (TIFF), float and many-band images as they are stored.
+    /// CMYK goes through its embedded ICC profile, or libvips' default CMYK profile when it has
+    /// none (as `vips icc_import` does); other colour spaces through `vips colourspace`. Bands
+    /// beyond what the space holds (e.g. a 6-band TIFF) are dropped, with a warning.
+    public func inRGBSpace() throws -> (image: VipsImage, warnings: [String]) {
+        let kind = interpretation, format = medley_image_format(handle)
+        let rgbKinds: Set<String> = ["srgb", "rgb", "rgb16"], greyKinds: Set<String> = ["b-w", "grey16"]
+        let stored = format == 0 || format == 2  // uchar, ushort
+        // The bands a space holds: its colours plus one alpha; unknown spaces are read as RGB.
+        let keep: Int
+        switch kind {
+        case "cmyk": keep = 5
+        case _ where greyKinds.contains(kind): keep = 2
+        case _ where rgbKinds.contains(kind), "lab", "labs", "lch", "cmc", "xyz", "yxy", "hsv", "scrgb": keep = 4
+        default: keep = 3
+        }
+        if stored && bands <= keep && (rgbKinds.contains(kind) || greyKinds.contains(kind)) { return (self, []) }
+        var image = self, warnings: [String] = []
+        if bands > keep {
+            image = try bands(0, count: keep)
+            warnings.append("\(bands) bands (\(kind)): only the first \(keep) are kept; the other \(bands - keep) are dropped")
+        }
+        let deep = image.sampleBytes == 2
+        switch kind {
+        case "cmyk":
+            image = try Self.wrap(medley_image_import_icc(image.handle, "cmyk"), "cannot convert CMYK to sRGB")
+        case "lab", "labs", "lch", "cmc", "xyz", "yxy", "hsv", "scrgb", "b-w", "grey16", "srgb", "rgb", "rgb16":
+            image = try image.rgb(deep: deep)
+        default:
+            // Multiband, Fourier, histogram…: the first bands as they are, read as RGB.
+            image = try Self.wrap(medley_image_reinterpret(image.handle, deep ? "rgb16" : "srgb"),
+                                  "cannot read the bands as RGB")
+            image = try image.rgb(deep: deep)
+            warnings.append("a \(kind) image: its first \(min(bands, keep)) bands are read as sRGB")
+        }
+        return (image, warnings)
+    }
+
+    /// The same image (no copy) whose pixels, computed on libvips' worker threads, log into the
+    /// collection of `Vips.collectingMessages` open on this thread: messages of the loaders and
+    /// operations upstream are this item's.
+    public func attributedToCurrentItem() throws -> VipsImage {
+        try Self.wrap(medley_image_attributed(handle), "cannot attribute the image's messages")
+    }
+
+    /// The kinds of metadata the image carries, of EXIF, XMP, IPTC and ICC.
+    public var metadataKinds: [ImageFormat.Metadata] {
+        ImageFormat.Metadata.allCases.filter { medley_image_has_field(handle, $0.field) != 0 }
     }
 
     /// Renders and writes the image. `quality` is 1…100 for lossy formats (nil: the format's
@@ -228,6 +301,11 @@ public final class VipsImage: @unchecked Sendable {
     public func save(to path: String, format: ImageFormat, quality: Int?, strip: Bool) throws {
         guard medley_image_save(handle, path, format.code, Int32(quality ?? 0), strip ? 1 : 0) == 0 else {
             throw MediaError(Vips.takeError())
+        }
+        if strip && format == .webp {
+            do { try WebPChunks.stripMetadata(fileAt: path) } catch {
+                throw MediaError("cannot remove the metadata libvips wrote into the WebP file: \(error.localizedDescription)")
+            }
         }
     }
 

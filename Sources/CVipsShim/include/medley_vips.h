@@ -24,6 +24,28 @@ void medley_vips_set_concurrency(int threads);
  * frees the returned string with free(). Never NULL. */
 char *medley_vips_take_error(void);
 
+/* libvips 8.14 keeps one error buffer for the whole process, written by every thread (loaders
+ * report from libvips' worker threads, not the caller's): text taken after a failure may hold
+ * another item's words, or have lost its own to another thread's clear. Work whose error text
+ * must be its own runs between shared_begin/end (many at once); after a failure, it runs again
+ * alone between exclusive_begin/end, which waits for all shared work to finish and starts from
+ * an empty buffer. */
+void medley_vips_shared_begin(void);
+void medley_vips_shared_end(void);
+void medley_vips_exclusive_begin(void);
+void medley_vips_exclusive_end(void);
+
+/* GLib and libvips log messages (g_warning: "VIPS: read gave 2 warnings", "not enough data"),
+ * collected per item instead of going raw to stderr. begin starts a collection for the calling
+ * thread; Medley's kernels carry it onto libvips' worker threads. A message from a thread with
+ * no collection goes to the one collection open, or, when several are, to each of them marked as
+ * shared; with none open, to GLib's default handler. end calls visit once per distinct message
+ * with its count, in the order first seen, and frees the collection. */
+typedef struct MedleyLogSink MedleyLogSink;
+typedef void (*medley_log_visitor)(void *ctx, const char *message, long count);
+MedleyLogSink *medley_log_begin(void);
+void medley_log_end(MedleyLogSink *sink, medley_log_visitor visit, void *ctx);
+
 /* Name of the libvips loader that recognises the file's content ("jpegload", …), or NULL.
  * Sniffs magic bytes; does not decode. The returned string is static. */
 const char *medley_vips_find_loader(const char *path);
@@ -33,9 +55,18 @@ int medley_vips_has_operation(const char *nickname);
 
 /* Opens a file lazily (header only until pixels are asked for). sequential: stream top to
  * bottom (a pipeline that reads once); otherwise random access. fail_on_error: a damaged
- * or truncated file fails instead of decoding to grey. Returns NULL on error. */
+ * or truncated file fails instead of decoding to grey (libvips' fail_on=warning, as `[fail]`). Returns NULL on error. */
 MedleyImage *medley_image_open(const char *path, int sequential, int fail_on_error);
 void medley_image_unref(MedleyImage *image);
+/* Every page of a multi-page file (an animated GIF/WebP) as one tall image, frames stacked top to
+ * bottom, with the file's page-height, delay and loop fields. Sequential. NULL on error. */
+MedleyImage *medley_image_open_pages(const char *path, int fail_on_error);
+/* Pages in the file (1 for a still image) and the height of one page of this image. */
+int medley_image_pages(const MedleyImage *image);
+int medley_image_page_height(const MedleyImage *image);
+/* Frames of one size stacked into an animation (page-height set to a frame's height; delay and
+ * loop as the first frame carries them). */
+MedleyImage *medley_image_join_pages(MedleyImage **frames, int count);
 
 int medley_image_width(const MedleyImage *image);
 int medley_image_height(const MedleyImage *image);
@@ -46,6 +77,8 @@ int medley_image_format(const MedleyImage *image);
 const char *medley_image_interpretation(const MedleyImage *image);
 /* EXIF orientation 1…8 (1 when absent). */
 int medley_image_orientation(const MedleyImage *image);
+/* Whether the image has a metadata field of that name ("exif-data", "xmp-data", …). */
+int medley_image_has_field(const MedleyImage *image, const char *name);
 /* Size in bytes of the embedded ICC profile, 0 when none. */
 size_t medley_image_icc_length(const MedleyImage *image);
 /* The loader that opened the image ("jpegload", "pngload", …), or "" (static/internal). */
@@ -74,7 +107,8 @@ typedef void (*medley_row_kernel)(void *ctx, const void *in, void *out, int widt
 MedleyImage *medley_image_map_rows(MedleyImage *image, int out_format, medley_row_kernel kernel, void *ctx,
                                    void (*release)(void *ctx));
 
-/* Two float images of one size, row by row (compositing): `first` and `second` rows in, one out. */
+/* Two float RGBA images of one size, row by row (compositing): `first` and `second` rows in, one
+ * out. Anything else fails (NULL) before the kernel could see it. */
 typedef void (*medley_row_kernel2)(void *ctx, const void *first, const void *second, void *out, int width,
                                    int bands, int x, int y);
 MedleyImage *medley_image_map_rows2(MedleyImage *first, MedleyImage *second, medley_row_kernel2 kernel,
@@ -87,6 +121,11 @@ typedef void (*medley_region_kernel)(void *ctx, const void *in, size_t in_stride
                                      int width, int height, int bands, int x, int y);
 MedleyImage *medley_image_map_regions(MedleyImage *image, int margin, medley_region_kernel kernel, void *ctx,
                                       void (*release)(void *ctx));
+
+/* The same image (no copy) whose pixels, when computed on libvips' worker threads, log into the
+ * calling thread's collection (medley_log_begin): loaders and libvips operations upstream run
+ * inside it. Without a collection, the image itself (a new reference). */
+MedleyImage *medley_image_attributed(MedleyImage *image);
 
 /* Geometry and generators (libvips operations). All return new handles or NULL. */
 MedleyImage *medley_image_crop(MedleyImage *image, int left, int top, int width, int height);
@@ -106,8 +145,11 @@ MedleyImage *medley_image_thumbnail(const char *path, int width, int height, int
 MedleyImage *medley_image_from_uchar(const uint8_t *pixels, int width, int height, int bands);
 /* A float image of one colour. values has `bands` entries. */
 MedleyImage *medley_image_constant(int width, int height, int bands, const double *values);
-/* Converts from the embedded ICC profile to sRGB (same bit depth). */
-MedleyImage *medley_image_import_icc(MedleyImage *image);
+/* Converts from the embedded ICC profile to sRGB (same bit depth). fallback_profile (a file or
+ * one of libvips' built-in names, "cmyk") is used when the image has no profile; NULL: none. */
+MedleyImage *medley_image_import_icc(MedleyImage *image, const char *fallback_profile);
+/* The same pixels, read as another interpretation ("srgb", "rgb16", …): no conversion. */
+MedleyImage *medley_image_reinterpret(MedleyImage *image, const char *interpretation);
 /* The embedded ICC profile's bytes (owned by the image; valid while it lives) or NULL. */
 const void *medley_image_icc_data(const MedleyImage *image, size_t *length);
 /* Places the image at (x, y) in a width × height canvas; outside is 0 (transparent for RGBA). */
@@ -128,7 +170,8 @@ enum {
     MEDLEY_SAVE_GIF = 6,
 };
 /* Renders and writes the image. quality 1…100 for lossy formats (<= 0: the format's default);
- * strip drops EXIF/ICC/XMP. Returns 0 on success. */
+ * strip drops EXIF, XMP, IPTC and ICC (removed from the image first: webpsave of libvips 8.14
+ * ignores its strip). Returns 0 on success. */
 int medley_image_save(MedleyImage *image, const char *path, int format, int quality, int strip);
 
 /* Renders the whole image into a newly malloc'ed buffer of interleaved samples (caller

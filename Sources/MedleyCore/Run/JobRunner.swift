@@ -500,7 +500,8 @@ public final class PipelineRunner: @unchecked Sendable {
         let file = item.file
         entry.mediaType = "image"
         guard let stage = state.stage else { throw ItemFailure("the job has no image stage") }
-        let header = try stage.openHeader(file.path)
+        var messages = LibraryMessages()
+        let header = try stage.openHeader(file.path, messages: &messages)
         var properties = ImageProperties(file: file, persistentID: item.persistentID, image: header,
                                          format: item.sniffed.format)
         entry.warnings += try select(&properties.values, item, mediaType: "image", state)
@@ -514,9 +515,11 @@ public final class PipelineRunner: @unchecked Sendable {
             entry.error = skip
             return
         }
+        var warnings: [String] = []
         entry.bytes = try output.write(to: destination, fileExtension: format.fileExtension) { temporary in
-            try stage.render(file.path, header: header, format: format, to: temporary)
+            warnings = try stage.render(file.path, header: header, format: format, to: temporary, messages: &messages)
         }
+        entry.warnings += warnings + messages.lines
     }
 
     /// Audio: header and tags → properties → where, tag → destination → transcode (mix, resample,
@@ -674,10 +677,13 @@ public final class PipelineRunner: @unchecked Sendable {
             } catch let error as MediaError {
                 throw ItemFailure("cannot take the poster frame: \(error.reason)")
             }
-            let header = try stage.openHeader(frame.path)
+            var messages = LibraryMessages()
+            let header = try stage.openHeader(frame.path, messages: &messages)
+            var warnings: [String] = []
             entry.bytes = try output.write(to: destination, fileExtension: format.fileExtension) { temporary in
-                try stage.render(frame.path, header: header, format: format, to: temporary)
+                warnings = try stage.render(frame.path, header: header, format: format, to: temporary, messages: &messages)
             }
+            entry.warnings += warnings + messages.lines
             return
         }
         guard let preset = state.job.transcode?.videoQuality else {

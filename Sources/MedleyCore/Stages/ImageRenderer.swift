@@ -17,8 +17,15 @@ struct ImageRenderer {
     /// The job's pixel limit: no step may make a bigger image either.
     let maxPixels: Int
 
-    /// The rendered (still lazy) image of one file, ready to save.
-    func render(_ path: String, header: VipsImage) throws -> VipsImage {
+    /// The rendered (still lazy) image of one file, ready to save, and what could not be carried
+    /// over (the item's warnings).
+    func render(_ path: String, header: VipsImage) throws -> (image: VipsImage, warnings: [String]) {
+        var warnings: [String] = []
+        let image = try render(path, header: header, warnings: &warnings)
+        return (image, warnings)
+    }
+
+    private func render(_ path: String, header: VipsImage, warnings: inout [String]) throws -> VipsImage {
         var shrunkOnLoad = false
         var source: VipsImage
         if case .resize(let width, let height, let mode)? = plan?.root.firstGeometry, mode != .none {
@@ -46,6 +53,21 @@ struct ImageRenderer {
             let rotate = autoOrient && header.orientation != 1
             source = rotate ? try VipsImage.open(path, access: .random).autoOriented() : header
         }
+        return try render(loaded: source, shrunkOnLoad: shrunkOnLoad, warnings: &warnings)
+    }
+
+    /// One frame of an animation (already decoded, upright) through the plan.
+    func render(frame: VipsImage, warnings: inout [String]) throws -> VipsImage {
+        try render(loaded: frame, shrunkOnLoad: false, warnings: &warnings)
+    }
+
+    private func render(loaded: VipsImage, shrunkOnLoad: Bool, warnings: inout [String]) throws -> VipsImage {
+        var source = loaded
+        // CMYK, CIELAB, float and many-band files become sRGB (or grey) first, in every path, so
+        // that bands mean colours plus at most one alpha from here on.
+        let normal = try source.inRGBSpace()
+        source = normal.image
+        warnings += normal.warnings
         let profile = source.iccProfile
         if !profile.isEmpty && !ICCProfile.isSRGB(profile) && source.bands >= 3 {
             source = try source.importingICCProfile()

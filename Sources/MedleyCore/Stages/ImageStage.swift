@@ -23,10 +23,12 @@ struct ImageStage {
     }
 
     /// Opens the header only (no pixels) and checks it is safe to decode.
-    func openHeader(_ path: String) throws -> VipsImage {
+    func openHeader(_ path: String, messages: inout LibraryMessages) throws -> VipsImage {
         let header: VipsImage
         do {
-            header = try VipsImage.open(path, access: .sequential)
+            header = try Vips.collectingMessages(into: &messages) {
+                try Vips.attributed { _ in try VipsImage.open(path, access: .sequential) }
+            }
         } catch let error as MediaError {
             throw ItemFailure("cannot decode: \(error.reason)")
         }
@@ -53,12 +55,58 @@ struct ImageStage {
         }
     }
 
-    /// Renders `header`'s file into `temporaryPath`.
-    func render(_ path: String, header: VipsImage, format: ImageFormat, to temporaryPath: String) throws {
+    /// Whether the file is an animation kept animated: a GIF or WebP of several frames, written
+    /// as GIF or WebP.
+    func isAnimation(_ header: VipsImage, to format: ImageFormat) -> Bool {
+        header.pages > 1 && ["gifload", "webpload"].contains(header.loader) && (format == .gif || format == .webp)
+    }
+
+    /// Every frame through the plan, joined again with the file's delays and loop count.
+    private func renderAnimation(_ path: String) throws -> (image: VipsImage, warnings: [String]) {
+        if renderer.plan?.root.needsAlpha == true {
+            throw ItemFailure("an animation (GIF/WebP of several frames) cannot go through a graph that composites or generates images; run it with point or geometry filters only")
+        }
+        let stack = try VipsImage.openAnimation(path)
+        let frameHeight = stack.pageHeight, count = stack.pages
+        guard frameHeight > 0, count > 1, frameHeight * count == stack.height else {
+            throw ItemFailure("the animation's \(count) frames do not fill its \(stack.height) rows evenly")
+        }
+        var warnings: [String] = []
+        var frames: [VipsImage] = []
+        for index in 0..<count {
+            let frame = try stack.cropped(left: 0, top: index * frameHeight, width: stack.width, height: frameHeight)
+            frames.append(try renderer.render(frame: frame, warnings: &warnings))
+        }
+        guard frames.allSatisfy({ $0.width == frames[0].width && $0.height == frames[0].height }) else {
+            throw ItemFailure("the animation's frames came out of different sizes")
+        }
+        return (try VipsImage.animation(frames: frames), Array(Set(warnings)).sorted())
+    }
+
+    /// Renders `header`'s file into `temporaryPath`; returns the item's warnings. libvips' log
+    /// messages are added to `messages` (a run repeated alone after a failure: only its own).
+    func render(_ path: String, header: VipsImage, format: ImageFormat, to temporaryPath: String,
+                messages: inout LibraryMessages) throws -> [String] {
         do {
-            let image = try renderer.render(path, header: header)
-            try image.save(to: temporaryPath, format: format,
-                           quality: format.isLossy ? export.quality : nil, strip: export.strip)
+            var collected = LibraryMessages()
+            defer { messages.merge(collected) }
+            return try Vips.attributed { again in
+                collected = LibraryMessages()
+                return try Vips.collectingMessages(into: &collected) {
+                    let source = again ? try VipsImage.open(path, access: .sequential) : header
+                    var (image, warnings) = try isAnimation(header, to: format)
+                        ? try renderAnimation(path) : try renderer.render(path, header: source)
+                    image = try image.attributedToCurrentItem()
+                    try image.save(to: temporaryPath, format: format,
+                                   quality: format.isLossy ? export.quality : nil, strip: export.strip)
+                    if header.pages > 1 && !isAnimation(header, to: format) {
+                        warnings.append("an animation of \(header.pages) frames: .\(format.fileExtension) holds one, so only the first is written (export as gif or webp to keep them all)")
+                    }
+                    let dropped = export.strip ? [] : image.metadataKinds.filter { !format.carries.contains($0) }
+                    if dropped.isEmpty { return warnings }
+                    return warnings + [".\(format.fileExtension) output cannot hold the input's \(dropped.map(\.rawValue).joined(separator: ", ")); not written"]
+                }
+            }
         } catch let error as MediaError {
             throw ItemFailure("cannot decode or encode: \(error.reason)")
         }
