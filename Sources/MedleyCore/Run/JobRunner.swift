@@ -193,9 +193,16 @@ public final class PipelineRunner: @unchecked Sendable {
         if let row = state.previous[file.path], let reason = unchanged(row, file, state), stillSelected(row, state) {
             return record(state, unchanged: row, file: file, reason: reason)
         }
+        // Every reader of the item reads this one open file, checked to lie under the ingest root; it is closed
+        // when the item ends.
+        var input: InputFile?
+        defer { input?.close() }
         do {
+            let opened = try InputFile.open(file)
+            input = opened
+            let file = opened.file
             // ingest: what is it, and could this job want it?
-            guard let sniffed = try Self.identify(file) else { return record(state, ignored: file) }
+            guard let sniffed = try Self.identify(file, reading: opened) else { return record(state, ignored: file) }
             guard job.ingest.media.contains(where: { $0.selects(sniffed.kind) }) else { return record(state, ignored: file) }
             let announce = { [self] in
                 emit(.itemStarted(job: job.name, input: file.path))
@@ -204,7 +211,8 @@ public final class PipelineRunner: @unchecked Sendable {
             guard let export = job.export, let output = state.output else {
                 throw ItemFailure("the job has no export stage")
             }
-            let item = Item(file: file, sniffed: sniffed, persistentID: try Self.persistentID(of: file))
+            let item = Item(file: file, source: opened.readPath, sniffed: sniffed,
+                            persistentID: try Self.persistentID(of: opened))
             entry.persistentID = ContentHash.hex(item.persistentID)
             switch sniffed.kind {
             case .image: try processImage(item, export: export, output: output, state, &entry, announce: announce)
@@ -228,7 +236,8 @@ public final class PipelineRunner: @unchecked Sendable {
             // itemFailed in the event stream has one.
             if !announced { emit(.itemStarted(job: job.name, input: file.path)) }
             entry.status = .failed
-            record(state, failed: entry, reason: "\(error)", milliseconds: Date().timeIntervalSince(started) * 1000)
+            let reason = input?.describing("\(error)") ?? "\(error)"
+            record(state, failed: entry, reason: reason, milliseconds: Date().timeIntervalSince(started) * 1000)
         }
     }
 
@@ -280,7 +289,8 @@ public final class PipelineRunner: @unchecked Sendable {
         var info = stat()
         guard stat(output, &info) == 0, Int64(info.st_size) == row.outputSize else { return nil }
         if row.modifiedNanoseconds != Self.nanoseconds(file.modified) {
-            guard let hash = try? ContentHash.ofFile(at: file.path), ContentHash.hex(hash) == row.contentHash else { return nil }
+            guard let opened = try? InputFile.open(file), let hash = try? ContentHash.of(descriptor: opened.descriptor),
+                  ContentHash.hex(hash) == row.contentHash else { return nil }
             // Same bytes, newer time (a touch, a copy): remember the time so the next run need not hash.
             var touched = row
             touched.modifiedNanoseconds = Self.nanoseconds(file.modified)
@@ -360,14 +370,17 @@ public final class PipelineRunner: @unchecked Sendable {
     /// An ingested file once it is known to be media the job wants.
     private struct Item {
         let file: IngestedFile
+        /// What decoders open: the item's checked open file (`InputFile.readPath`), never `file.path`.
+        let source: String
         let sniffed: SniffedFormat
         let persistentID: UInt64
     }
 
-    /// The XXH3 hash of the file's bytes (SPEC §4: stable across runs and machines).
-    static func persistentID(of file: IngestedFile) throws -> UInt64 {
+    /// The XXH3 hash of the file's bytes (SPEC §4: stable across runs and machines), read from the open file
+    /// the decoders read.
+    static func persistentID(of input: InputFile) throws -> UInt64 {
         do {
-            return try ContentHash.ofFile(at: file.path)
+            return try ContentHash.of(descriptor: input.descriptor)
         } catch let error as MediaError {
             throw ItemFailure(error.reason)
         }
@@ -379,7 +392,7 @@ public final class PipelineRunner: @unchecked Sendable {
         let file = item.file
         entry.mediaType = "image"
         guard let stage = state.stage else { throw ItemFailure("the job has no image stage") }
-        let header = try stage.openHeader(file.path)
+        let header = try stage.openHeader(item.source)
         var properties = ImageProperties(file: file, persistentID: item.persistentID, image: header,
                                          format: item.sniffed.format)
         try select(&properties.values, item, mediaType: "image", state)
@@ -394,7 +407,7 @@ public final class PipelineRunner: @unchecked Sendable {
             return
         }
         entry.bytes = try output.write(to: destination, fileExtension: format.fileExtension) { temporary in
-            try stage.render(file.path, header: header, format: format, to: temporary)
+            try stage.render(item.source, header: header, format: format, to: temporary)
         }
     }
 
@@ -403,8 +416,8 @@ public final class PipelineRunner: @unchecked Sendable {
     private func processAudio(_ item: Item, export: ExportStage, output: AtomicOutput, _ state: JobState,
                               _ entry: inout ManifestRecord, announce: () -> Void) throws {
         let file = item.file
-        let reader = try AudioStage.open(file.path, format: item.sniffed.format)
-        let tags = AudioStage.readTags(file.path)
+        let reader = try AudioStage.open(item.source, format: item.sniffed.format)
+        let tags = AudioStage.readTags(item.source)
         var properties = AudioProperties(file: file, persistentID: item.persistentID, info: reader.info,
                                          format: item.sniffed.format, tags: tags)
         let mediaType = properties["mediaType"]?.text ?? "music"
@@ -491,7 +504,7 @@ public final class PipelineRunner: @unchecked Sendable {
         let file = item.file
         let info: MovieInfo
         do {
-            info = try Movie.probe(path: file.path)
+            info = try Movie.probe(path: item.source)
         } catch let error as MediaError {
             throw ItemFailure(error.reason)
         }
@@ -516,7 +529,7 @@ public final class PipelineRunner: @unchecked Sendable {
             let frame = output.scratchPath(fileExtension: "png")
             defer { unlink(frame) }
             do {
-                try Movie.poster(path: file.path, at: poster.at).save(to: frame, format: .png, quality: nil, strip: true)
+                try Movie.poster(path: item.source, at: poster.at).save(to: frame, format: .png, quality: nil, strip: true)
             } catch let error as MediaError {
                 throw ItemFailure("cannot take the poster frame: \(error.reason)")
             }
@@ -543,7 +556,7 @@ public final class PipelineRunner: @unchecked Sendable {
         var result: MovieTranscodeResult?
         entry.bytes = try output.write(to: destination, fileExtension: ext) { temporary in
             do {
-                result = try Movie.transcode(path: file.path, to: temporary, preset: preset,
+                result = try Movie.transcode(path: item.source, to: temporary, preset: preset,
                                              mode: state.job.transcode?.scalingMode ?? .aspectFit)
             } catch let error as MediaError {
                 throw ItemFailure("cannot re-encode: \(error.reason)")
@@ -583,18 +596,22 @@ public final class PipelineRunner: @unchecked Sendable {
     /// Content type from the bytes; libvips' own sniffing for images the table does not know.
     /// Files that are not media are ignored, unless their name says they should be (a `.jpg`
     /// that is text is a broken photo, not a stray file).
-    static func identify(_ file: IngestedFile) throws -> SniffedFormat? {
+    /// `reading`: the item's open file, which is what is read (the name still decides what the file claims to be).
+    static func identify(_ file: IngestedFile, reading input: InputFile? = nil) throws -> SniffedFormat? {
         let ext = ItemProperties.split(fileName: (file.relativePath as NSString).lastPathComponent).ext.lowercased()
         let claimsMedia = mediaExtensions.contains(ext)
+        let source = input?.readPath ?? file.path
         do {
-            if let sniffed = try ContentSniffer.sniff(fileAt: file.path) { return sniffed }
+            let sniffed = try input.map { try ContentSniffer.sniff(descriptor: $0.descriptor, path: file.path) }
+                ?? ContentSniffer.sniff(fileAt: file.path)
+            if let sniffed { return sniffed }
         } catch IngestError.empty {
             if claimsMedia { throw ItemFailure("empty file (0 bytes)") }
             return nil
         } catch {
             throw ItemFailure("\(error)")
         }
-        if let loader = Vips.loader(forFileAt: file.path), !loader.hasPrefix("csv"), !loader.hasPrefix("matrix") {
+        if let loader = Vips.loader(forFileAt: source), !loader.hasPrefix("csv"), !loader.hasPrefix("matrix") {
             return SniffedFormat(kind: .image, format: loader.replacingOccurrences(of: "load", with: ""))
         }
         if claimsMedia {
