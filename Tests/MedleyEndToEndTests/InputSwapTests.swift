@@ -113,4 +113,41 @@ final class InputSwapTests: EndToEndCase {
         XCTAssertEqual(Tool.files(under: work + "/out"), (1...29).map { String(format: "a%02d.png", $0) } + ["sub/real.png"])
         XCTAssertEqual(Tool.files(under: outside), ["real.jpg"])
     }
+
+    /// `medley report` draws an image's "before" picture from its input again: an input swapped since the run
+    /// for a link to a picture elsewhere gets none (the open file's hash is not the item's persistentID), the
+    /// others get theirs.
+    func testTheReportDrawsNoPictureOfAnInputSwappedSinceTheRun() throws {
+        let input = work + "/in", outside = work + "/outside"
+        try FileManager.default.createDirectory(atPath: input, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: outside, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: Tool.fixtures + "/images/landscape.jpg", toPath: input + "/a.jpg")
+        try FileManager.default.copyItem(atPath: Tool.fixtures + "/images/alpha.png", toPath: input + "/b.png")
+        try FileManager.default.copyItem(atPath: Tool.fixtures + "/images/portrait-exif6.jpg", toPath: outside + "/secret.jpg")
+        let path = try pipeline("""
+            version: 1
+            jobs:
+              - name: pics
+                ingest: { from: [in] }
+                filters: [ CISepiaTone ]
+                export: { to: out, format: png }
+                report: true
+            """)
+        XCTAssertEqual(try Tool.medley(["run", path, "--quiet"]).status, 0)
+        let report = work + "/out/.medley/report-pics"
+        let ids = try String(contentsOfFile: work + "/out/.medley/manifest-pics.jsonl", encoding: .utf8)
+            .split(separator: "\n").compactMap { try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+            .reduce(into: [String: String]()) { $0[$1["item"] as? String ?? ""] = $1["persistentID"] as? String }
+        let before = { (item: String) in report + "/thumbs/\(ids[item] ?? "?")-in.jpg" }
+        XCTAssertTrue(FileManager.default.fileExists(atPath: before("a.jpg")))
+        try FileManager.default.removeItem(atPath: report)
+        try FileManager.default.removeItem(atPath: input + "/a.jpg")
+        try FileManager.default.createSymbolicLink(atPath: input + "/a.jpg", withDestinationPath: outside + "/secret.jpg")
+        let rebuilt = try Tool.medley(["report", path])
+        XCTAssertEqual(rebuilt.status, 0, rebuilt.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: before("a.jpg")), "no picture of the file outside")
+        XCTAssertTrue(FileManager.default.fileExists(atPath: before("b.png")))
+        let page = try String(contentsOfFile: report + "/index.html", encoding: .utf8)
+        XCTAssertFalse(page.contains("\(ids["a.jpg"] ?? "?")-in.jpg"))
+    }
 }
