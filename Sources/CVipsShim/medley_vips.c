@@ -39,6 +39,10 @@ const char *medley_vips_find_loader(const char *path) {
     return name;
 }
 
+uint64_t medley_vips_disc_threshold(void) {
+    return vips_get_disc_threshold();
+}
+
 int medley_vips_has_operation(const char *nickname) {
     return vips_type_find("VipsOperation", nickname) != 0;
 }

@@ -27,6 +27,8 @@ char *medley_vips_take_error(void);
 /* Name of the libvips loader that recognises the file's content ("jpegload", …), or NULL.
  * Sniffs magic bytes; does not decode. The returned string is static. */
 const char *medley_vips_find_loader(const char *path);
+/* Bytes above which libvips decodes a random-access image into a temporary file instead of memory. */
+uint64_t medley_vips_disc_threshold(void);
 
 /* Whether this libvips build has an operation of that nickname (e.g. "heifsave"). */
 int medley_vips_has_operation(const char *nickname);

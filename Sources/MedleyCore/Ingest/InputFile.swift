@@ -153,7 +153,7 @@ public final class InputFile {
         case ENOENT, ENOTDIR:
             return ItemFailure("it vanished after it was listed")
         case EMFILE, ENFILE:
-            return ItemFailure("cannot open it: \(IngestPOSIX.errorText(code))")
+            return ItemFailure("cannot open it: \(IngestPOSIX.errorText(code)) (\(ResourceLimits.descriptorLimitText))")
         default:
             return ItemFailure("cannot open it: \(IngestPOSIX.errorText(code))")
         }

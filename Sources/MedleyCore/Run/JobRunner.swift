@@ -36,6 +36,10 @@ public final class PipelineRunner: @unchecked Sendable {
     let console: Console
     let events: EventLog?
     let scheduler: Scheduler
+    /// libvips' workers per image.
+    let vipsThreads: Int
+    /// What items may take under `ulimit -v` / `ulimit -d`; nil when memory is unlimited.
+    let memory: MemoryBudget?
     private let lock = NSLock()
     /// Reports that could not be written (the run then exits 1).
     private var reportFailures = 0
@@ -45,11 +49,22 @@ public final class PipelineRunner: @unchecked Sendable {
         self.options = options
         console = Console(quiet: options.quiet)
         events = try options.eventsPath.map { try EventLog(path: $0) }
-        scheduler = Scheduler(concurrency: options.concurrency)
+        // No more items at once than the open-file limit allows (said once, on stderr).
+        let (concurrency, note) = ResourceLimits.concurrency(requested: options.concurrency)
+        if let note { console.say(note) }
+        scheduler = Scheduler(concurrency: concurrency)
         // Items already run in parallel: give each image fewer libvips threads so the cores
         // are not oversubscribed (libvips still overlaps decode, kernels and encode).
-        let perImage = max(1, ProcessInfo.processInfo.activeProcessorCount / max(1, options.concurrency))
+        let perImage = max(1, ProcessInfo.processInfo.activeProcessorCount / concurrency)
         try Vips.setThreadsPerImage(perImage)
+        vipsThreads = perImage
+        // Under a memory limit, items are admitted against what it leaves (the scheduler's own threads'
+        // stacks kept back); measured now that libvips is loaded.
+        memory = ResourceLimits.memoryBudget(threads: concurrency + 4)
+        if let memory, !options.quiet {
+            console.say("medley: memory limit (\(memory.limit.flag)) of \(ResourceLimits.megabytes(memory.limit.bytes)): "
+                        + "\(ResourceLimits.megabytes(memory.total)) of it for items, which wait their turn when they would not fit together")
+        }
     }
 
     /// Stops taking new items (SIGINT/SIGTERM); in-flight items finish.
@@ -198,6 +213,7 @@ public final class PipelineRunner: @unchecked Sendable {
         var input: InputFile?
         defer { input?.close() }
         do {
+            try ResourceLimits.checkDescriptors()
             let opened = try InputFile.open(file)
             input = opened
             let file = opened.file
@@ -406,9 +422,29 @@ public final class PipelineRunner: @unchecked Sendable {
             entry.error = skip
             return
         }
-        entry.bytes = try output.write(to: destination, fileExtension: format.fileExtension) { temporary in
-            try stage.render(item.source, header: header, format: format, to: temporary)
+        try withMemory(stage.workingMemory(header, threads: vipsThreads)) {
+            entry.bytes = try output.write(to: destination, fileExtension: format.fileExtension) { temporary in
+                try stage.render(item.source, header: header, format: format, to: temporary)
+            }
         }
+    }
+
+    /// Runs `body` once `bytes` of the memory budget are this item's (at once when memory is unlimited).
+    private func withMemory(_ bytes: Int, _ body: () throws -> Void) throws {
+        guard let memory else { return try body() }
+        try memory.acquire(bytes)
+        defer { memory.release(bytes) }
+        try body()
+    }
+
+    /// Audio streams in 4096-frame blocks: its buffers, the resampler's banks and the encoder's state.
+    static let audioWorkingMemory = 48 << 20
+
+    /// A movie item's decoder, frames and (for a re-encode) x264's lookahead, by its picture size.
+    static func movieWorkingMemory(_ info: MovieInfo, transcode: Bool) -> Int {
+        let pixels = Double(max(0, info.width)) * Double(max(0, info.height))
+        let bytes = transcode ? pixels * 120 + Double(96 << 20) : pixels * 40 + Double(48 << 20)
+        return bytes < Double(Int.max / 2) ? Int(bytes) : Int.max / 2
     }
 
     /// Audio: header and tags → properties → where, tag → destination → transcode (mix, resample,
@@ -444,12 +480,14 @@ public final class PipelineRunner: @unchecked Sendable {
         let ext = (destination as NSString).pathExtension.lowercased()
         var outcome: AudioStage.Outcome?
         var dropped: [String] = []
-        entry.bytes = try output.write(to: destination, fileExtension: ext) { temporary in
-            outcome = try stage.render(reader, plan: plan, to: temporary)
-            do {
-                dropped = try TagIO.write(outputTags, toFileAt: temporary, container: ext)
-            } catch let error as MediaError {
-                throw ItemFailure("cannot write tags: \(error.reason)")
+        try withMemory(Self.audioWorkingMemory) {
+            entry.bytes = try output.write(to: destination, fileExtension: ext) { temporary in
+                outcome = try stage.render(reader, plan: plan, to: temporary)
+                do {
+                    dropped = try TagIO.write(outputTags, toFileAt: temporary, container: ext)
+                } catch let error as MediaError {
+                    throw ItemFailure("cannot write tags: \(error.reason)")
+                }
             }
         }
         if !dropped.isEmpty {
@@ -528,14 +566,16 @@ public final class PipelineRunner: @unchecked Sendable {
             // The frame goes through the image path as a lossless temporary PNG.
             let frame = output.scratchPath(fileExtension: "png")
             defer { unlink(frame) }
-            do {
-                try Movie.poster(path: item.source, at: poster.at).save(to: frame, format: .png, quality: nil, strip: true)
-            } catch let error as MediaError {
-                throw ItemFailure("cannot take the poster frame: \(error.reason)")
-            }
-            let header = try stage.openHeader(frame)
-            entry.bytes = try output.write(to: destination, fileExtension: format.fileExtension) { temporary in
-                try stage.render(frame, header: header, format: format, to: temporary)
+            try withMemory(Self.movieWorkingMemory(info, transcode: false)) {
+                do {
+                    try Movie.poster(path: item.source, at: poster.at).save(to: frame, format: .png, quality: nil, strip: true)
+                } catch let error as MediaError {
+                    throw ItemFailure("cannot take the poster frame: \(error.reason)")
+                }
+                let header = try stage.openHeader(frame)
+                entry.bytes = try output.write(to: destination, fileExtension: format.fileExtension) { temporary in
+                    try stage.render(frame, header: header, format: format, to: temporary)
+                }
             }
             return
         }
@@ -554,12 +594,14 @@ public final class PipelineRunner: @unchecked Sendable {
             return
         }
         var result: MovieTranscodeResult?
-        entry.bytes = try output.write(to: destination, fileExtension: ext) { temporary in
-            do {
-                result = try Movie.transcode(path: item.source, to: temporary, preset: preset,
-                                             mode: state.job.transcode?.scalingMode ?? .aspectFit)
-            } catch let error as MediaError {
-                throw ItemFailure("cannot re-encode: \(error.reason)")
+        try withMemory(Self.movieWorkingMemory(info, transcode: true)) {
+            entry.bytes = try output.write(to: destination, fileExtension: ext) { temporary in
+                do {
+                    result = try Movie.transcode(path: item.source, to: temporary, preset: preset,
+                                                 mode: state.job.transcode?.scalingMode ?? .aspectFit)
+                } catch let error as MediaError {
+                    throw ItemFailure("cannot re-encode: \(error.reason)")
+                }
             }
         }
         entry.duration = result?.duration
