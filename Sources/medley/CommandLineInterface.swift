@@ -66,7 +66,7 @@ struct UsageError: Error {
 }
 
 func printError(_ text: String) {
-    FileHandle.standardError.write(Data((text + "\n").utf8))
+    StandardError.write(text + "\n")
 }
 
 /// Options and positional arguments of one subcommand.

@@ -65,6 +65,8 @@ final class ManifestWriter: @unchecked Sendable {
     private let temporary: String
     private let handle: FileHandle
     private let lock = NSLock()
+    /// The first write that failed; nothing is appended after it.
+    private var writeFailure: String?
 
     init(exportRoot: String, job: String, shard: (index: Int, count: Int)?) throws {
         let folder = exportRoot + "/.medley"
@@ -87,14 +89,26 @@ final class ManifestWriter: @unchecked Sendable {
     func append(line: String) {
         let line = line + "\n"
         lock.lock()
-        handle.write(Data(line.utf8))
-        lock.unlock()
+        defer { lock.unlock() }
+        guard writeFailure == nil else { return }
+        // FileHandle.write(_:) traps on a failed write (a full disk); the throwing form lets the job report it.
+        do {
+            try handle.write(contentsOf: Data(line.utf8))
+        } catch {
+            writeFailure = (error as NSError).localizedDescription
+        }
     }
 
-    /// Flushes the file to disk and renames it into place.
+    /// Flushes the file to disk and renames it into place; a manifest that could not be written whole is
+    /// removed and reported instead.
     func finish() throws {
         lock.lock()
         defer { lock.unlock() }
+        if let writeFailure {
+            try? handle.close()
+            unlink(temporary)
+            throw RunError.cannotWrite(path: path, reason: writeFailure)
+        }
         try handle.synchronize()
         try handle.close()
         guard rename(temporary, path) == 0 else {
