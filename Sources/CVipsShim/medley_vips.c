@@ -63,6 +63,7 @@ int medley_image_width(const MedleyImage *image) { return vips_image_get_width(I
 int medley_image_height(const MedleyImage *image) { return vips_image_get_height(IMG(image)); }
 int medley_image_bands(const MedleyImage *image) { return vips_image_get_bands(IMG(image)); }
 int medley_image_format(const MedleyImage *image) { return (int)vips_image_get_format(IMG(image)); }
+int medley_image_has_alpha(const MedleyImage *image) { return vips_image_hasalpha(IMG(image)) ? 1 : 0; }
 
 const char *medley_image_interpretation(const MedleyImage *image) {
     VipsInterpretation kind = vips_image_get_interpretation(IMG(image));

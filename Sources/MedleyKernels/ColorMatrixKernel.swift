@@ -32,7 +32,11 @@ public final class ColorMatrixKernel: RowKernel {
                 for c in 0..<3 {
                     var value = matrix.rows[c][k] * linear
                     if k == 0 { value += matrix.bias[c] }
-                    lanes[c] = Int32((value * unit).rounded())
+                    // Held to ±2²⁸ so three lanes and the bias sum without overflow; NaN counts as 0. Output
+                    // is clamped to 0…unit anyway, so nothing beyond that range can show.
+                    let scaled = (value * unit).rounded()
+                    lanes[c] = scaled > -268_435_456 ? (scaled < 268_435_456 ? Int32(scaled) : 268_435_456)
+                        : (scaled.isNaN ? 0 : -268_435_456)
                 }
                 tables[k * 256 + v] = lanes
             }

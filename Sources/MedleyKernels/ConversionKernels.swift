@@ -55,7 +55,7 @@ public struct EncodeKernel: RowKernel {
         let src = input.assumingMemoryBound(to: Float.self)
         let hasAlpha = bands == 2 || bands == 4
         let colour = hasAlpha ? bands - 1 : bands
-        @inline(__always) func unit(_ v: Float) -> Float { min(max(v, 0), 1) }
+        @inline(__always) func unit(_ v: Float) -> Float { v.unitClamped }
         if outputBytes == 1 {
             let out = output.assumingMemoryBound(to: UInt8.self)
             tables.encode8.withUnsafeBufferPointer { table in

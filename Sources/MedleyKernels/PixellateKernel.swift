@@ -9,8 +9,13 @@ public struct PixellateKernel: RegionKernel {
 
     public init(cellSize: Int, originX: Double, originYFromBottom: Double) {
         self.cellSize = max(1, cellSize)
-        self.originX = originX
-        self.originYFromBottom = originYFromBottom
+        // Moving the origin by whole cells leaves the grid where it was: keep it within one cell, so the cell
+        // arithmetic stays in range whatever centre a pipeline gives (∞ or NaN: the image's corner).
+        func withinOneCell(_ origin: Double) -> Double {
+            origin.isFinite ? origin.truncatingRemainder(dividingBy: Double(max(1, cellSize))) : 0
+        }
+        self.originX = withinOneCell(originX)
+        self.originYFromBottom = withinOneCell(originYFromBottom)
     }
 
     public func apply(input: UnsafePointer<Float>, inputStride: Int, output: UnsafeMutablePointer<Float>,

@@ -124,7 +124,7 @@ public final class PointChainKernel: RowKernel {
     private func pack8(_ block: PixelBlock, _ dst: UnsafeMutablePointer<UInt8>, bands: Int) {
         tables.encode8.withUnsafeBufferPointer { table in
             let t = table.baseAddress!
-            @inline(__always) func index(_ v: Float) -> Int { Int(min(max(v, 0), 1) * 65536) }
+            @inline(__always) func index(_ v: Float) -> Int { Int(v.unitClamped * 65536) }
             let r = block.red, g = block.green, b = block.blue, a = block.alpha
             if bands == 3 {
                 for i in 0..<block.count {
@@ -139,7 +139,7 @@ public final class PointChainKernel: RowKernel {
                     p[0] = t[index(r[i])]
                     p[1] = t[index(g[i])]
                     p[2] = t[index(b[i])]
-                    p[3] = UInt8(min(max(a[i], 0), 1) * 255 + 0.5)
+                    p[3] = UInt8(a[i].unitClamped * 255 + 0.5)
                 }
             }
         }
@@ -151,7 +151,7 @@ public final class PointChainKernel: RowKernel {
             p[0] = UInt16((transfer.encode(block.red[i]) * 65535).rounded())
             p[1] = UInt16((transfer.encode(block.green[i]) * 65535).rounded())
             p[2] = UInt16((transfer.encode(block.blue[i]) * 65535).rounded())
-            if bands == 4 { p[3] = UInt16((min(max(block.alpha[i], 0), 1) * 65535).rounded()) }
+            if bands == 4 { p[3] = UInt16((block.alpha[i].unitClamped * 65535).rounded()) }
         }
     }
 }

@@ -19,9 +19,10 @@ public enum Transfer: Sendable, Equatable {
         }
     }
 
-    /// Working value → stored value (0…1). Input is clamped to 0…1 first.
+    /// Working value → stored value (0…1). Input is clamped to 0…1 first; NaN (filter maths on extreme
+    /// parameters: ∞ · 0) is stored as 0, never passed on to a conversion that would trap.
     @inlinable public func encode(_ v: Float) -> Float {
-        let x = min(max(v, 0), 1)
+        let x = v.unitClamped
         switch self {
         case .none: return x
         case .sRGB: return x <= 0.0031308 ? x * 12.92 : 1.055 * powf(x, 1 / 2.4) - 0.055

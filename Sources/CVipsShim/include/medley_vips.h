@@ -44,6 +44,8 @@ int medley_image_height(const MedleyImage *image);
 int medley_image_bands(const MedleyImage *image);
 /* VipsBandFormat value: 0 uchar, 2 ushort, 6 float, … */
 int medley_image_format(const MedleyImage *image);
+/* Whether the last band is alpha, by libvips' rule (band count and interpretation: CMYK's fourth band is K). */
+int medley_image_has_alpha(const MedleyImage *image);
 /* VipsInterpretation nickname: "srgb", "b-w", "rgb16", "grey16", "cmyk", … (static). */
 const char *medley_image_interpretation(const MedleyImage *image);
 /* EXIF orientation 1…8 (1 when absent). */

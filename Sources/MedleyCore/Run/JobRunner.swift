@@ -1,5 +1,6 @@
 import Foundation
 import MedleyFilters
+import MedleyKernels
 import MedleyMedia
 import MedleyStore
 
@@ -379,8 +380,10 @@ public final class PipelineRunner: @unchecked Sendable {
         }
     }
 
+    /// A modification time in nanoseconds since 1970, held inside Int64 (±292 years): a file dated after 2262
+    /// (`touch -d 2300-01-01`) is any file's right, not a reason to stop.
     static func nanoseconds(_ date: Date) -> Int64 {
-        Int64((date.timeIntervalSince1970 * 1e9).rounded())
+        Int64(Int(saturating: date.timeIntervalSince1970 * 1e9, in: Int(Int64.min)...Int(Int64.max)))
     }
 
     /// An ingested file once it is known to be media the job wants.

@@ -75,6 +75,12 @@ struct ImageRenderer {
             return try image.mapRows(PointChainKernel(operations: step.operations, transfer: .none,
                                                       imageWidth: image.width, imageHeight: image.height))
         case .region(let kernel, let next):
+            // Each tile is read with the kernel's margin all round: past this, a tile's input alone would be
+            // gigabytes (the sizes a pipeline's radius or scale can ask for are unbounded).
+            guard kernel.margin <= Self.maximumMargin else {
+                throw ItemFailure("a neighbourhood filter (blur, sharpen, pixellate) here reaches \(kernel.margin) pixels "
+                                  + "around each pixel, more than the \(Self.maximumMargin) Medley renders; lower its radius or scale")
+            }
             return try below(next).mapRegions(kernel)
         case .geometry(let operation, let next):
             if skipFirstResize, case .source = next, case .resize = operation { return input }
@@ -82,6 +88,10 @@ struct ImageRenderer {
         case .composite(let kernel, let foreground, let background):
             let back = try below(background)
             let front = try Geometry.align(try below(foreground), toExtentOf: back)
+            // The blend kernels take RGBA; `render` made the input so, and nothing below changes the bands.
+            guard front.bands == 4, back.bands == 4 else {
+                throw ItemFailure("compositing needs RGBA images; here its two sides have \(front.bands) and \(back.bands) bands")
+            }
             return try front.mapRows(with: back, kernel)
         case .constant(let colour):
             // Already in the working space (FilterInputs.color converts CIColor values).
@@ -91,14 +101,24 @@ struct ImageRenderer {
     }
 }
 
+extension ImageRenderer {
+    /// The widest margin a neighbourhood kernel may have (a Gaussian of σ ≈ 1365, a 4096-pixel pixellate cell).
+    static let maximumMargin = 4096
+}
+
 /// Geometry in Core Image's coordinates (origin bottom-left, y up) on libvips images (y down).
 enum Geometry {
+    /// Coordinates a pipeline gives, as whole pixels: far enough out to mean "beyond any image", never a trap.
+    static let coordinates = -(1 << 40)...(1 << 40)
+
     static func apply(_ operation: GeometryOperation, to image: VipsImage) throws -> VipsImage {
         let width = Double(image.width), height = Double(image.height)
         switch operation {
         case .crop(let x, let y, let w, let h):
-            let left = max(0, Int(x.rounded(.down))), right = min(image.width, Int((x + w).rounded(.up)))
-            let bottom = max(0, Int(y.rounded(.down))), top = min(image.height, Int((y + h).rounded(.up)))
+            let left = max(0, Int(saturating: x, in: coordinates, rounding: .down))
+            let right = min(image.width, Int(saturating: x + w, in: coordinates, rounding: .up))
+            let bottom = max(0, Int(saturating: y, in: coordinates, rounding: .down))
+            let top = min(image.height, Int(saturating: y + h, in: coordinates, rounding: .up))
             guard right > left, top > bottom else {
                 throw ItemFailure("CICrop: the rectangle [\(x) \(y) \(w) \(h)] lies outside the \(image.width)×\(image.height) image")
             }
@@ -110,10 +130,13 @@ enum Geometry {
             let corners = [(0.0, 0.0), (width, 0.0), (0.0, height), (width, height)].map { (x, y) in
                 (a * x + c * y + tx, b * x + d * y + ty)
             }
-            let minX = corners.map(\.0).min()!, maxX = corners.map(\.0).max()!
-            let minY = corners.map(\.1).min()!, maxY = corners.map(\.1).max()!
-            let outWidth = Int((maxX - minX).rounded(.up)), outHeight = Int((maxY - minY).rounded(.up))
-            guard outWidth > 0, outHeight > 0, outWidth * outHeight <= ImageStage.defaultMaxPixels else {
+            let xs = corners.map(\.0), ys = corners.map(\.1)
+            let minX = xs.min() ?? 0, maxX = xs.max() ?? 0, minY = ys.min() ?? 0, maxY = ys.max() ?? 0
+            // Sides beyond 2³¹ (or ∞, NaN from extreme matrices) fail the size check below, never convert.
+            let outWidth = Int(saturating: maxX - minX, in: 0...(1 << 31), rounding: .up)
+            let outHeight = Int(saturating: maxY - minY, in: 0...(1 << 31), rounding: .up)
+            guard outWidth > 0, outHeight > 0, outWidth * outHeight <= ImageStage.defaultMaxPixels,
+                  [minX, maxX, minY, maxY].allSatisfy(\.isFinite) else {
                 throw ItemFailure("CIAffineTransform: the result would be \(outWidth)×\(outHeight) pixels")
             }
             // Pixel coordinates flip y: X = a·x − c·y + (c·H + tx − minX), Y = −b·x + d·y + (maxY − d·H − ty).

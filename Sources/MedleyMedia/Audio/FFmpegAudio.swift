@@ -57,6 +57,10 @@ public final class FFmpegAudioReader: AudioSource {
         medley_decoder_info(handle, &rate, &channels, &frames, &codec)
         info = AudioStreamInfo(sampleRate: Int(rate), channels: Int(channels), frames: Int(frames),
                                container: "MPEG-4", encoding: codec.map { String(cString: $0) } ?? "?")
+        // Every property is set: throwing now runs deinit, which frees the decoder.
+        guard info.sampleRate > 0, info.channels > 0, info.frames >= 0 else {
+            throw MediaError("cannot decode: the stream gives \(info.channels) channels at \(info.sampleRate) Hz")
+        }
     }
 
     deinit { medley_decoder_free(handle) }

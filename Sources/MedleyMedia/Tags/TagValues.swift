@@ -23,7 +23,9 @@ enum TagValues {
     static func integer(_ text: String?, in range: ClosedRange<Int>) -> Int? {
         guard let text = text?.trimmingCharacters(in: .whitespaces), !text.isEmpty else { return nil }
         if let value = Int(text) { return range.contains(value) ? value : nil }
-        guard let value = Double(text), value.isFinite else { return nil }
+        // "1e300" in a tag is a number, just not one any range holds: compare before converting.
+        guard let value = Double(text), value.isFinite,
+              value.rounded() >= Double(range.lowerBound), value.rounded() <= Double(range.upperBound) else { return nil }
         let rounded = Int(value.rounded())
         return range.contains(rounded) ? rounded : nil
     }
