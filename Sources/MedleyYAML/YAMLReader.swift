@@ -36,6 +36,9 @@ public enum YAMLReader {
             mark: SourceMark(line: Int(mark.line) + 1, column: Int(mark.column) + 1))
     }
 
+    /// How deep collections may nest.
+    public static let maximumDepth = 256
+
     /// Walks libyaml's node graph. `building` holds the nodes on the current path, because an
     /// alias may point at its own ancestor and the tree would be infinite.
     private static func convert(_ node: UnsafeMutablePointer<yaml_node_t>,
@@ -44,6 +47,11 @@ public enum YAMLReader {
         let mark = SourceMark(line: Int(node.pointee.start_mark.line) + 1,
                               column: Int(node.pointee.start_mark.column) + 1)
         let identity = Int(bitPattern: node)
+        // `building` is the path from the root: its length is the nesting depth, which the readers of the tree
+        // walk recursively too. Pipelines nest a handful of levels; thousands would overflow the stack.
+        guard building.count < maximumDepth else {
+            throw YAMLSyntaxError(message: "the YAML nests more than \(maximumDepth) levels deep", mark: mark)
+        }
         guard building.insert(identity).inserted else {
             throw YAMLSyntaxError(message: "an alias refers to a node that contains it", mark: mark)
         }

@@ -115,6 +115,9 @@ public struct ImageGraph: Sendable {
 
     /// The name of the ingested image inside a graph.
     public static let inputName = "input"
+    /// Nodes a chain or graph may have: the recipe, its optimiser and the renderer walk it recursively, so its
+    /// depth must stay far inside a thread's stack (pipelines in use have tens).
+    public static let maximumNodes = 256
 
     public let nodes: [Node]
     /// The node whose output is exported.
@@ -123,6 +126,9 @@ public struct ImageGraph: Sendable {
     /// Builds the Core Image recipe, as `CIFilter` would be used: create by name,
     /// `setDefaults()`, set each keyed value, wire the image inputs, read `outputImage`.
     public func recipe(workingSpace: Transfer = .sRGB) throws -> FilterImage {
+        guard nodes.count <= Self.maximumNodes else {
+            throw ItemFailure("the graph has \(nodes.count) nodes; a job takes at most \(Self.maximumNodes)")
+        }
         let byName = Dictionary(nodes.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         var built: [String: FilterImage] = [Self.inputName: .source(Self.inputName)]
         func image(of name: String) throws -> FilterImage {

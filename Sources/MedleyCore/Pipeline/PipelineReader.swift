@@ -360,6 +360,10 @@ struct SchemaReader {
             sink.error(node, "'filters' is empty", suggestion: "list at least one filter, or remove 'filters'")
             return nil
         }
+        guard nodes.count <= ImageGraph.maximumNodes else {
+            sink.error(node, "'filters' lists \(nodes.count) filters; a job takes at most \(ImageGraph.maximumNodes)")
+            return nil
+        }
         return ImageGraph(nodes: nodes, output: previous)
     }
 
@@ -393,6 +397,10 @@ struct SchemaReader {
                                               defaultInput: nil, graphNames: names)
             else { ok = false; continue }
             nodes.append(built)
+        }
+        guard pairs.count <= ImageGraph.maximumNodes else {
+            sink.error(node, "'graph' has \(pairs.count) nodes; a job takes at most \(ImageGraph.maximumNodes)")
+            return nil
         }
         guard checkAcyclic(ImageGraph(nodes: nodes, output: "")), ok else { return nil }
         let output: String

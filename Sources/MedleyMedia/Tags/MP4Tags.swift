@@ -52,8 +52,13 @@ enum MP4Tags {
 
         func child(_ type: UInt32) -> Atom? { children?.first { $0.type == type } }
 
+        /// How deep atoms may nest: real files nest about eight (moov/udta/meta/ilst/©nam/data); a file whose
+        /// containers nest thousands deep would otherwise take the parser's recursion past the stack.
+        static let maximumDepth = 32
+
         /// `meta` is a full box in MP4 (four bytes of version and flags) but not in QuickTime files.
-        static func parse(_ bytes: [UInt8], _ range: Range<Int>, parent: UInt32? = nil) throws -> [Atom] {
+        static func parse(_ bytes: [UInt8], _ range: Range<Int>, parent: UInt32? = nil, depth: Int = 0) throws -> [Atom] {
+            guard depth < maximumDepth else { throw MediaError("MP4 atoms nested more than \(maximumDepth) deep") }
             var atoms: [Atom] = []
             var position = range.lowerBound
             while position + 8 <= range.upperBound {
@@ -72,10 +77,12 @@ enum MP4Tags {
                 if type == meta {
                     let fullBox = body.count >= 4 && bytes[body.lowerBound..<body.lowerBound + 4].allSatisfy { $0 == 0 }
                     let start = body.lowerBound + (fullBox ? 4 : 0)
-                    atoms.append(Atom(type: type, payload: Array(bytes[body.lowerBound..<start]), children: try parse(bytes, start..<body.upperBound)))
+                    atoms.append(Atom(type: type, payload: Array(bytes[body.lowerBound..<start]),
+                                      children: try parse(bytes, start..<body.upperBound, depth: depth + 1)))
                 } else if samplePath.contains(type) {
-                    atoms.append(Atom(type: type, payload: [], children: try parse(bytes, body, parent: type)))
-                } else if containers.contains(type) || parent == ilst, let children = try? parse(bytes, body, parent: type) {
+                    atoms.append(Atom(type: type, payload: [], children: try parse(bytes, body, parent: type, depth: depth + 1)))
+                } else if containers.contains(type) || parent == ilst,
+                          let children = try? parse(bytes, body, parent: type, depth: depth + 1) {
                     // Other containers that do not parse as atoms are kept as opaque bytes.
                     atoms.append(Atom(type: type, payload: [], children: children))
                 } else {
