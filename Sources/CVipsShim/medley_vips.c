@@ -2,6 +2,7 @@
  * (limits, formats, error messages a person reads) lives in Swift. */
 #include "medley_vips.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <vips/vips.h>
@@ -27,6 +28,7 @@ char *medley_vips_take_error(void) {
     const char *text = vips_error_buffer();
     char *copy = strdup(text ? text : "");
     vips_error_clear();
+    if (!copy) return NULL; /* out of memory: the caller says so */
     /* libvips ends messages with a newline; a person reads them inside our own sentence. */
     size_t n = strlen(copy);
     while (n > 0 && (copy[n - 1] == '\n' || copy[n - 1] == ' ')) copy[--n] = '\0';
@@ -241,8 +243,14 @@ static VipsImage *closure_image(KernelClosure *closure, VipsImage **inputs, int 
     return out;
 }
 
+/* NULL when memory is short (g_new0 would abort the process); the context is then released here. */
 static KernelClosure *new_closure(void *ctx, void (*release)(void *ctx)) {
-    KernelClosure *closure = g_new0(KernelClosure, 1);
+    KernelClosure *closure = g_try_new0(KernelClosure, 1);
+    if (!closure) {
+        if (release) release(ctx);
+        vips_error("medley", "out of memory");
+        return NULL;
+    }
     closure->ctx = ctx;
     closure->release = release;
     return closure;
@@ -252,6 +260,7 @@ MedleyImage *medley_image_map_rows(MedleyImage *image, int out_format, medley_ro
                                    void (*release)(void *ctx)) {
     VipsImage *in = IMG(image);
     KernelClosure *closure = new_closure(ctx, release);
+    if (!closure) return NULL;
     closure->rows = kernel;
     VipsImage *inputs[] = { in };
     VipsImage *out = closure_image(closure, inputs, 1);
@@ -276,6 +285,7 @@ MedleyImage *medley_image_map_rows2(MedleyImage *first, MedleyImage *second, med
                                     void *ctx, void (*release)(void *ctx)) {
     VipsImage *a = IMG(first), *b = IMG(second);
     KernelClosure *closure = new_closure(ctx, release);
+    if (!closure) return NULL;
     closure->rows2 = kernel;
     VipsImage *inputs[] = { a, b };
     VipsImage *out = closure_image(closure, inputs, 2);
@@ -298,6 +308,7 @@ MedleyImage *medley_image_map_regions(MedleyImage *image, int margin, medley_reg
                                       void (*release)(void *ctx)) {
     VipsImage *in = IMG(image);
     KernelClosure *closure = new_closure(ctx, release);
+    if (!closure) return NULL;
     closure->regions = kernel;
     closure->margin = margin;
     VipsImage *padded = NULL;
@@ -348,6 +359,7 @@ MedleyImage *medley_image_affine(MedleyImage *image, double a, double b, double 
                                  double odx, double ody, int out_width, int out_height) {
     VipsImage *out = NULL;
     VipsInterpolate *interpolate = vips_interpolate_new("bicubic");
+    if (!interpolate) return NULL;
     VipsArrayInt *area = vips_array_int_newv(4, 0, 0, out_width, out_height);
     int failed = vips_affine(IMG(image), &out, a, b, c, d, "interpolate", interpolate, "odx", odx, "ody", ody,
                              "oarea", area, "extend", VIPS_EXTEND_BLACK, NULL);
@@ -364,8 +376,14 @@ MedleyImage *medley_image_resize(MedleyImage *image, double horizontal, double v
 
 MedleyImage *medley_image_thumbnail(const char *path, int width, int height, int crop, int force, int fail_on_error) {
     VipsImage *out = NULL;
-    char *options = fail_on_error ? "[fail-on=truncated]" : "";
-    char *name = g_strdup_printf("%s%s", path, options);
+    const char *options = fail_on_error ? "[fail-on=truncated]" : "";
+    size_t length = strlen(path) + strlen(options) + 1;
+    char *name = g_try_malloc(length); /* g_strdup_printf would abort the process when memory is short */
+    if (!name) {
+        vips_error("medley", "out of memory");
+        return NULL;
+    }
+    snprintf(name, length, "%s%s", path, options);
     int failed = vips_thumbnail(name, &out, width, "height", height,
                                 "crop", crop ? VIPS_INTERESTING_CENTRE : VIPS_INTERESTING_NONE,
                                 "size", force ? VIPS_SIZE_FORCE : VIPS_SIZE_BOTH,
