@@ -27,6 +27,8 @@ let package = Package(
                                  .linkedLibrary("swscale"), .linkedLibrary("swresample")]),
         // Non-variadic C entry points over libvips' `vips_*(…, NULL)` calls and region callbacks.
         .target(name: "CVipsShim", dependencies: ["CVips"]),
+        // glibc settings Swift's Glibc module does not expose (malloc arenas under `ulimit -v`).
+        .target(name: "CSystemShim"),
 
         // Pure-Swift SIMD kernels over raw buffers: no C imports, no knowledge of graphs.
         .target(name: "MedleyKernels"),
@@ -35,8 +37,9 @@ let package = Package(
         // libyaml adapter: YAML text → a node tree that remembers line and column.
         .target(name: "MedleyYAML", dependencies: ["CYAML"]),
         // Adapters over media C libraries: libvips (images), libsndfile, libsamplerate and FFmpeg (audio, movies),
-        // xxHash (content hashes).
-        .target(name: "MedleyMedia", dependencies: ["CVipsShim", "CFFmpegShim", "CSndfile", "CSamplerate", "CXXHash", "MedleyKernels"]),
+        // xxHash (content hashes), and the C library's malloc settings they all allocate through.
+        .target(name: "MedleyMedia", dependencies: ["CVipsShim", "CFFmpegShim", "CSndfile", "CSamplerate", "CXXHash", "CSystemShim",
+                                                    "MedleyKernels"]),
         // SQLite adapter: the run state behind incremental runs and resume.
         .target(name: "MedleyStore", dependencies: ["CSQLite"]),
         // Pipeline model and validation, ingest, templates, scheduler, stages, events.

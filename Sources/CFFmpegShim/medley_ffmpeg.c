@@ -107,7 +107,7 @@ MedleyEncoder *medley_encoder_open(const char *path, const char *format_name, co
     /* Encoder statistics ("Qavg: …") are noise in a batch run; errors still come back as text. */
     av_log_set_level(AV_LOG_ERROR);
     MedleyEncoder *e = calloc(1, sizeof *e);
-    if (!e) return NULL;
+    if (!e) { snprintf(error, size, "out of memory"); return NULL; }
     e->channels = channels;
     const AVCodec *codec = avcodec_find_encoder_by_name(codec_name);
     if (!codec) { snprintf(error, size, "this FFmpeg has no %s encoder", codec_name); goto fail; }
@@ -157,7 +157,8 @@ MedleyEncoder *medley_encoder_open(const char *path, const char *format_name, co
     e->packet = av_packet_alloc();
     if (!e->frame || !e->packet) { snprintf(error, size, "out of memory"); goto fail; }
     e->frame->format = e->codec->sample_fmt;
-    av_channel_layout_copy(&e->frame->ch_layout, &e->codec->ch_layout);
+    r = av_channel_layout_copy(&e->frame->ch_layout, &e->codec->ch_layout);
+    if (r < 0) { set_error(error, size, "cannot describe the channels", r); goto fail; }
     e->frame->sample_rate = sample_rate;
     e->frame->nb_samples = e->codec->frame_size > 0 ? e->codec->frame_size : 4096;
     r = av_frame_get_buffer(e->frame, 0);
@@ -249,7 +250,7 @@ struct MedleyDecoder {
 MedleyDecoder *medley_decoder_open(const char *path, char *error, size_t size) {
     av_log_set_level(AV_LOG_QUIET);
     MedleyDecoder *d = calloc(1, sizeof *d);
-    if (!d) return NULL;
+    if (!d) { snprintf(error, size, "out of memory"); return NULL; }
     int r = avformat_open_input(&d->format, path, NULL, NULL);
     if (r < 0) { set_error(error, size, "cannot open", r); goto fail; }
     r = avformat_find_stream_info(d->format, NULL);
@@ -354,6 +355,14 @@ int medley_decoder_read(MedleyDecoder *d, float *samples, int max_frames, char *
             int r = next_frame(d, error, size);
             if (r < 0) return -1;
             if (r == 0) { d->finished = 1; break; }
+            /* A stream may change its layout mid-way; reading a frame with fewer channels (or planes) than
+             * the stream began with would read past its buffers. */
+            if (d->frame->ch_layout.nb_channels != d->channels) {
+                snprintf(error, size, "the stream changes from %d to %d channels mid-way", d->channels,
+                         d->frame->ch_layout.nb_channels);
+                av_frame_unref(d->frame);
+                return -1;
+            }
             d->have_frame = 1;
             d->offset = 0;
         }

@@ -414,6 +414,7 @@ typedef struct Transcoder {
     int64_t last_video_pts;
     int64_t next_audio_pts;    /* in samples */
     int audio_started;
+    int sound_channels, sound_format, sound_rate; /* the decoded sound's shape the converter was set up for */
 } Transcoder;
 
 static int write_packets(Transcoder *t, AVCodecContext *encoder, AVStream *stream, char *error, size_t size) {
@@ -528,7 +529,8 @@ static int open_audio_encoder(Transcoder *t, char *error, size_t size) {
     t->sound = av_frame_alloc();
     if (!t->fifo || !t->sound) { snprintf(error, size, "out of memory"); return -1; }
     t->sound->format = e->sample_fmt;
-    av_channel_layout_copy(&t->sound->ch_layout, &e->ch_layout);
+    r = av_channel_layout_copy(&t->sound->ch_layout, &e->ch_layout);
+    if (r < 0) { set_error(error, size, "cannot describe the sound's channels", r); return -1; }
     t->sound->sample_rate = e->sample_rate;
     t->sound->nb_samples = e->frame_size;
     r = av_frame_get_buffer(t->sound, 0);
@@ -604,7 +606,18 @@ static int encode_fifo(Transcoder *t, int all, char *error, size_t size) {
 static int encode_sound(Transcoder *t, AVFrame *frame, char *error, size_t size) {
     const AVStream *source = t->in.format->streams[t->in.audio];
     int rate = t->audio_encoder->sample_rate;
+    /* The converter is set up for the first frame's layout, format and rate; a frame that differs (a stream
+     * that changes mid-way) would have it read planes the frame does not have. */
+    if (frame && t->swr && (frame->ch_layout.nb_channels != t->sound_channels || frame->format != t->sound_format ||
+                            frame->sample_rate != t->sound_rate)) {
+        snprintf(error, size, "the sound changes its layout mid-way (%d channels at %d Hz, then %d at %d Hz)",
+                 t->sound_channels, t->sound_rate, frame->ch_layout.nb_channels, frame->sample_rate);
+        return -1;
+    }
     if (frame && !t->swr) {
+        t->sound_channels = frame->ch_layout.nb_channels;
+        t->sound_format = frame->format;
+        t->sound_rate = frame->sample_rate;
         AVChannelLayout layout;
         if (frame->ch_layout.order == AV_CHANNEL_ORDER_UNSPEC || frame->ch_layout.nb_channels <= 0)
             av_channel_layout_default(&layout, frame->ch_layout.nb_channels > 0 ? frame->ch_layout.nb_channels : 2);

@@ -2,6 +2,7 @@
  * (limits, formats, error messages a person reads) lives in Swift. */
 #include "medley_vips.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <vips/vips.h>
@@ -132,6 +133,7 @@ char *medley_vips_take_error(void) {
     const char *text = vips_error_buffer();
     char *copy = strdup(text ? text : "");
     vips_error_clear();
+    if (!copy) return NULL; /* out of memory: the caller says so */
     /* libvips ends messages with a newline; a person reads them inside our own sentence. */
     size_t n = strlen(copy);
     while (n > 0 && (copy[n - 1] == '\n' || copy[n - 1] == ' ')) copy[--n] = '\0';
@@ -154,6 +156,10 @@ const char *medley_vips_find_loader(const char *path) {
     const char *name = vips_foreign_find_load(path);
     vips_error_clear();
     return name;
+}
+
+uint64_t medley_vips_disc_threshold(void) {
+    return vips_get_disc_threshold();
 }
 
 int medley_vips_has_operation(const char *nickname) {
@@ -203,6 +209,7 @@ int medley_image_width(const MedleyImage *image) { return vips_image_get_width(I
 int medley_image_height(const MedleyImage *image) { return vips_image_get_height(IMG(image)); }
 int medley_image_bands(const MedleyImage *image) { return vips_image_get_bands(IMG(image)); }
 int medley_image_format(const MedleyImage *image) { return (int)vips_image_get_format(IMG(image)); }
+int medley_image_has_alpha(const MedleyImage *image) { return vips_image_hasalpha(IMG(image)) ? 1 : 0; }
 
 const char *medley_image_interpretation(const MedleyImage *image) {
     VipsInterpretation kind = vips_image_get_interpretation(IMG(image));
@@ -416,8 +423,14 @@ static VipsImage *closure_image(KernelClosure *closure, VipsImage **inputs, int 
     return out;
 }
 
+/* NULL when memory is short (g_new0 would abort the process); the context is then released here. */
 static KernelClosure *new_closure(void *ctx, void (*release)(void *ctx)) {
-    KernelClosure *closure = g_new0(KernelClosure, 1);
+    KernelClosure *closure = g_try_new0(KernelClosure, 1);
+    if (!closure) {
+        if (release) release(ctx);
+        vips_error("medley", "out of memory");
+        return NULL;
+    }
     closure->ctx = ctx;
     closure->release = release;
     closure->sink = sink_ref(g_private_get(&thread_sink));
@@ -428,6 +441,7 @@ MedleyImage *medley_image_map_rows(MedleyImage *image, int out_format, medley_ro
                                    void (*release)(void *ctx)) {
     VipsImage *in = IMG(image);
     KernelClosure *closure = new_closure(ctx, release);
+    if (!closure) return NULL;
     closure->rows = kernel;
     VipsImage *inputs[] = { in };
     VipsImage *out = closure_image(closure, inputs, 1);
@@ -452,6 +466,7 @@ MedleyImage *medley_image_map_rows2(MedleyImage *first, MedleyImage *second, med
                                     void *ctx, void (*release)(void *ctx)) {
     VipsImage *a = IMG(first), *b = IMG(second);
     KernelClosure *closure = new_closure(ctx, release);
+    if (!closure) return NULL;
     closure->rows2 = kernel;
     VipsImage *inputs[] = { a, b };
     VipsImage *out = closure_image(closure, inputs, 2);
@@ -474,6 +489,7 @@ MedleyImage *medley_image_map_regions(MedleyImage *image, int margin, medley_reg
                                       void (*release)(void *ctx)) {
     VipsImage *in = IMG(image);
     KernelClosure *closure = new_closure(ctx, release);
+    if (!closure) return NULL;
     closure->regions = kernel;
     closure->margin = margin;
     VipsImage *padded = NULL;
@@ -564,6 +580,7 @@ MedleyImage *medley_image_affine(MedleyImage *image, double a, double b, double 
                                  double odx, double ody, int out_width, int out_height) {
     VipsImage *out = NULL;
     VipsInterpolate *interpolate = vips_interpolate_new("bicubic");
+    if (!interpolate) return NULL;
     VipsArrayInt *area = vips_array_int_newv(4, 0, 0, out_width, out_height);
     int failed = vips_affine(IMG(image), &out, a, b, c, d, "interpolate", interpolate, "odx", odx, "ody", ody,
                              "oarea", area, "extend", VIPS_EXTEND_BLACK, NULL);

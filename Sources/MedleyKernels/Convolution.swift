@@ -18,9 +18,14 @@ public struct SeparableConvolution: Sendable {
         self.weights = weights
     }
 
-    /// A Gaussian of standard deviation `sigma`, cut at 3σ.
+    /// The largest σ a blur is built for: its reach (3σ, some 30,000 pixels) is already far beyond what
+    /// the renderer runs (`maximumMargin` there); σ from a pipeline can be any number, up to ∞.
+    public static let maximumSigma: Float = 10_000
+
+    /// A Gaussian of standard deviation `sigma` (at most `maximumSigma`), cut at 3σ.
     public static func gaussian(sigma: Float) -> SeparableConvolution {
         guard sigma > 0.01 else { return SeparableConvolution(weights: [1]) }
+        let sigma = min(sigma, maximumSigma)
         let radius = Int((3 * sigma).rounded(.up))
         var taps = (-radius...radius).map { expf(-Float($0 * $0) / (2 * sigma * sigma)) }
         let total = taps.reduce(0, +)
@@ -202,8 +207,9 @@ public struct BoxCascade: Sendable {
 
     public init(radii: [Int]) { self.radii = radii }
 
-    /// Three boxes whose combined variance is σ².
+    /// Three boxes whose combined variance is σ² (σ at most `SeparableConvolution.maximumSigma`).
     public static func gaussian(sigma: Float) -> BoxCascade {
+        let sigma = sigma > 1 ? min(sigma, SeparableConvolution.maximumSigma) : 1
         let n: Float = 3
         var lower = Int((12 * sigma * sigma / n + 1).squareRoot().rounded(.down))
         if lower % 2 == 0 { lower -= 1 }
@@ -346,7 +352,7 @@ public struct GaussianBlurKernel: RegionKernel {
     public let sigma: Float
     private let exact: SeparableConvolution?
     private let cascade: BoxCascade?
-    public var margin: Int { exact?.radius ?? cascade!.radius }
+    public var margin: Int { exact?.radius ?? cascade?.radius ?? 0 }
 
     public init(sigma: Float) {
         self.sigma = sigma
@@ -365,9 +371,9 @@ public struct GaussianBlurKernel: RegionKernel {
         if let exact {
             exact.apply(input: input, inputStride: inputStride, margin: margin, output: output,
                         outputStride: outputStride, width: width, height: height, bands: bands)
-        } else {
-            cascade!.apply(input: input, inputStride: inputStride, margin: margin, output: output,
-                           outputStride: outputStride, width: width, height: height, bands: bands)
+        } else if let cascade {
+            cascade.apply(input: input, inputStride: inputStride, margin: margin, output: output,
+                          outputStride: outputStride, width: width, height: height, bands: bands)
         }
     }
 }

@@ -15,19 +15,27 @@ public enum ContentHash {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw MediaError("cannot read: \(String(cString: strerror(errno)))") }
         defer { close(fd) }
+        return try of(descriptor: fd)
+    }
+
+    /// XXH3 of every byte of an open file, read from its start with `pread` (the descriptor's own offset is
+    /// left alone, so the same open file can be hashed and decoded).
+    public static func of(descriptor fd: Int32) throws -> UInt64 {
         guard let state = XXH3_createState() else { throw MediaError("out of memory") }
         defer { XXH3_freeState(state) }
         XXH3_64bits_reset(state)
         let buffer = UnsafeMutableRawPointer.allocate(byteCount: chunk, alignment: 64)
         defer { buffer.deallocate() }
+        var offset: off_t = 0
         while true {
-            let count = read(fd, buffer, chunk)
+            let count = pread(fd, buffer, chunk, offset)
             if count < 0 {
                 if errno == EINTR { continue }
                 throw MediaError("cannot read: \(String(cString: strerror(errno)))")
             }
             if count == 0 { break }
             XXH3_64bits_update(state, buffer, count)
+            offset += off_t(count)
         }
         return XXH3_64bits_digest(state)
     }

@@ -71,7 +71,7 @@ public enum Vips {
 
     /// libvips' pending error text (and clears it).
     static func takeError() -> String {
-        guard let text = medley_vips_take_error() else { return "unknown libvips error" }
+        guard let text = medley_vips_take_error() else { return "out of memory (even for libvips' message)" }
         defer { free(text) }
         let message = String(cString: text)
         return message.isEmpty ? "unknown libvips error" : Self.tidy(message)

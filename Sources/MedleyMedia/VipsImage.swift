@@ -73,8 +73,9 @@ public final class VipsImage: @unchecked Sendable {
     public var iccProfileLength: Int { Int(medley_image_icc_length(handle)) }
     /// The loader that read the file, e.g. "jpegload".
     public var loader: String { String(cString: medley_image_loader(handle)) }
-    /// Whether the last band is alpha.
-    public var hasAlpha: Bool { bands == 2 || bands == 4 }
+    /// Whether the last band is alpha: libvips' rule, by band count and interpretation (a CMYK image's fourth
+    /// band is black, not alpha).
+    public var hasAlpha: Bool { medley_image_has_alpha(handle) != 0 }
 
     /// Every text or number metadata field (`exif-ifd0-Make` → "Medley (Medley, ASCII, 7 components…)").
     public var fields: [(name: String, value: String)] {

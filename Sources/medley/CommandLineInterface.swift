@@ -78,8 +78,7 @@ struct UsageError: Error {
 
 /// A message for a person on standard error, control characters escaped (`TerminalText`).
 func printError(_ text: String) {
-    // Never a crash when standard error is closed or its disk full.
-    try? FileHandle.standardError.write(contentsOf: Data((TerminalText.escaped(text) + "\n").utf8))
+    StandardError.write(TerminalText.escaped(text) + "\n")
 }
 
 /// Options and positional arguments of one subcommand.

@@ -163,6 +163,27 @@ final class IngestEnumeratorTests: XCTestCase {
         XCTAssertEqual(run.files.first?.path, tree.path("alias.jpg"), "paths are as reached, not resolved")
         XCTAssertEqual(run.files.first?.size, 5, "size is the target's")
         XCTAssertEqual(run.skippedLinks, 0)
+        // Reached through a link (the file's own, or a folder's): opened by following it, then checked.
+        XCTAssertEqual(run.files.map(\.throughLink), [true, true, false])
+        XCTAssertEqual(Set(run.files.map(\.canonicalRoot)), [tree.root])
+    }
+
+    /// A folder listed as a folder but swapped for a link before the walk enters it is not entered.
+    func testAFolderSwappedForALinkBeforeItIsEnteredIsNotFollowed() throws {
+        let elsewhere = try IngestTempTree()
+        defer { elsewhere.remove() }
+        try elsewhere.file("secret.jpg")
+        try tree.file("a.jpg")
+        try tree.file("zz/b.jpg")
+        var enumerator = FileEnumerator(IngestSource(roots: [tree.root]))
+        guard case .success(let first)? = enumerator.next() else { return XCTFail("a.jpg first") }
+        XCTAssertEqual(first.relativePath, "a.jpg")
+        try FileManager.default.removeItem(atPath: tree.path("zz"))
+        try tree.link("zz", to: elsewhere.root)
+        guard case .failure(let error)? = enumerator.next() else { return XCTFail("zz refused") }
+        XCTAssertEqual(error, .unreadable(path: tree.path("zz"),
+                                          reason: "it was replaced by a symbolic link after it was listed; not followed"))
+        XCTAssertNil(enumerator.next())
     }
 
     // MARK: - Hidden and special files
@@ -286,8 +307,10 @@ final class IngestEnumeratorTests: XCTestCase {
         let path = try tree.file("pics/one.JPG", bytes: [9, 9])
         try tree.file("pics/two.jpg")
         let run = IngestRun(IngestSource(roots: [path]))
+        // A file given directly: the file itself is what it must still resolve to when opened.
         XCTAssertEqual(run.files, [IngestedFile(path: path, root: tree.path("pics"), relativePath: "one.JPG",
-                                                size: 2, modified: try XCTUnwrap(run.files.first?.modified))])
+                                                size: 2, modified: try XCTUnwrap(run.files.first?.modified),
+                                                canonicalRoot: path)])
         XCTAssertEqual(IngestRun(IngestSource(roots: [path], exclude: [try Glob("*.jpg")])).files, [],
                        "filters apply to files given directly too")
     }

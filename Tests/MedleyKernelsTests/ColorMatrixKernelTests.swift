@@ -111,4 +111,26 @@ final class ColorMatrixKernelTests: XCTestCase {
         let inTurn = b.apply(a.apply(colour))
         for i in 0..<3 { XCTAssertEqual(both[i], inTurn[i], accuracy: 1e-6) }
     }
+
+    /// Coefficients past Float's range (a pipeline's `inputEV: 200` is 2²⁰⁰) saturate instead of trapping when
+    /// the fixed-point tables are built: R = ∞·r + 10³⁸·g is white unless r = g = 0 (∞·0 counts as 0); the
+    /// identity rows pass G and B unchanged.
+    func testCoefficientsBeyondFloatSaturate() {
+        let matrix = ColorMatrix(rows: [SIMD3(.infinity, 1e38, 0), SIMD3(0, 1, 0), SIMD3(0, 0, 1)])
+        let input = testcolours()
+        let output = run(ColorMatrixKernel(matrix: matrix, transfer: .sRGB), input, bands: 3)
+        for i in stride(from: 0, to: input.count, by: 3) {
+            XCTAssertEqual(output[i], input[i] > 0 || input[i + 1] > 0 ? 255 : 0, "pixel \(i / 3)")
+            XCTAssertEqual(output[i + 1], input[i + 1])
+            XCTAssertEqual(output[i + 2], input[i + 2])
+        }
+    }
+
+    /// NaN from filter maths (∞ − ∞) is stored as 0 rather than reaching a conversion that traps.
+    func testTransferEncodesNaNAsZero() {
+        XCTAssertEqual(Transfer.sRGB.encode(.nan), 0)
+        XCTAssertEqual(Transfer.none.encode(.nan), 0)
+        XCTAssertEqual(Transfer.sRGB.encode(.infinity), 1, accuracy: 1e-6)
+        XCTAssertEqual(Transfer.sRGB.encode(-.infinity), 0)
+    }
 }

@@ -235,6 +235,30 @@ final class ChannelMixerTests: XCTestCase {
             XCTAssertEqual(front[2 * f + 1], quad[4 * f + 1])
         }
     }
+
+    /// A pipeline's radius can be any number up to ∞: kernels are built for at most σ = 10,000 (their reach,
+    /// 3σ = 30,000 pixels, is what the renderer then refuses), and NaN blurs nothing.
+    func testBlurRadiiBeyondAnyImageAreBuiltBounded() {
+        XCTAssertEqual(SeparableConvolution.gaussian(sigma: .infinity).radius, 30_000)
+        XCTAssertEqual(SeparableConvolution.gaussian(sigma: 1e30).radius, 30_000)
+        XCTAssertEqual(SeparableConvolution.gaussian(sigma: .nan).radius, 0)
+        XCTAssertEqual(GaussianBlurKernel(sigma: .infinity).margin, BoxCascade.gaussian(sigma: 10_000).radius)
+        XCTAssertEqual(GaussianBlurKernel(sigma: .nan).margin, 0)
+        // Three boxes of variance (2r + 1)² − 1) / 12 each sum to σ² = 10⁸ within one box step.
+        let radii = BoxCascade.gaussian(sigma: .infinity).radii
+        let variance = radii.map { Double((2 * $0 + 1) * (2 * $0 + 1) - 1) / 12 }.reduce(0, +)
+        XCTAssertEqual(variance, 1e8, accuracy: 1e8 * 1e-3)
+    }
+
+    /// A pixellate origin any distance away is the same grid: whole cells are dropped, so 10³⁰⁰ (a multiple of
+    /// the cell) is the origin at 0, and ∞ is taken as 0.
+    func testPixellateOriginsAnyDistanceAwayAreTheSameGrid() {
+        let far = PixellateKernel(cellSize: 4, originX: 1e300, originYFromBottom: -.infinity)
+        XCTAssertEqual(far.originX, 0)
+        XCTAssertEqual(far.originYFromBottom, 0)
+        XCTAssertEqual(PixellateKernel(cellSize: 4, originX: 4_000_000_000_001.5, originYFromBottom: 6).originX, 1.5)
+        XCTAssertEqual(PixellateKernel(cellSize: 4, originX: 4_000_000_000_001.5, originYFromBottom: 6).originYFromBottom, 2)
+    }
 }
 
 /// SplitMix64 (Steele, Lea & Flood 2014), a seeded generator so that test inputs are the same on

@@ -217,4 +217,36 @@ f.save()
         XCTAssertEqual(try TagIO.write(tags, toFileAt: path, container: "mp3"), ["beatsPerMinute"])
         XCTAssertEqual(try TagIO.read(path: path).values, ["title": "t"])
     }
+
+    /// An M4A whose moov also holds udta atoms nested 200,000 deep (1.6 MB of headers): the parser stops
+    /// descending at 32 levels, keeps the rest as bytes, and reads the title; it used to recurse past the stack.
+    func testAtomsNestedDeeperThanAnyFileAreNotDescended() throws {
+        let source = try tone("source.m4a", codec: "aac")
+        let tagged = try ffmpegTagged(source, "tagged.m4a", metadata: ["title": "Deep"])
+        var bytes = try self.bytes(tagged)
+        // Top-level atoms: find moov and insert the chain at its end, growing its size.
+        var offset = 0, moov: (start: Int, size: Int)?
+        while offset + 8 <= bytes.count {
+            let size = bytes[offset..<offset + 4].reduce(0) { $0 << 8 | Int($1) }
+            if String(decoding: bytes[offset + 4..<offset + 8], as: UTF8.self) == "moov" { moov = (offset, size) }
+            guard size >= 8 else { break }
+            offset += size
+        }
+        let found = try XCTUnwrap(moov)
+        let depth = 200_000
+        var chain: [UInt8] = []
+        chain.reserveCapacity(8 * depth)
+        for level in 0..<depth {
+            let size = 8 * (depth - level)
+            chain += [UInt8(size >> 24 & 0xFF), UInt8(size >> 16 & 0xFF), UInt8(size >> 8 & 0xFF), UInt8(size & 0xFF)]
+            chain += Array("udta".utf8)
+        }
+        bytes.insert(contentsOf: chain, at: found.start + found.size)
+        let grown = found.size + chain.count
+        bytes.replaceSubrange(found.start..<found.start + 4,
+                              with: [UInt8(grown >> 24 & 0xFF), UInt8(grown >> 16 & 0xFF), UInt8(grown >> 8 & 0xFF), UInt8(grown & 0xFF)])
+        let deep = work + "/deep.m4a"
+        try Data(bytes).write(to: URL(fileURLWithPath: deep))
+        XCTAssertEqual(try TagIO.read(path: deep)["title"], "Deep")
+    }
 }

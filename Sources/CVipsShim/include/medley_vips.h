@@ -49,6 +49,8 @@ void medley_log_end(MedleyLogSink *sink, medley_log_visitor visit, void *ctx);
 /* Name of the libvips loader that recognises the file's content ("jpegload", …), or NULL.
  * Sniffs magic bytes; does not decode. The returned string is static. */
 const char *medley_vips_find_loader(const char *path);
+/* Bytes above which libvips decodes a random-access image into a temporary file instead of memory. */
+uint64_t medley_vips_disc_threshold(void);
 
 /* Whether this libvips build has an operation of that nickname (e.g. "heifsave"). */
 int medley_vips_has_operation(const char *nickname);
@@ -73,6 +75,8 @@ int medley_image_height(const MedleyImage *image);
 int medley_image_bands(const MedleyImage *image);
 /* VipsBandFormat value: 0 uchar, 2 ushort, 6 float, … */
 int medley_image_format(const MedleyImage *image);
+/* Whether the last band is alpha, by libvips' rule (band count and interpretation: CMYK's fourth band is K). */
+int medley_image_has_alpha(const MedleyImage *image);
 /* VipsInterpretation nickname: "srgb", "b-w", "rgb16", "grey16", "cmyk", … (static). */
 const char *medley_image_interpretation(const MedleyImage *image);
 /* EXIF orientation 1…8 (1 when absent). */

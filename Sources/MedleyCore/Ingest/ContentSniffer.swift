@@ -46,6 +46,12 @@ public enum ContentSniffer {
         try sniff(readHeader(of: path))
     }
 
+    /// Classifies the first bytes of an open file (read with `pread`, so its offset is untouched); `path` names it
+    /// in errors.
+    public static func sniff(descriptor: Int32, path: String) throws -> SniffedFormat? {
+        try sniff(readHeader(descriptor: descriptor, path: path))
+    }
+
     /// Reads up to `headerLength` bytes from the start of the file.
     static func readHeader(of path: String) throws -> [UInt8] {
         // O_NONBLOCK: opening a FIFO for reading would otherwise wait forever for a writer.
@@ -54,12 +60,17 @@ public enum ContentSniffer {
             throw IngestError.unreadable(path: path, reason: IngestPOSIX.errorText())
         }
         defer { close(descriptor) }
+        return try readHeader(descriptor: descriptor, path: path)
+    }
+
+    /// Up to `headerLength` bytes from offset 0 of an open file.
+    static func readHeader(descriptor: Int32, path: String) throws -> [UInt8] {
         var buffer = [UInt8](repeating: 0, count: headerLength)
         var filled = 0
         while filled < headerLength {
             let count = buffer.withUnsafeMutableBytes { raw -> Int in
                 guard let base = raw.baseAddress else { return 0 }
-                return read(descriptor, base + filled, headerLength - filled)
+                return pread(descriptor, base + filled, headerLength - filled, off_t(filled))
             }
             if count < 0 {
                 if errno == EINTR { continue }

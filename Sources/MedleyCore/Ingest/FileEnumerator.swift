@@ -85,8 +85,8 @@ public struct FileEnumerator: Sequence, IteratorProtocol {
             switch entry.kind {
             case .undecodableName:
                 return .failure(.unreadable(path: path, reason: "its name is not valid UTF-8, so it cannot be passed on"))
-            case .file(let status):
-                if let file = accept(path: path, name: entry.name, in: stack[top], status: status) {
+            case .file(let status, let viaLink):
+                if let file = accept(path: path, name: entry.name, in: stack[top], status: status, viaLink: viaLink) {
                     return .success(file)
                 }
             case .directory(let viaLink):
@@ -135,6 +135,8 @@ public struct FileEnumerator: Sequence, IteratorProtocol {
         let plan: RootPlan
         /// Canonical path of the root folder: symlink targets must resolve inside it to be followed.
         let canonicalRoot: String
+        /// Whether the root as given is itself a symbolic link (a file root named by its link).
+        let isLink: Bool
         let remembersYielded: Bool
         /// The folder reported as `IngestedFile.root`: the root itself, or the folder of a file root.
         let rootFolder: String
@@ -164,7 +166,9 @@ public struct FileEnumerator: Sequence, IteratorProtocol {
             status = value
         }
         let canonical = IngestPOSIX.resolvedPath(plan.location) ?? plan.location
-        walk = RootWalk(plan: plan, canonicalRoot: canonical, remembersYielded: remembersYielded[rootIndex],
+        var linkStatus = stat()
+        let isLink = lstat(plan.location, &linkStatus) == 0 && linkStatus.st_mode & S_IFMT == S_IFLNK
+        walk = RootWalk(plan: plan, canonicalRoot: canonical, isLink: isLink, remembersYielded: remembersYielded[rootIndex],
                         rootFolder: status.kind == .file ? IngestPOSIX.parent(of: plan.location) : plan.location)
 
         switch status.kind {
@@ -174,11 +178,11 @@ public struct FileEnumerator: Sequence, IteratorProtocol {
             }
             // A file given directly: its folder is the root and its name the relative path.
             let folder = DirectoryFrame(path: IngestPOSIX.parent(of: plan.location), relativePrefix: "",
-                                        components: [], identity: status.identity, entries: [])
+                                        components: [], identity: status.identity, throughLink: false, entries: [])
             let name = IngestPOSIX.lastComponent(of: plan.location)
-            return accept(path: plan.location, name: name, in: folder, status: status).map { .success($0) }
+            return accept(path: plan.location, name: name, in: folder, status: status, viaLink: isLink).map { .success($0) }
         case .directory:
-            switch Self.list(plan.location, canonicalRoot: canonical, descentPath: []) {
+            switch Self.list(plan.location, canonicalRoot: canonical, descentPath: [], link: .follow) {
             case .failure(let error):
                 return .failure(error.meansMissing
                     ? .missingRoot(plan.given)
@@ -188,7 +192,7 @@ public struct FileEnumerator: Sequence, IteratorProtocol {
             case .success(.listed(let listing)):
                 skippedLinks += listing.skippedLinks
                 stack.append(DirectoryFrame(path: plan.location, relativePrefix: "", components: [],
-                                            identity: listing.identity, entries: listing.entries))
+                                            identity: listing.identity, throughLink: false, entries: listing.entries))
                 return nil
             }
         case .other:
@@ -200,7 +204,7 @@ public struct FileEnumerator: Sequence, IteratorProtocol {
 
     /// The file record for `name` in `folder` if the filters keep it and no earlier root yielded it.
     private mutating func accept(path: String, name: String, in folder: DirectoryFrame,
-                                 status: IngestPOSIX.Status) -> IngestedFile? {
+                                 status: IngestPOSIX.Status, viaLink: Bool) -> IngestedFile? {
         guard let walk else { return nil }
         if hasPathFilters || walk.plan.pattern != nil {
             let subject = Glob.Subject(components: folder.components + [Array(name.lowercased())])
@@ -211,7 +215,8 @@ public struct FileEnumerator: Sequence, IteratorProtocol {
         if yieldedByEarlierRoots.contains(status.identity) { return nil }
         if walk.remembersYielded { yieldedByThisRoot.insert(status.identity) }
         return IngestedFile(path: path, root: walk.rootFolder, relativePath: folder.relativePrefix + name,
-                            size: status.size, modified: status.modified)
+                            size: status.size, modified: status.modified,
+                            canonicalRoot: walk.canonicalRoot, throughLink: viaLink || folder.throughLink)
     }
 
     /// Opens the folder `name` below `parent` unless depth, patterns or a loop rule it out. Returns an error to
@@ -230,7 +235,12 @@ public struct FileEnumerator: Sequence, IteratorProtocol {
         if includesCanPrune, !source.include.contains(where: { $0.mayMatchBelow(subject) }) { return nil }
         if source.exclude.contains(where: { $0.matchesEverythingBelow(subject) }) { return nil }
 
-        switch Self.list(path, canonicalRoot: walk.canonicalRoot, descentPath: stack.map(\.identity)) {
+        switch Self.list(path, canonicalRoot: walk.canonicalRoot, descentPath: stack.map(\.identity),
+                         link: viaLink ? .followInsideRoot : .refuse) {
+        case .failure(let error) where error.code == ELOOP:
+            return .unreadable(path: path, reason: viaLink
+                ? "the symbolic link now leads outside the ingest root (changed after it was listed); not followed"
+                : "it was replaced by a symbolic link after it was listed; not followed")
         case .failure(let error):
             return .unreadable(path: path, reason: error.text)
         case .success(.loop):
@@ -240,7 +250,7 @@ public struct FileEnumerator: Sequence, IteratorProtocol {
             skippedLinks += listing.skippedLinks
             stack.append(DirectoryFrame(path: path, relativePrefix: parent.relativePrefix + name + "/",
                                         components: components, identity: listing.identity,
-                                        entries: listing.entries))
+                                        throughLink: viaLink || parent.throughLink, entries: listing.entries))
             return nil
         }
     }
@@ -255,6 +265,8 @@ public struct FileEnumerator: Sequence, IteratorProtocol {
         /// Lower-cased relative path components, ready for glob matching.
         let components: [[Character]]
         let identity: IngestPOSIX.FileIdentity
+        /// Whether this folder was reached through a symbolic link (its own, or one above it).
+        let throughLink: Bool
         let entries: [Entry]
         var nextIndex = 0
     }
@@ -262,7 +274,7 @@ public struct FileEnumerator: Sequence, IteratorProtocol {
     /// One visible entry of a folder, already classified.
     struct Entry {
         enum Kind {
-            case file(IngestPOSIX.Status)
+            case file(IngestPOSIX.Status, viaLink: Bool)
             case directory(viaLink: Bool)
             case undecodableName
         }
@@ -284,16 +296,47 @@ public struct FileEnumerator: Sequence, IteratorProtocol {
         let skippedLinks: Int
     }
 
+    /// How a folder about to be listed may be reached.
+    enum LinkRule {
+        /// A root as the pipeline names it: links followed.
+        case follow
+        /// A folder the listing of its parent showed as a link that stays inside the root: followed, and the
+        /// folder opened must still lie inside the root (the link may have been changed since).
+        case followInsideRoot
+        /// A folder the listing of its parent showed as a folder: opened without following a link, so one
+        /// swapped in since fails with ELOOP.
+        case refuse
+    }
+
     /// Reads and sorts one folder. Regular files are stat'ed here (relative to the open folder, which is cheaper
     /// than resolving full paths), so the listing carries everything needed to yield them.
-    static func list(_ path: String, canonicalRoot: String,
-                     descentPath: [IngestPOSIX.FileIdentity]) -> Result<ListingOutcome, IngestPOSIX.Errno> {
-        guard let directory = opendir(path) else { return .failure(IngestPOSIX.Errno(code: errno)) }
+    static func list(_ path: String, canonicalRoot: String, descentPath: [IngestPOSIX.FileIdentity],
+                     link: LinkRule) -> Result<ListingOutcome, IngestPOSIX.Errno> {
+        let folder = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC | (link == .refuse ? O_NOFOLLOW : 0))
+        guard folder >= 0 else {
+            // O_NOFOLLOW|O_DIRECTORY on a link may also say ENOTDIR: it is the link that is refused.
+            let code = errno
+            var status = stat()
+            let isLink = lstat(path, &status) == 0 && status.st_mode & S_IFMT == S_IFLNK
+            return .failure(IngestPOSIX.Errno(code: link == .refuse && isLink ? ELOOP : code))
+        }
+        guard let directory = fdopendir(folder) else {
+            let code = errno
+            close(folder)
+            return .failure(IngestPOSIX.Errno(code: code))
+        }
         defer { closedir(directory) }
         let descriptor = dirfd(directory)
         var raw = stat()
         guard fstat(descriptor, &raw) == 0 else { return .failure(IngestPOSIX.Errno(code: errno)) }
         let identity = IngestPOSIX.Status(raw).identity
+        if link == .followInsideRoot {
+            // The folder opened must be the one a path inside the root names now.
+            guard let resolved = IngestPOSIX.resolvedPath(path), IngestPOSIX.isWithin(resolved, directory: canonicalRoot),
+                  case .success(let named) = IngestPOSIX.status(of: resolved), named.identity == identity else {
+                return .failure(IngestPOSIX.Errno(code: ELOOP))
+            }
+        }
         // Checked on the opened folder itself, so a symlink swapped between checks cannot fool it.
         if descentPath.contains(identity) { return .success(.loop) }
 
@@ -333,7 +376,7 @@ public struct FileEnumerator: Sequence, IteratorProtocol {
                     } else {
                         let status = IngestPOSIX.Status(entryStat)
                         switch status.kind {
-                        case .file: kind = .file(status)
+                        case .file: kind = .file(status, viaLink: false)
                         case .directory: kind = .directory(viaLink: false)
                         case .other: kind = nil
                         }
@@ -362,7 +405,7 @@ public struct FileEnumerator: Sequence, IteratorProtocol {
             return nil
         }
         switch status.kind {
-        case .file: return .file(status)
+        case .file: return .file(status, viaLink: true)
         case .directory: return .directory(viaLink: true)
         case .other: return nil
         }

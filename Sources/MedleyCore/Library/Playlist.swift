@@ -1,5 +1,6 @@
 import Foundation
 import MedleyMedia
+import MedleyKernels
 
 /// One exported item as a playlist sees it.
 struct PlaylistEntry: Sendable {
@@ -36,7 +37,8 @@ enum Playlist {
         var text = "#EXTM3U\n"
         if order == .shuffle { text += "# shuffled by Medley with seed \(seed)\n" }
         for item in items {
-            let seconds = item.duration.flatMap { $0.isFinite && abs($0) < 1e15 ? String(Int($0.rounded())) : nil } ?? "-1"
+            // The duration is read from a manifest (a shard's, possibly edited): any number, even ∞.
+            let seconds = item.duration.map { String(Int(saturating: $0, in: -1...Int(Int32.max))) } ?? "-1"
             let title = clean(item.title) ?? clean(((item.path as NSString).lastPathComponent as NSString).deletingPathExtension) ?? "-"
             let label = clean(item.artist).map { "\($0) - \(title)" } ?? title
             text += "#EXTINF:\(seconds),\(label)\n" + relativePath(of: item.path, from: folder) + "\n"

@@ -115,7 +115,6 @@ public struct ImageGraph: Sendable {
 
     /// The name of the ingested image inside a graph.
     public static let inputName = "input"
-
     /// The most filter steps a chain or graph may run, a node counted once per node it feeds
     /// (the recipe is a tree: a node used twice is rendered twice). The optimiser and renderer walk
     /// the recipe recursively, so this bounds their depth as well as the work per image.

@@ -114,7 +114,9 @@ enum RunReport {
         if item.mediaType == "image" || imageExtensions.contains(outputExt) {
             // Images: before and after. A movie's poster: the frame as exported (no "before" picture).
             let before = "\(id)-in.jpg", after = "\(outputKey)-out.jpg"
-            let madeBefore = item.mediaType == "image" && thumbnail(item.input, named: before, in: thumbs, root: root, size: size)
+            let madeBefore = item.mediaType == "image"
+                && inputThumbnail(item.input, persistentID: item.record["persistentID"] as? String,
+                                  named: before, in: thumbs, root: root, size: size)
             let madeAfter = thumbnail(output, named: after, in: thumbs, root: root, size: size)
             return (madeBefore ? "thumbs/" + before : nil, madeAfter ? "thumbs/" + after : nil, nil, nil)
         }
@@ -138,6 +140,22 @@ enum RunReport {
         var info = stat()
         guard stat(path, &info) == 0 else { return "" }
         return "\(info.st_size)-\(info.st_mtim.tv_sec)-\(info.st_mtim.tv_nsec)"
+    }
+
+    /// The "before" picture, only of the bytes the item was made from: the input is opened once, the content
+    /// hash of that open file must be the recorded persistentID, and libvips reads the same open file. An input
+    /// replaced since the run (new content, or a symbolic link to a file elsewhere) gets no picture.
+    static func inputThumbnail(_ input: String, persistentID: String?, named name: String, in thumbs: SafeFolder,
+                               root: ExportRoot, size: Int) -> Bool {
+        if thumbs.kind(of: name) == S_IFREG { return true }
+        guard let persistentID else { return false }
+        let descriptor = open(input, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+        guard descriptor >= 0 else { return false }
+        defer { close(descriptor) }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG,
+              let hash = try? ContentHash.of(descriptor: descriptor), ContentHash.hex(hash) == persistentID else { return false }
+        return thumbnail("/proc/self/fd/\(descriptor)", named: name, in: thumbs, root: root, size: size)
     }
 
     /// A JPEG thumbnail `name` in `thumbs` by Medley's own resize (libvips' shrink-on-load),

@@ -106,6 +106,8 @@ final class Console: @unchecked Sendable {
 
     /// 75 → "1:15", 3725 → "1:02:05".
     static func clock(_ seconds: Double) -> String {
+        // An estimate from a rate near zero can be any size; past 100,000 hours it says nothing.
+        guard seconds.isFinite, seconds >= 0, seconds < 360_000_000 else { return "--:--" }
         let s = Int(seconds.rounded())
         return s >= 3600 ? String(format: "%d:%02d:%02d", s / 3600, s / 60 % 60, s % 60)
             : String(format: "%d:%02d", s / 60, s % 60)
@@ -118,5 +120,24 @@ final class Console: @unchecked Sendable {
         var unit = 0
         while value >= 1000, unit < units.count - 1 { value /= 1000; unit += 1 }
         return unit == 0 ? "\(n) B" : String(format: "%.1f %@", value, units[unit])
+    }
+}
+
+/// Writes to standard error with write(2). FileHandle.write(_:) traps when the write fails (standard error closed,
+/// or a pipe whose reader quit), and a message that cannot be shown must never stop a run.
+public enum StandardError {
+    public static func write(_ text: String) {
+        var bytes = Array(text.utf8)
+        bytes.withUnsafeMutableBytes { raw in
+            guard var next = raw.baseAddress else { return }
+            var left = raw.count
+            while left > 0 {
+                let written = Foundation.write(2, next, left)
+                if written < 0 && errno == EINTR { continue }
+                guard written > 0 else { return }
+                next += written
+                left -= written
+            }
+        }
     }
 }

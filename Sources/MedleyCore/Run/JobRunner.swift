@@ -1,5 +1,6 @@
 import Foundation
 import MedleyFilters
+import MedleyKernels
 import MedleyMedia
 import MedleyStore
 
@@ -44,6 +45,10 @@ public final class PipelineRunner: @unchecked Sendable {
     let console: Console
     let events: EventLog?
     let scheduler: Scheduler
+    /// libvips' workers per image.
+    let vipsThreads: Int
+    /// What items may take under `ulimit -v` / `ulimit -d`; nil when memory is unlimited.
+    let memory: MemoryBudget?
     private let lock = NSLock()
     /// Reports and manifests that could not be written (the run then exits 1).
     private var reportFailures = 0
@@ -58,11 +63,22 @@ public final class PipelineRunner: @unchecked Sendable {
         self.options = options
         console = Console(quiet: options.quiet)
         events = try options.eventsPath.map { try EventLog(path: $0) }
-        scheduler = Scheduler(concurrency: options.concurrency)
+        // No more items at once than the open-file limit allows (said once, on stderr).
+        let (concurrency, note) = ResourceLimits.concurrency(requested: options.concurrency)
+        if let note { console.say(note) }
+        scheduler = Scheduler(concurrency: concurrency)
         // Items already run in parallel: give each image fewer libvips threads so the cores
         // are not oversubscribed (libvips still overlaps decode, kernels and encode).
-        let perImage = max(1, ProcessInfo.processInfo.activeProcessorCount / max(1, options.concurrency))
+        let perImage = max(1, ProcessInfo.processInfo.activeProcessorCount / concurrency)
         try Vips.setThreadsPerImage(perImage)
+        vipsThreads = perImage
+        // Under a memory limit, items are admitted against what it leaves (the scheduler's own threads'
+        // stacks kept back); measured now that libvips is loaded.
+        memory = ResourceLimits.memoryBudget(threads: concurrency + 4)
+        if let memory, !options.quiet {
+            console.say("medley: memory limit (\(memory.limit.flag)) of \(ResourceLimits.megabytes(memory.limit.bytes)): "
+                        + "\(ResourceLimits.megabytes(memory.total)) of it for items, which wait their turn when they would not fit together")
+        }
     }
 
     /// Stops taking new items (SIGINT/SIGTERM); in-flight items finish.
@@ -277,9 +293,17 @@ public final class PipelineRunner: @unchecked Sendable {
             keepsClaim = record(state, unchanged: row, file: file, reason: reason)
             return
         }
+        // Every reader of the item reads this one open file, checked to lie under the ingest root; it is closed
+        // when the item ends.
+        var input: InputFile?
+        defer { input?.close() }
         do {
+            try ResourceLimits.checkDescriptors()
+            let opened = try InputFile.open(file)
+            input = opened
+            let file = opened.file
             // ingest: what is it, and could this job want it?
-            guard let sniffed = try Self.identify(file) else {
+            guard let sniffed = try Self.identify(file, reading: opened) else {
                 return record(state, ignored: entry, reason: "not an image, audio or movie file")
             }
             guard job.ingest.media.contains(where: { $0.selects(sniffed.kind) }) else {
@@ -293,7 +317,8 @@ public final class PipelineRunner: @unchecked Sendable {
             guard let export = job.export, let output = state.output else {
                 throw ItemFailure("the job has no export stage")
             }
-            let item = Item(file: file, sniffed: sniffed, persistentID: try Self.persistentID(of: file))
+            let item = Item(file: file, source: opened.readPath, sniffed: sniffed,
+                            persistentID: try Self.persistentID(of: opened))
             entry.persistentID = ContentHash.hex(item.persistentID)
             switch sniffed.kind {
             case .image: try processImage(item, export: export, output: output, state, &entry, announce: announce)
@@ -318,7 +343,8 @@ public final class PipelineRunner: @unchecked Sendable {
             // itemFailed in the event stream has one.
             if !announced { emit(.itemStarted(job: job.name, input: file.path)) }
             entry.status = .failed
-            record(state, failed: entry, reason: "\(error)", milliseconds: Date().timeIntervalSince(started) * 1000)
+            let reason = input?.describing("\(error)") ?? "\(error)"
+            record(state, failed: entry, reason: reason, milliseconds: Date().timeIntervalSince(started) * 1000)
         }
     }
 
@@ -398,7 +424,8 @@ public final class PipelineRunner: @unchecked Sendable {
         var info = stat()
         guard lstat(output, &info) == 0, info.st_mode & S_IFMT == S_IFREG, Int64(info.st_size) == row.outputSize else { return nil }
         if row.modifiedNanoseconds != Self.nanoseconds(file.modified) {
-            guard let hash = try? ContentHash.ofFile(at: file.path), ContentHash.hex(hash) == row.contentHash else { return nil }
+            guard let opened = try? InputFile.open(file), let hash = try? ContentHash.of(descriptor: opened.descriptor),
+                  ContentHash.hex(hash) == row.contentHash else { return nil }
             // Same bytes, newer time (a touch, a copy): remember the time so the next run need not hash.
             var touched = row
             touched.modifiedNanoseconds = Self.nanoseconds(file.modified)
@@ -474,21 +501,26 @@ public final class PipelineRunner: @unchecked Sendable {
         }
     }
 
+    /// A modification time in nanoseconds since 1970, held inside Int64 (±292 years): a file dated after 2262
+    /// (`touch -d 2300-01-01`) is any file's right, not a reason to stop.
     static func nanoseconds(_ date: Date) -> Int64 {
-        Int64((date.timeIntervalSince1970 * 1e9).rounded())
+        Int64(Int(saturating: date.timeIntervalSince1970 * 1e9, in: Int(Int64.min)...Int(Int64.max)))
     }
 
     /// An ingested file once it is known to be media the job wants.
     private struct Item {
         let file: IngestedFile
+        /// What decoders open: the item's checked open file (`InputFile.readPath`), never `file.path`.
+        let source: String
         let sniffed: SniffedFormat
         let persistentID: UInt64
     }
 
-    /// The XXH3 hash of the file's bytes (SPEC §4: stable across runs and machines).
-    static func persistentID(of file: IngestedFile) throws -> UInt64 {
+    /// The XXH3 hash of the file's bytes (SPEC §4: stable across runs and machines), read from the open file
+    /// the decoders read.
+    static func persistentID(of input: InputFile) throws -> UInt64 {
         do {
-            return try ContentHash.ofFile(at: file.path)
+            return try ContentHash.of(descriptor: input.descriptor)
         } catch let error as MediaError {
             throw ItemFailure(error.reason)
         }
@@ -501,7 +533,7 @@ public final class PipelineRunner: @unchecked Sendable {
         entry.mediaType = "image"
         guard let stage = state.stage else { throw ItemFailure("the job has no image stage") }
         var messages = LibraryMessages()
-        let header = try stage.openHeader(file.path, messages: &messages)
+        let header = try stage.openHeader(item.source, messages: &messages)
         var properties = ImageProperties(file: file, persistentID: item.persistentID, image: header,
                                          format: item.sniffed.format)
         entry.warnings += try select(&properties.values, item, mediaType: "image", state)
@@ -516,10 +548,30 @@ public final class PipelineRunner: @unchecked Sendable {
             return
         }
         var warnings: [String] = []
-        entry.bytes = try output.write(to: destination, fileExtension: format.fileExtension) { temporary in
-            warnings = try stage.render(file.path, header: header, format: format, to: temporary, messages: &messages)
+        try withMemory(stage.workingMemory(header, threads: vipsThreads)) {
+            entry.bytes = try output.write(to: destination, fileExtension: format.fileExtension) { temporary in
+                warnings = try stage.render(item.source, header: header, format: format, to: temporary, messages: &messages)
+            }
         }
         entry.warnings += warnings + messages.lines
+    }
+
+    /// Runs `body` once `bytes` of the memory budget are this item's (at once when memory is unlimited).
+    private func withMemory(_ bytes: Int, _ body: () throws -> Void) throws {
+        guard let memory else { return try body() }
+        try memory.acquire(bytes)
+        defer { memory.release(bytes) }
+        try body()
+    }
+
+    /// Audio streams in 4096-frame blocks: its buffers, the resampler's banks and the encoder's state.
+    static let audioWorkingMemory = 48 << 20
+
+    /// A movie item's decoder, frames and (for a re-encode) x264's lookahead, by its picture size.
+    static func movieWorkingMemory(_ info: MovieInfo, transcode: Bool) -> Int {
+        let pixels = Double(max(0, info.width)) * Double(max(0, info.height))
+        let bytes = transcode ? pixels * 120 + Double(96 << 20) : pixels * 40 + Double(48 << 20)
+        return bytes < Double(Int.max / 2) ? Int(bytes) : Int.max / 2
     }
 
     /// Audio: header and tags → properties → where, tag → destination → transcode (mix, resample,
@@ -527,8 +579,8 @@ public final class PipelineRunner: @unchecked Sendable {
     private func processAudio(_ item: Item, export: ExportStage, output: AtomicOutput, _ state: JobState,
                               _ entry: inout ManifestRecord, announce: () -> Void) throws {
         let file = item.file
-        let reader = try AudioStage.open(file.path, format: item.sniffed.format)
-        let (tags, tagWarnings, tagFailure) = AudioStage.readTags(file.path)
+        let reader = try AudioStage.open(item.source, format: item.sniffed.format)
+        let (tags, tagWarnings, tagFailure) = AudioStage.readTags(item.source)
         if let tagFailure, let use = Self.tagUse(state.job) {
             throw ItemFailure("\(tagFailure); the job's \(use) needs them")
         }
@@ -560,12 +612,14 @@ public final class PipelineRunner: @unchecked Sendable {
         let ext = (destination as NSString).pathExtension.lowercased()
         var outcome: AudioStage.Outcome?
         var dropped: [String] = []
-        entry.bytes = try output.write(to: destination, fileExtension: ext) { temporary in
-            outcome = try stage.render(reader, plan: plan, to: temporary)
-            do {
-                dropped = try TagIO.write(outputTags, toFileAt: temporary, container: ext)
-            } catch let error as MediaError {
-                throw ItemFailure("cannot write tags: \(error.reason)")
+        try withMemory(Self.audioWorkingMemory) {
+            entry.bytes = try output.write(to: destination, fileExtension: ext) { temporary in
+                outcome = try stage.render(reader, plan: plan, to: temporary)
+                do {
+                    dropped = try TagIO.write(outputTags, toFileAt: temporary, container: ext)
+                } catch let error as MediaError {
+                    throw ItemFailure("cannot write tags: \(error.reason)")
+                }
             }
         }
         entry.warnings += planWarnings
@@ -643,7 +697,7 @@ public final class PipelineRunner: @unchecked Sendable {
         let file = item.file
         let info: MovieInfo
         do {
-            info = try Movie.probe(path: file.path)
+            info = try Movie.probe(path: item.source)
         } catch let error as MediaError {
             throw ItemFailure(error.reason)
         }
@@ -672,16 +726,18 @@ public final class PipelineRunner: @unchecked Sendable {
             // The frame goes through the image path as a lossless temporary PNG.
             let frame = try output.scratchPath(fileExtension: "png")
             defer { output.removeScratch(frame) }
-            do {
-                try Movie.poster(path: file.path, at: poster.at).save(to: frame.path, format: .png, quality: nil, strip: true)
-            } catch let error as MediaError {
-                throw ItemFailure("cannot take the poster frame: \(error.reason)")
-            }
             var messages = LibraryMessages()
-            let header = try stage.openHeader(frame.path, messages: &messages)
             var warnings: [String] = []
-            entry.bytes = try output.write(to: destination, fileExtension: format.fileExtension) { temporary in
-                warnings = try stage.render(frame.path, header: header, format: format, to: temporary, messages: &messages)
+            try withMemory(Self.movieWorkingMemory(info, transcode: false)) {
+                do {
+                    try Movie.poster(path: item.source, at: poster.at).save(to: frame.path, format: .png, quality: nil, strip: true)
+                } catch let error as MediaError {
+                    throw ItemFailure("cannot take the poster frame: \(error.reason)")
+                }
+                let header = try stage.openHeader(frame.path, messages: &messages)
+                entry.bytes = try output.write(to: destination, fileExtension: format.fileExtension) { temporary in
+                    warnings = try stage.render(frame.path, header: header, format: format, to: temporary, messages: &messages)
+                }
             }
             entry.warnings += warnings + messages.lines
             return
@@ -701,12 +757,14 @@ public final class PipelineRunner: @unchecked Sendable {
             return
         }
         var result: MovieTranscodeResult?
-        entry.bytes = try output.write(to: destination, fileExtension: ext) { temporary in
-            do {
-                result = try Movie.transcode(path: file.path, to: temporary, preset: preset,
-                                             mode: state.job.transcode?.scalingMode ?? .aspectFit)
-            } catch let error as MediaError {
-                throw ItemFailure("cannot re-encode: \(error.reason)")
+        try withMemory(Self.movieWorkingMemory(info, transcode: true)) {
+            entry.bytes = try output.write(to: destination, fileExtension: ext) { temporary in
+                do {
+                    result = try Movie.transcode(path: item.source, to: temporary, preset: preset,
+                                                 mode: state.job.transcode?.scalingMode ?? .aspectFit)
+                } catch let error as MediaError {
+                    throw ItemFailure("cannot re-encode: \(error.reason)")
+                }
             }
         }
         entry.duration = result?.duration
@@ -755,14 +813,18 @@ public final class PipelineRunner: @unchecked Sendable {
     /// Content type from the bytes; libvips' own sniffing for images the table does not know.
     /// Files that are not media are ignored, unless their name says they should be (a `.jpg`
     /// that is text is a broken photo, not a stray file).
-    static func identify(_ file: IngestedFile) throws -> SniffedFormat? {
+    /// `reading`: the item's open file, which is what is read (the name still decides what the file claims to be).
+    static func identify(_ file: IngestedFile, reading input: InputFile? = nil) throws -> SniffedFormat? {
         let ext = ItemProperties.split(fileName: (file.relativePath as NSString).lastPathComponent).ext.lowercased()
         let claimsMedia = mediaExtensions.contains(ext)
+        let source = input?.readPath ?? file.path
         do {
-            if let sniffed = try ContentSniffer.sniff(fileAt: file.path) {
-                if let refined = byStreams(sniffed, path: file.path) { return refined }
-            } else if let header = try? ContentSniffer.readHeader(of: file.path), ContentSniffer.Header(header).has("ftyp", at: 4),
-                      let streams = StreamProbe.streams(ofFileAt: file.path), streams.video || streams.audio {
+            let sniffed = try input.map { try ContentSniffer.sniff(descriptor: $0.descriptor, path: file.path) }
+                ?? ContentSniffer.sniff(fileAt: file.path)
+            if let sniffed {
+                if let refined = byStreams(sniffed, path: source) { return refined }
+            } else if let header = try? ContentSniffer.readHeader(of: source), ContentSniffer.Header(header).has("ftyp", at: 4),
+                      let streams = StreamProbe.streams(ofFileAt: source), streams.video || streams.audio {
                 // An ISO media file whose brands the table does not know (vendors invent them):
                 // libavformat's streams decide before libvips is asked.
                 return SniffedFormat(kind: streams.video ? .movie : .audio, format: "mp4")
@@ -773,7 +835,7 @@ public final class PipelineRunner: @unchecked Sendable {
         } catch {
             throw ItemFailure("\(error)")
         }
-        if let loader = Vips.loader(forFileAt: file.path), !loader.hasPrefix("csv"), !loader.hasPrefix("matrix") {
+        if let loader = Vips.loader(forFileAt: source), !loader.hasPrefix("csv"), !loader.hasPrefix("matrix") {
             return SniffedFormat(kind: .image, format: loader.replacingOccurrences(of: "load", with: ""))
         }
         if claimsMedia {

@@ -111,6 +111,12 @@ struct ImageRenderer {
             return try image.mapRows(PointChainKernel(operations: step.operations, transfer: .none,
                                                       imageWidth: image.width, imageHeight: image.height))
         case .region(let kernel, let next):
+            // Each tile is read with the kernel's margin all round: past this, a tile's input alone would be
+            // gigabytes (the sizes a pipeline's radius or scale can ask for are unbounded).
+            guard kernel.margin <= Self.maximumMargin else {
+                throw ItemFailure("a neighbourhood filter (blur, sharpen, pixellate) here reaches \(kernel.margin) pixels "
+                                  + "around each pixel, more than the \(Self.maximumMargin) Medley renders; lower its radius or scale")
+            }
             return try below(next).mapRegions(kernel)
         case .geometry(let operation, let next):
             if skipFirstResize, case .source = next, case .resize = operation { return input }
@@ -118,6 +124,10 @@ struct ImageRenderer {
         case .composite(let kernel, let foreground, let background):
             let back = try below(background)
             let front = try Geometry.align(try below(foreground), toExtentOf: back)
+            // The blend kernels take RGBA; `render` made the input so, and nothing below changes the bands.
+            guard front.bands == 4, back.bands == 4 else {
+                throw ItemFailure("compositing needs RGBA images; here its two sides have \(front.bands) and \(back.bands) bands")
+            }
             return try front.mapRows(with: back, kernel)
         case .constant(let colour):
             // Already in the working space (FilterInputs.color converts CIColor values).
@@ -125,6 +135,11 @@ struct ImageRenderer {
                                           values: [colour.x, colour.y, colour.z, colour.w].prefix(input.bands).map(Double.init))
         }
     }
+}
+
+extension ImageRenderer {
+    /// The widest margin a neighbourhood kernel may have (a Gaussian of σ ≈ 1365, a 4096-pixel pixellate cell).
+    static let maximumMargin = 4096
 }
 
 /// Geometry in Core Image's coordinates (origin bottom-left, y up) on libvips images (y down).

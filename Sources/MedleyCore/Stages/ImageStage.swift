@@ -112,3 +112,63 @@ struct ImageStage {
         }
     }
 }
+
+extension ImageStage {
+    /// About how many bytes rendering `header`'s image takes, from its header and the plan, for admission under
+    /// a memory limit (`MemoryBudget`). libvips streams: what is in memory is a few strips per stage and worker
+    /// (of the stored samples, or of float RGBA on the float path, plus each neighbourhood kernel's margin), the
+    /// decoder's and encoder's line buffers, and — only when the image must be read out of order (rotation by its
+    /// EXIF orientation) — the whole decoded image, or libvips' windows onto it once it is too big for memory and
+    /// goes to a temporary file. `threads` counts libvips' workers for this image; each also has a stack.
+    func workingMemory(_ header: VipsImage, threads: Int) -> Int {
+        let width = Double(header.width), height = Double(header.height)
+        let stored = Double(max(1, header.bands) * header.sampleBytes)
+        let workers = Double(max(1, threads))
+        let strip = 64.0  // rows a worker holds per stage: libvips strips of 16–128 rows, double-buffered
+        var bytes = width * stored * 256  // decoder and encoder line buffers, libvips' sequential cache
+        let shrinksOnLoad: Bool
+        if case .resize(_, _, let mode)? = renderer.plan?.root.firstGeometry, mode != .none {
+            shrinksOnLoad = true
+        } else {
+            shrinksOnLoad = false
+        }
+        if !shrinksOnLoad && renderer.autoOrient && header.orientation != 1 {
+            let whole = width * height * stored
+            bytes += whole <= Double(ProcessMemory.vipsDiscThreshold) ? whole : width * stored * min(height, 2048)
+        }
+        if let root = renderer.plan?.root {
+            let (stages, margin) = Self.shape(of: root)
+            let pixel = root.isPointOnly ? max(stored, 3 * Double(header.sampleBytes)) : 16  // float RGBA
+            var perStage = width * pixel * (strip + 2 * Double(margin)) * workers * 2
+            if margin > 8 {
+                // Wide margins run on 128-pixel tiles, each with its margin all round.
+                let tile = 128 + 2 * Double(margin)
+                perStage = width * pixel * strip * workers * 2 + tile * tile * pixel * workers * 2
+            }
+            bytes += Double(stages + 2) * perStage
+        }
+        bytes += workers * Double(ResourceLimits.threadStackBytes)
+        return bytes < Double(Int.max / 2) ? Int(bytes) : Int.max / 2
+    }
+
+    /// Passes in a plan and its widest neighbourhood margin, walked without recursion.
+    static func shape(of root: RenderNode) -> (stages: Int, margin: Int) {
+        var pending = [root], stages = 0, margin = 0
+        while let node = pending.popLast() {
+            stages += 1
+            switch node {
+            case .source, .constant:
+                break
+            case .points(_, let next), .geometry(_, let next):
+                pending.append(next)
+            case .region(let kernel, let next):
+                margin = max(margin, kernel.margin)
+                pending.append(next)
+            case .composite(_, let foreground, let background):
+                pending.append(foreground)
+                pending.append(background)
+            }
+        }
+        return (stages, margin)
+    }
+}

@@ -74,6 +74,10 @@ public final class FFmpegAudioReader: AudioSource {
         medley_decoder_depth(handle, &bits, &isFloat)
         info.bitDepth = bits > 0 ? Int(bits) : nil
         info.isFloat = isFloat != 0
+        // Every property is set: throwing now runs deinit, which frees the decoder.
+        guard info.sampleRate > 0, info.channels > 0, info.frames >= 0 else {
+            throw MediaError("cannot decode: the stream gives \(info.channels) channels at \(info.sampleRate) Hz")
+        }
     }
 
     deinit { medley_decoder_free(handle) }

@@ -41,6 +41,12 @@ public final class Resampler {
     /// interleaved channels; `engine` picks how it is computed.
     public convenience init(quality: ResamplerQuality, channels: Int, from inputRate: Int, to outputRate: Int,
                             engine: ResamplerEngine = .automatic) throws {
+        // libsamplerate converts within 1:256 and 256:1; a header's rate (1 Hz, say) can ask for anything, and
+        // the caller sizes its output by the ratio.
+        guard inputRate > 0, outputRate > 0, channels > 0,
+              Double(outputRate) <= 256 * Double(inputRate), Double(inputRate) <= 256 * Double(outputRate) else {
+            throw MediaError("cannot resample \(inputRate) Hz to \(outputRate) Hz: libsamplerate converts at most 256:1")
+        }
         let ratio = Double(outputRate) / Double(inputRate)
         if engine == .automatic, channels > 0,
            let found = PolyphaseBanks.bank(quality: quality, from: inputRate, to: outputRate, channels: channels) {

@@ -23,10 +23,11 @@ enum TagValues {
     static func integer(_ text: String?, in range: ClosedRange<Int>) -> Int? {
         guard let text = text?.trimmingCharacters(in: .whitespaces), !text.isEmpty else { return nil }
         if let value = Int(text) { return range.contains(value) ? value : nil }
-        // Compared as a Double first: a tag of "1e300" would not fit an Int, and converting traps.
-        guard let value = Double(text)?.rounded(), value >= Double(range.lowerBound), value <= Double(range.upperBound)
-        else { return nil }
-        return Int(value)
+        // "1e300" in a tag is a number, just not one any range holds: compare before converting.
+        guard let value = Double(text), value.isFinite,
+              value.rounded() >= Double(range.lowerBound), value.rounded() <= Double(range.upperBound) else { return nil }
+        let rounded = Int(value.rounded())
+        return range.contains(rounded) ? rounded : nil
     }
 
     /// "1"/"true"/"yes" → true, "0"/"false"/"no" → false, anything else nil.

@@ -18,7 +18,7 @@ enum BoxBlur: FilterDefinition {
 
     static func outputImage(_ inputs: FilterInputs) -> FilterImage? {
         guard let image = inputs.image("inputImage") else { return nil }
-        let radius = Int((inputs.number("inputRadius") ?? 10).rounded())
+        let radius = Int(saturating: inputs.number("inputRadius") ?? 10, in: 1...100)
         return .region(BlurKernel(.box(radius: radius)), of: image)
     }
 }

@@ -1,3 +1,5 @@
+import MedleyKernels
+
 /// Medley's `resize`: fits the image to a box the way the movie player scales video
 /// (`MPMovieScalingMode`). As the first step of a job it shrinks while decoding (JPEG DCT
 /// scaling), like `vipsthumbnail`.
@@ -27,7 +29,9 @@ enum Resize: FilterDefinition {
 
     static func outputImage(_ inputs: FilterInputs) -> FilterImage? {
         guard let image = inputs.image("inputImage") else { return nil }
-        let width = Int(inputs.number("width") ?? 0), height = Int(inputs.number("height") ?? 0)
+        // Sides past ten million pixels are no box any image meets (the renderer's "unbounded").
+        let width = Int(saturating: inputs.number("width") ?? 0, in: 0...10_000_000, rounding: .towardZero)
+        let height = Int(saturating: inputs.number("height") ?? 0, in: 0...10_000_000, rounding: .towardZero)
         let mode = ResizeMode(rawValue: inputs.text("mode") ?? "aspectFit") ?? .aspectFit
         if mode == .none || (width == 0 && height == 0) { return image }
         return .geometry(.resize(width: width, height: height, mode: mode), of: image)

@@ -24,7 +24,8 @@ enum Pixellate: FilterDefinition {
 
     static func outputImage(_ inputs: FilterInputs) -> FilterImage? {
         guard let image = inputs.image("inputImage") else { return nil }
-        let scale = Int((inputs.number("inputScale") ?? 8).rounded())
+        // Beyond a million pixels a cell covers any image; the renderer refuses reaches past its maximum margin.
+        let scale = Int(saturating: inputs.number("inputScale") ?? 8, in: 1...1_000_000)
         if scale <= 1 { return image }
         let center = inputs.vector("inputCenter") ?? [150, 150]
         return .region(PixellateKernel(cellSize: scale, originX: center[0], originYFromBottom: center[1]), of: image)

@@ -1,0 +1,10 @@
+/* The few C library (glibc) calls Swift's Glibc module does not expose. */
+#ifndef MEDLEY_SYSTEM_H
+#define MEDLEY_SYSTEM_H
+
+/* Caps how many malloc arenas glibc makes (mallopt M_ARENA_MAX). Each arena reserves 64 MB of
+ * address space, so under `ulimit -v` the default (8 per core) can use the limit up unallocated.
+ * Returns 1 when set, 0 when this C library has no such setting. */
+int medley_limit_malloc_arenas(int count);
+
+#endif
