@@ -27,15 +27,18 @@ public enum ResourceLimits {
         descriptorLimit.map { "the limit on open files (ulimit -n) is \($0)" } ?? "no limit on open files is set"
     }
 
-    /// Descriptors one item may hold at once: its input (Medley's own, and libvips' or FFmpeg's reopening of it,
-    /// sometimes twice), the temporary output, a scratch frame or libvips temporary file, a tag rewrite.
-    public static let descriptorsPerItem = 5
-    /// What a job opens besides its items once the run has started: run state (database, journal, shared
-    /// memory), manifest, summary and report files, libdispatch's signal and timer descriptors.
-    public static let descriptorsPerJob = 8
+    /// Descriptors one item may hold at once: its input (Medley's own, and libvips' or FFmpeg's reopening of it),
+    /// the temporary output, and one more for a scratch frame, a libvips temporary file or a tag rewrite
+    /// (counted on image, audio and movie jobs: three at most for images).
+    public static let descriptorsPerItem = 4
+    /// What a job opens besides its items once the run has started: the export root, `.medley` and `tmp`
+    /// held open (ExportRoot), the root's lock and the run's lock, the run state (database, WAL, shared
+    /// memory), the manifest, a summary or report file, libdispatch's signal, timer, event and poll
+    /// descriptors (counted: 15 on a running image job).
+    public static let descriptorsPerJob = 15
     /// Kept free at all times: libdispatch crashes the process when its worker monitor cannot open a `/proc`
     /// file, and libraries open a file now and then.
-    public static let descriptorHeadroom = 4
+    public static let descriptorHeadroom = 2
 
     /// Descriptors open now (`/proc/self/fd`, or by asking each number up to the limit).
     public static func openDescriptorCount() -> Int {
