@@ -54,7 +54,7 @@ final class TagRealWorldRunTests: EndToEndCase {
             """)
         let result = try Tool.medley(["run", path, "--dry-run"])
         XCTAssertEqual(result.status, 0, result.stderr)
-        XCTAssertTrue((result.stdout + result.stderr).contains("shared.ogg → \(work!)/out/Ärtist - Old Encoder.flac (dry run)"),
+        XCTAssertTrue((result.stdout + result.stderr).contains("shared.ogg → \(work!)/out/Ärtist - Old Encoder.flac\n"),
                       result.stdout + result.stderr)
         XCTAssertFalse(result.stderr.contains("warn"), result.stderr)
     }
