@@ -356,7 +356,8 @@ public struct GaussianBlurKernel: RegionKernel {
 
     public init(sigma: Float) {
         self.sigma = sigma
-        if sigma <= Self.exactUpTo {
+        // NaN (filter maths on extreme parameters) takes the exact path, which blurs nothing.
+        if sigma.isNaN || sigma <= Self.exactUpTo {
             exact = .gaussian(sigma: sigma)
             cascade = nil
         } else {
