@@ -103,13 +103,14 @@ enum OggTags {
                 guard piece.complete else { continue }
                 let packet = open.removeValue(forKey: page.serial) ?? []
                 packets[page.serial, default: []].append(packet)
-                if target == nil, packets[page.serial]!.count == 1 {
+                let received = packets[page.serial] ?? []
+                if target == nil, received.count == 1 {
                     if packet.starts(with: [1] + Array("vorbis".utf8)) { target = (page.serial, .vorbis) }
                     if packet.starts(with: Array("OpusHead".utf8)) { target = (page.serial, .opus) }
                 }
-                if let target, page.serial == target.serial, packets[target.serial]!.count == target.codec.headerPackets {
+                if let target, page.serial == target.serial, received.count == target.codec.headerPackets {
                     // The rest of this page, if anything, is audio.
-                    return Headers(pages: pages, codec: target.codec, serial: target.serial, packets: packets[target.serial]!,
+                    return Headers(pages: pages, codec: target.codec, serial: target.serial, packets: received,
                                    end: offset, audioPieces: Array(pieces[(index + 1)...]), audioGranule: page.granule)
                 }
             }
