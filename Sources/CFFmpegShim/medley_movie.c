@@ -663,6 +663,7 @@ static int encode_sound(Transcoder *t, AVFrame *frame, char *error, size_t size)
 static int decode(Transcoder *t, AVCodecContext *decoder, AVPacket *packet, int is_video, char *error, size_t size) {
     int r = avcodec_send_packet(decoder, packet);
     if (r < 0 && r != AVERROR(EAGAIN) && r != AVERROR_EOF) {
+        if (is_video) t->report->damaged_frames++;  /* a rejected picture is a damaged one too */
         if (++t->report->decode_errors > MAX_DECODE_ERRORS) { set_error(error, size, "too many undecodable packets", r); return -1; }
         return 0;
     }
@@ -745,7 +746,10 @@ int medley_movie_transcode(const char *input, const char *output, const MedleyTr
         goto done;
     }
     if (input_open(&t.in, input, error, size) < 0) goto done;
-    if (open_decoder(&t.in, t.in.video, &t.in.video_decoder, 0, error, size) < 0) goto done;
+    /* One decoding thread, as for poster frames: with frame threads the H.264 decoder's error
+     * concealment (and so its damaged-frame flags) depends on timing, and a damaged source could
+     * re-encode without a word. x264's encoding, not decoding, is what takes the time here. */
+    if (open_decoder(&t.in, t.in.video, &t.in.video_decoder, 1, error, size) < 0) goto done;
     if (t.in.audio >= 0 && settings->audio_channels > 0 &&
         open_decoder(&t.in, t.in.audio, &t.in.audio_decoder, 1, error, size) < 0) {
         /* A sound track FFmpeg cannot decode is dropped rather than failing the picture. */
