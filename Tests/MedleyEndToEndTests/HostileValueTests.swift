@@ -7,16 +7,8 @@ import XCTest
 final class HostileValueTests: EndToEndCase {
     /// Runs `medley run` and returns how it ended, with its standard error.
     func run(_ path: String, _ extra: [String] = []) throws -> (reason: Process.TerminationReason, status: Int32, stderr: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: Tool.medley)
-        process.arguments = ["run", path, "--quiet"] + extra
-        let errors = Pipe()
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = errors
-        try process.run()
-        let text = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationReason, process.terminationStatus, String(decoding: text, as: UTF8.self))
+        let result = try Tool.run(Tool.medley, ["run", path, "--quiet"] + extra)
+        return (result.reason, result.status, result.stderr)
     }
 
     func onePhoto() throws {

@@ -17,20 +17,9 @@ final class ResourceLimitTests: EndToEndCase {
     func medley(under limit: String, _ arguments: [String]) throws -> Outcome {
         let temporary = work + "/tmp"
         try FileManager.default.createDirectory(atPath: temporary, withIntermediateDirectories: true)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/bash")
-        process.arguments = ["-c", "ulimit \(limit) && exec \"$0\" \"$@\"", Tool.medley] + arguments
-        var environment = ProcessInfo.processInfo.environment
-        environment["TMPDIR"] = temporary
-        process.environment = environment
-        let errors = Pipe()
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = errors
-        try process.run()
-        let text = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Outcome(reason: process.terminationReason, status: process.terminationStatus,
-                       stderr: String(decoding: text, as: UTF8.self))
+        let result = try Tool.run("/bin/bash", ["-c", "ulimit \(limit) && exec \"$0\" \"$@\"", Tool.medley] + arguments,
+                                  environment: ["TMPDIR": temporary])
+        return Outcome(reason: result.reason, status: result.status, stderr: result.stderr)
     }
 
     /// No temporary file of Medley's (`<to>/.medley/tmp`) or of libvips' (TMPDIR) is left.

@@ -26,6 +26,8 @@ enum Tool {
 
     struct Result {
         let status: Int32
+        /// `.uncaughtSignal` when the program crashed or was killed (then `status` is the signal).
+        var reason: Process.TerminationReason = .exit
         let stdout: String
         let stderr: String
         let data: Data
@@ -57,7 +59,8 @@ enum Tool {
         let outData = out.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         errDone.wait()
-        return Result(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
+        return Result(status: process.terminationStatus, reason: process.terminationReason,
+                      stdout: String(decoding: outData, as: UTF8.self),
                       stderr: String(decoding: errBox.data, as: UTF8.self), data: outData)
     }
 
