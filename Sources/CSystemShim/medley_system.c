@@ -2,6 +2,7 @@
 #include "medley_system.h"
 
 #include <stdlib.h> /* defines __GLIBC__ on glibc */
+#include <sys/ioctl.h>
 #if defined(__GLIBC__)
 #include <malloc.h>
 #endif
@@ -13,4 +14,10 @@ int medley_limit_malloc_arenas(int count) {
     (void)count;
     return 0;
 #endif
+}
+
+int medley_terminal_columns(int fd) {
+    struct winsize size;
+    if (ioctl(fd, TIOCGWINSZ, &size) != 0) return 0;
+    return size.ws_col;
 }

@@ -3,54 +3,69 @@ import MedleyCore
 import MedleyFilters
 import MedleyMedia
 
-/// `medley` subcommands. Hand-written parsing: SwiftPM cannot fetch swift-argument-parser here.
+/// `medley` and its subcommands. Each command is declared once (`Command`, a table of
+/// `Option`s); that declaration drives parsing, the command's `--help` and the top-level usage.
+/// Hand-written: SwiftPM cannot fetch swift-argument-parser here.
 enum CommandLineInterface {
-    static let usage = """
-        medley \(medleyVersion) — a batch processor for media libraries
+    /// Every subcommand, in the order the usage lists them.
+    static let commands: [Command] = [
+        RunCommand.command, ValidateCommand.command, FiltersCommand.command, ProbeCommand.command,
+        MergeCommand.command, ReportCommand.command, BenchCommand.command,
+    ]
 
-        usage:
-          medley run PIPELINE.yaml [--jobs N] [--only JOB] [--dry-run] [--force] [--shard K/N]
-                                   [--events FILE.jsonl] [--quiet] [--wait] [--set job.key=value]
-          medley validate PIPELINE.yaml
-          medley filters [list | describe NAME] [--category C] [--json]
-          medley probe FILE... [--json] [--meter]
-          medley merge PIPELINE.yaml [--only JOB]
-          medley report PIPELINE.yaml [--only JOB]
-          medley bench [--quick] [--media DIR] [--out DIR]
-          medley --version
-
-        Run 'medley COMMAND --help' for a command's options.
-        """
+    /// The top-level usage, made from the commands' declarations.
+    static var usage: String {
+        var text = "medley \(medleyVersion) — a batch processor for media libraries\n\nusage:\n"
+        for command in commands { text += command.synopsis(prefix: "  ") + "\n" }
+        text += "  medley --version\n\nRun 'medley COMMAND --help' for a command's options."
+        return text
+    }
 
     static func main(_ arguments: [String]) -> Int32 {
-        guard let command = arguments.first else {
+        guard let name = arguments.first else {
             printError(usage)
             return 2
         }
         let rest = Array(arguments.dropFirst())
+        switch name {
+        case "--version", "-V", "version":
+            print("medley \(medleyVersion)")
+            return 0
+        case "--help", "-h":
+            print(usage)
+            return 0
+        case "help":
+            // `medley help run` is `medley run --help`.
+            guard let topic = rest.first else {
+                print(usage)
+                return 0
+            }
+            guard let command = commands.first(where: { $0.name == topic }) else { return unknownCommand(topic) }
+            print(command.help)
+            return 0
+        default:
+            guard let command = commands.first(where: { $0.name == name }) else { return unknownCommand(name) }
+            return run(command, rest)
+        }
+    }
+
+    /// Parses `arguments` by the command's declaration and runs it; every error a command can
+    /// throw becomes its message and exit code here, once.
+    static func run(_ command: Command, _ arguments: [String]) -> Int32 {
         do {
-            switch command {
-            case "run": return try RunCommand.main(rest)
-            case "validate": return try ValidateCommand.main(rest)
-            case "filters": return try FiltersCommand.main(rest)
-            case "probe": return try ProbeCommand.main(rest)
-            case "merge": return try MergeCommand.main(rest)
-            case "report": return try ReportCommand.main(rest)
-            case "bench": return try BenchCommand.main(rest)
-            case "--version", "version":
+            switch try command.parse(arguments) {
+            case .help:
+                print(command.help)
+                return 0
+            case .version:
                 print("medley \(medleyVersion)")
                 return 0
-            case "--help", "-h", "help":
-                printError(usage)
-                return 0
-            default:
-                let known = ["run", "validate", "filters", "probe", "merge", "report", "bench"]
-                printError("medley: unknown command '\(command)'"
-                           + (nearest(command, in: known).map { "; did you mean '\($0)'?" } ?? "") + "\n\n" + usage)
-                return 2
+            case .arguments(let parsed):
+                return try command.run(parsed)
             }
         } catch let error as UsageError {
-            printError("medley \(command): \(error.message)")
+            printError("medley \(command.name): \(error.message)"
+                       + (error.showsUsage ? "\n\n" + command.synopsis(prefix: "usage: ") + "\n(medley \(command.name) --help for more)" : ""))
             return 2
         } catch RunError.cannotStart(let message) {
             // The export root cannot be used: nothing was run.
@@ -68,12 +83,191 @@ enum CommandLineInterface {
             return 3
         }
     }
+
+    static func unknownCommand(_ name: String) -> Int32 {
+        let suggestion = nearest(name, in: commands.map(\.name)).map { "; did you mean '\($0)'?" } ?? ""
+        printError("medley: unknown command '\(name)'\(suggestion)\n\n" + usage)
+        return 2
+    }
 }
 
-/// A command line that cannot be run as written (exit code 2).
+/// One option of a subcommand: `--name` (and `-s`), the value it takes if any, and its help.
+struct Option: Sendable {
+    /// "--jobs"
+    let name: String
+    /// "j" for `-j`; nil when the option has only its long name.
+    let short: Character?
+    /// What the value is called in the help ("N", "FILE"); nil for a flag, which takes none.
+    let value: String?
+    /// One or more lines for `--help`.
+    let help: String
+
+    /// A flag with a long name only.
+    init(_ name: String, _ help: String) {
+        self.init(name, short: nil, value: nil, help)
+    }
+
+    /// An option with a short name: a flag, or one taking a value when `value` names it.
+    init(_ name: String, _ short: Character, value: String? = nil, _ help: String) {
+        self.init(name, short: short, value: value, help)
+    }
+
+    /// An option with a long name only that takes a value.
+    init(_ name: String, value: String, _ help: String) {
+        self.init(name, short: nil, value: value, help)
+    }
+
+    private init(_ name: String, short: Character?, value: String?, _ help: String) {
+        self.name = name
+        self.short = short
+        self.value = value
+        self.help = help
+    }
+
+    /// "-j N" or "--only JOB": how the option is written in a usage line.
+    var usageForm: String {
+        let written = short.map { "-\($0)" } ?? name
+        return value.map { "\(written) \($0)" } ?? written
+    }
+}
+
+/// A subcommand, declared once.
+struct Command {
+    let name: String
+    /// What follows the name besides options: "PIPELINE.yaml", "FILE...".
+    let operands: String
+    /// The help's first paragraph.
+    let summary: String
+    let options: [Option]
+    /// The help's closing paragraphs (exit codes, notes); may be empty.
+    let notes: String
+    let run: (ParsedArguments) throws -> Int32
+
+    init(_ name: String, operands: String, summary: String, options: [Option], notes: String = "",
+         run: @escaping (ParsedArguments) throws -> Int32) {
+        self.name = name
+        self.operands = operands
+        self.summary = summary
+        self.options = options
+        self.notes = notes
+        self.run = run
+    }
+
+    /// The options every command takes, after its own.
+    static let common = [
+        Option("--help", "h", "print this help and exit"),
+        Option("--version", "print medley's version and exit"),
+    ]
+
+    var allOptions: [Option] { options + Self.common }
+
+    /// `prefix` + "medley run PIPELINE.yaml [-j N] [--only JOB] …", wrapped under the options at 100 columns.
+    func synopsis(prefix: String) -> String {
+        let head = prefix + "medley \(name)" + (operands.isEmpty ? "" : " " + operands)
+        let continuation = String(repeating: " ", count: min(head.count + 1, 40))
+        var lines = [head]
+        for option in options {
+            let part = "[\(option.usageForm)]"
+            if let last = lines.last, last.count + 1 + part.count <= 100 {
+                lines[lines.count - 1] = last + " " + part
+            } else {
+                lines.append(continuation + part)
+            }
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    /// The whole `--help` text.
+    var help: String {
+        var text = synopsis(prefix: "usage: ") + "\n\n" + summary + "\n\noptions:\n"
+        let forms = allOptions.map { option -> String in
+            let short = option.short.map { "-\($0), " } ?? "    "
+            return "  " + short + option.name + (option.value.map { " " + $0 } ?? "")
+        }
+        let column = (forms.map(\.count).max() ?? 0) + 2
+        for (option, form) in zip(allOptions, forms) {
+            let lines = option.help.split(separator: "\n", omittingEmptySubsequences: false)
+            text += form.padding(toLength: column, withPad: " ", startingAt: 0) + (lines.first.map(String.init) ?? "") + "\n"
+            for line in lines.dropFirst() { text += String(repeating: " ", count: column) + line + "\n" }
+        }
+        if !notes.isEmpty { text += "\n" + notes + "\n" }
+        return text.hasSuffix("\n") ? String(text.dropLast()) : text
+    }
+
+    /// What a command line asks for.
+    enum Parsed {
+        case help
+        case version
+        case arguments(ParsedArguments)
+    }
+
+    /// Reads `arguments` by this command's options: `--name value`, `--name=value`, `-s value`,
+    /// `-svalue`, grouped flags (`-qn`), and `--` before operands that start with "-". A lone
+    /// "-" is an operand. `--help` and `--version` win wherever they stand.
+    func parse(_ arguments: [String]) throws -> Parsed {
+        var parsed = ParsedArguments()
+        var index = 0
+        var operandsOnly = false
+        func take(_ option: Option, inline: String?) throws {
+            guard let placeholder = option.value else {
+                guard inline == nil else { throw UsageError("option '\(option.name)' takes no value") }
+                parsed.flags.insert(option.name)
+                return
+            }
+            if let inline {
+                parsed.values[option.name, default: []].append(inline)
+                return
+            }
+            guard index < arguments.count else { throw UsageError("option '\(option.name)' needs a value (\(placeholder))") }
+            parsed.values[option.name, default: []].append(arguments[index])
+            index += 1
+        }
+        while index < arguments.count {
+            let argument = arguments[index]
+            index += 1
+            if operandsOnly || argument == "-" || !argument.hasPrefix("-") {
+                parsed.positional.append(argument)
+            } else if argument == "--" {
+                operandsOnly = true
+            } else if argument.hasPrefix("--") {
+                let equals = argument.firstIndex(of: "=")
+                let name = equals.map { String(argument[..<$0]) } ?? argument
+                guard let option = allOptions.first(where: { $0.name == name }) else {
+                    let suggestion = nearest(name, in: allOptions.map(\.name)).map { "; did you mean \($0)?" } ?? ""
+                    throw UsageError("unknown option '\(name)'\(suggestion)", showsUsage: true)
+                }
+                try take(option, inline: equals.map { String(argument[argument.index(after: $0)...]) })
+            } else {
+                // One or more short options: flags, then at most one that takes the rest as its value.
+                var letters = Substring(argument.dropFirst())
+                while let letter = letters.first {
+                    letters = letters.dropFirst()
+                    guard let option = allOptions.first(where: { $0.short == letter }) else {
+                        throw UsageError("unknown option '-\(letter)'", showsUsage: true)
+                    }
+                    if option.value != nil {
+                        try take(option, inline: letters.isEmpty ? nil : String(letters))
+                        break
+                    }
+                    try take(option, inline: nil)
+                }
+            }
+        }
+        if parsed.flags.contains("--help") { return .help }
+        if parsed.flags.contains("--version") { return .version }
+        return .arguments(parsed)
+    }
+}
+
+/// A command line that cannot be run as written (exit code 2); `showsUsage` adds the
+/// command's usage line to the message.
 struct UsageError: Error {
     let message: String
-    init(_ message: String) { self.message = message }
+    let showsUsage: Bool
+    init(_ message: String, showsUsage: Bool = false) {
+        self.message = message
+        self.showsUsage = showsUsage
+    }
 }
 
 /// A message for a person on standard error, control characters escaped (`TerminalText`).
@@ -81,65 +275,52 @@ func printError(_ text: String) {
     StandardError.write(TerminalText.escaped(text) + "\n")
 }
 
-/// Options and positional arguments of one subcommand.
+/// Options and operands of one command line, options under their long names.
 struct ParsedArguments {
     var flags: Set<String> = []
     var values: [String: [String]] = [:]
     var positional: [String] = []
 
-    /// `valued` options take the next argument (or `--key=value`); `flags` take none.
-    init(_ arguments: [String], flags allowedFlags: Set<String>, valued: Set<String>, help: String) throws {
-        var index = 0
-        while index < arguments.count {
-            let argument = arguments[index]
-            index += 1
-            if argument == "--help" || argument == "-h" { throw HelpRequested(text: help) }
-            guard argument.hasPrefix("--"), argument.count > 2 else {
-                positional.append(argument)
-                continue
-            }
-            var name = argument
-            var inline: String?
-            if let equals = argument.firstIndex(of: "=") {
-                name = String(argument[..<equals])
-                inline = String(argument[argument.index(after: equals)...])
-            }
-            if allowedFlags.contains(name) {
-                guard inline == nil else { throw UsageError("\(name) takes no value") }
-                flags.insert(name)
-            } else if valued.contains(name) {
-                let value: String
-                if let inline { value = inline } else {
-                    guard index < arguments.count else { throw UsageError("\(name) needs a value") }
-                    value = arguments[index]
-                    index += 1
-                }
-                values[name, default: []].append(value)
-            } else {
-                let all = Array(allowedFlags) + Array(valued)
-                throw UsageError("unknown option \(name)" + (nearest(name, in: all).map { "; did you mean \($0)?" } ?? ""))
-            }
-        }
-    }
-
+    func flag(_ name: String) -> Bool { flags.contains(name) }
+    /// The last value given for a valued option (a later one overrides an earlier one).
     func value(_ name: String) -> String? { values[name]?.last }
+    /// Every value given for an option that may repeat (`--set`).
+    func all(_ name: String) -> [String] { values[name] ?? [] }
+
+    /// A whole number ≥ `minimum` from option `name`, if given.
+    func count(_ name: String, minimum: Int = 1) throws -> Int? {
+        guard let text = value(name) else { return nil }
+        guard let n = Int(text), n >= minimum else { throw UsageError("\(name) takes a whole number ≥ \(minimum), not '\(text)'") }
+        return n
+    }
 }
 
-struct HelpRequested: Error { let text: String }
-
-/// The one pipeline a subcommand names (with its `--set` overrides), after checking that `--only`
+/// The one pipeline a command names (with its `--set` overrides), after checking that `--only`
 /// names one of its jobs; nil once validation problems are printed (exit 2).
-func loadPipeline(_ parsed: ParsedArguments, help: String) throws -> Pipeline? {
-    guard parsed.positional.count == 1 else { throw UsageError("expected one pipeline file\n\n" + help) }
+func loadPipeline(_ parsed: ParsedArguments, nothingRun: Bool = false) throws -> Pipeline? {
+    guard parsed.positional.count == 1 else {
+        throw UsageError(parsed.positional.isEmpty ? "name the pipeline file" : "expected one pipeline file, not \(parsed.positional.count)",
+                         showsUsage: true)
+    }
+    let path = parsed.positional[0]
     let pipeline: Pipeline
     do {
-        pipeline = try PipelineReader.load(path: parsed.positional[0], overrides: parsed.values["--set"] ?? [])
+        pipeline = try PipelineReader.load(path: path, overrides: parsed.all("--set"))
     } catch let failure as ValidationFailure {
         printError(failure.description)
+        let count = failure.diagnostics.count
+        printError("medley: \(count) problem\(count == 1 ? "" : "s") in \(path)" + (nothingRun ? "; nothing was run" : ""))
         return nil
     }
     if let only = parsed.value("--only"), !pipeline.jobs.contains(where: { $0.name == only }) {
         throw UsageError("--only \(only): no such job (jobs: \(pipeline.jobs.map(\.name).joined(separator: ", ")))")
     }
     return pipeline
+}
+
+/// Options several commands share, declared once.
+enum SharedOptions {
+    static let only = Option("--only", value: "JOB", "only the job of that name")
+    static let set = Option("--set", value: "JOB.KEY=VALUE", "change one value of a job, e.g. --set sepia-photos.export.quality=90\n(may be given more than once)")
+    static let jobs = Option("--jobs", "j", value: "N", "items processed at once (default: \(ProcessInfo.processInfo.activeProcessorCount), the number of cores)")
 }

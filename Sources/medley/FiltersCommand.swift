@@ -3,24 +3,22 @@ import MedleyCore
 import MedleyFilters
 
 enum FiltersCommand {
-    static let help = """
-        usage: medley filters [list] [--category C] [--json]
-               medley filters describe NAME [--json]
+    static let command = Command(
+        "filters", operands: "[list | describe NAME]",
+        summary: """
+            Lists the filters, or prints one filter's attributes as CIFilter.attributes would:
+            display name, categories, and per parameter its type, default, identity, min, max,
+            slider range and description.
+            """,
+        options: [
+            Option("--category", value: "C", "list only the filters of category C (e.g. CICategoryColorEffect)"),
+            Option("--json", "print JSON instead of text"),
+        ],
+        notes: "Exit codes: 0 listed or described, 2 unknown filter, verb or option.",
+        run: main)
 
-        Lists the filters, or prints one filter's attributes as CIFilter.attributes would:
-        display name, categories, and per parameter its type, default, identity, min, max,
-        slider range and description.
-        """
-
-    static func main(_ arguments: [String]) throws -> Int32 {
-        let parsed: ParsedArguments
-        do {
-            parsed = try ParsedArguments(arguments, flags: ["--json"], valued: ["--category"], help: help)
-        } catch let help as HelpRequested {
-            printError(help.text)
-            return 0
-        }
-        let json = parsed.flags.contains("--json")
+    static func main(_ parsed: ParsedArguments) throws -> Int32 {
+        let json = parsed.flag("--json")
         let verb = parsed.positional.first ?? "list"
         switch verb {
         case "list":

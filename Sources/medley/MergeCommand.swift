@@ -3,27 +3,22 @@ import MedleyCore
 
 /// `medley merge PIPELINE.yaml`: unions the shards' manifests of each job and checks them.
 enum MergeCommand {
-    static let help = """
-        usage: medley merge PIPELINE.yaml [--only JOB] [--set JOB.KEY=VALUE]
+    static let command = Command(
+        "merge", operands: "PIPELINE.yaml",
+        summary: """
+            After a sharded run (--shard K/N, a Kubernetes Indexed Job or a Slurm job array), unions each
+            job's per-shard manifests (<to>/.medley/manifest-JOB-shard-K-of-N.jsonl) into
+            <to>/.medley/manifest-JOB.jsonl, sorted by item, and checks them against the job's ingest:
+            every item listed exactly once, every shard present. Reports missing shards, items no shard
+            listed (with the shard that owns each) and duplicates; then it writes nothing, so an earlier
+            complete merge (manifest and playlist) stays in place.
+            """,
+        options: [Option("--only", value: "JOB", "merge only the job of that name"), SharedOptions.set],
+        notes: "Exit codes: 0 complete, 1 something missing or duplicated, 2 invalid pipeline or options.",
+        run: main)
 
-        After a sharded run (--shard K/N, a Kubernetes Indexed Job or a Slurm job array), unions each
-        job's per-shard manifests (<to>/.medley/manifest-JOB-shard-K-of-N.jsonl) into
-        <to>/.medley/manifest-JOB.jsonl, sorted by item, and checks them against the job's ingest:
-        every item listed exactly once, every shard present. Reports missing shards, items no shard
-        listed (with the shard that owns each) and duplicates; then it writes nothing, so an earlier
-        complete merge (manifest and playlist) stays in place.
-        Exit codes: 0 complete, 1 something missing or duplicated, 2 invalid pipeline or options.
-        """
-
-    static func main(_ arguments: [String]) throws -> Int32 {
-        let parsed: ParsedArguments
-        do {
-            parsed = try ParsedArguments(arguments, flags: [], valued: ["--only", "--set"], help: help)
-        } catch let help as HelpRequested {
-            printError(help.text)
-            return 0
-        }
-        guard let pipeline = try loadPipeline(parsed, help: help) else { return 2 }
+    static func main(_ parsed: ParsedArguments) throws -> Int32 {
+        guard let pipeline = try loadPipeline(parsed) else { return 2 }
         var complete = true
         for report in try ManifestMerge.merge(pipeline, onlyJob: parsed.value("--only")) {
             guard !report.shards.isEmpty else {

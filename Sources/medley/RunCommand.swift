@@ -2,65 +2,55 @@ import Foundation
 import MedleyCore
 
 enum RunCommand {
-    static let help = """
-        usage: medley run PIPELINE.yaml [options]
+    static let command = Command(
+        "run", operands: "PIPELINE.yaml",
+        summary: "Validates the pipeline, then runs its jobs over their ingested items.",
+        options: [
+            SharedOptions.jobs,
+            Option("--only", value: "JOB", "run only the job of that name"),
+            Option("--dry-run", "n", "list what would be written; write nothing"),
+            Option("--force", "f", "redo outputs that exist even with 'overwrite: skip'"),
+            Option("--shard", value: "K/N", """
+                process only share K of N (K from 1), split by a hash of each relative path;
+                also taken from JOB_COMPLETION_INDEX (Kubernetes) or SLURM_ARRAY_TASK_ID with
+                SLURM_ARRAY_TASK_COUNT (Slurm), whose indexes count from 0
+                """),
+            Option("--events", value: "FILE", """
+                write JSON lines: jobStarted, itemStarted, itemFinished, itemSkipped, itemFailed,
+                jobFinished (FILE '-' is standard output; each line is written as its event happens)
+                """),
+            Option("--quiet", "q", "hide progress and the success summary (errors and failures still show)"),
+            Option("--wait", """
+                when another medley run is writing to an export root of this run (the same
+                shard of it, or a whole-root run), wait for it to finish instead of stopping
+                """),
+            SharedOptions.set,
+        ],
+        notes: """
+            One run at a time writes an export root (or one shard of it): a second stops at once, naming the
+            first (exit 2), unless --wait. On a terminal a progress line shows a bar, counts, rate and ETA.
+            Exit codes: 0 all items succeeded; 1 some items failed, or the run stopped early (SIGTERM, a full
+            disk); 2 invalid pipeline or options, or an export root that cannot be used (another run is writing
+            to it, it cannot be written, a symbolic link where Medley keeps its files): nothing was run;
+            3 internal error; 130 interrupted (SIGINT, Ctrl-C) — items in flight are finished first.
+            """,
+        run: main)
 
-        Validates the pipeline, then runs its jobs over their ingested items.
-          --jobs N            items processed at once (default: \(ProcessInfo.processInfo.activeProcessorCount), the number of cores)
-          --only JOB          run only the job of that name
-          --dry-run           list what would be written; write nothing
-          --force             redo outputs that exist even with 'overwrite: skip'
-          --shard K/N         process only share K of N (K from 1), split by a hash of each relative path;
-                              also taken from JOB_COMPLETION_INDEX (Kubernetes) or SLURM_ARRAY_TASK_ID with
-                              SLURM_ARRAY_TASK_COUNT (Slurm), whose indexes count from 0
-          --events FILE       write JSON lines: jobStarted, itemStarted, itemFinished, itemSkipped, itemFailed, jobFinished
-                              (FILE '-' is standard output; each line is written as its event happens)
-          --quiet             hide progress and the success summary (errors and failures still show)
-          --wait              when another medley run is writing to an export root of this run (the same
-                              shard of it, or a whole-root run), wait for it to finish instead of stopping
-          --set JOB.KEY=VALUE change one value of a job, e.g. --set sepia-photos.export.quality=90
-        One run at a time writes an export root (or one shard of it): a second stops at once, naming the
-        first (exit 2), unless --wait.
-        Exit codes: 0 all items succeeded; 1 some items failed, or the run stopped early (a signal, a full
-        disk); 2 invalid pipeline or options, or an export root that cannot be used (another run is writing
-        to it, it cannot be written, a symbolic link where Medley keeps its files): nothing was run;
-        3 internal error.
-        """
-
-    static func main(_ arguments: [String]) throws -> Int32 {
-        let parsed: ParsedArguments
-        do {
-            parsed = try ParsedArguments(arguments, flags: ["--dry-run", "--force", "--quiet", "--wait"],
-                                         valued: ["--jobs", "--only", "--shard", "--events", "--set"], help: help)
-        } catch let help as HelpRequested {
-            printError(help.text)
-            return 0
+    static func main(_ parsed: ParsedArguments) throws -> Int32 {
+        guard parsed.positional.count == 1 else {
+            throw UsageError(parsed.positional.isEmpty ? "name the pipeline file" : "expected one pipeline file, not \(parsed.positional.count)",
+                             showsUsage: true)
         }
-        guard parsed.positional.count == 1 else { throw UsageError("expected one pipeline file\n\n" + help) }
         var options = RunOptions()
-        options.dryRun = parsed.flags.contains("--dry-run")
-        options.force = parsed.flags.contains("--force")
-        options.quiet = parsed.flags.contains("--quiet")
-        options.wait = parsed.flags.contains("--wait")
+        options.dryRun = parsed.flag("--dry-run")
+        options.force = parsed.flag("--force")
+        options.quiet = parsed.flag("--quiet")
+        options.wait = parsed.flag("--wait")
         options.eventsPath = parsed.value("--events")
         options.onlyJob = parsed.value("--only")
-        if let jobs = parsed.value("--jobs") {
-            guard let n = Int(jobs), n >= 1 else { throw UsageError("--jobs takes a whole number ≥ 1, not '\(jobs)'") }
-            options.concurrency = n
-        }
+        if let jobs = try parsed.count("--jobs") { options.concurrency = jobs }
         options.shard = try shard(parsed.value("--shard"))
-
-        let pipeline: Pipeline
-        do {
-            pipeline = try PipelineReader.load(path: parsed.positional[0], overrides: parsed.values["--set"] ?? [])
-        } catch let failure as ValidationFailure {
-            printError(failure.description)
-            printError("medley: \(failure.diagnostics.count) problem\(failure.diagnostics.count == 1 ? "" : "s") in \(parsed.positional[0]); nothing was run")
-            return 2
-        }
-        if let only = options.onlyJob, !pipeline.jobs.contains(where: { $0.name == only }) {
-            throw UsageError("--only \(only): no such job (jobs: \(pipeline.jobs.map(\.name).joined(separator: ", ")))")
-        }
+        guard let pipeline = try loadPipeline(parsed, nothingRun: true) else { return 2 }
 
         let runner: PipelineRunner
         do {
@@ -70,14 +60,16 @@ enum RunCommand {
             printError("medley: \(error)")
             return 2
         }
+        let received = FirstSignal()
         let signals = [SIGINT, SIGTERM].map { number -> DispatchSourceSignal in
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
             source.setEventHandler {
+                received.note(number)
                 // Still waiting for another run's lock: nothing has started, so there is nothing to finish.
                 if runner.isWaitingForLock {
                     printError("medley: stopped while waiting for the export root (signal \(number)); nothing was run")
-                    exit(1)
+                    exit(exitStatus(afterStopping: received.number))
                 }
                 printError("medley: stopping after the items in flight (signal \(number))")
                 runner.stop()
@@ -97,9 +89,34 @@ enum RunCommand {
             let done = summary.jobs.reduce(0) { $0 + $1.counts.done }
             printError("medley: interrupted after \(done) item\(done == 1 ? "" : "s") (their outputs, manifest and run state are complete); "
                        + "items not reached were not started — run the same command again to finish: finished items are skipped")
-            return 1
+            return exitStatus(afterStopping: received.number)
         }
         return summary.failed > 0 ? 1 : 0
+    }
+
+    /// 130 after SIGINT (Ctrl-C), as shells report a command the interrupt ended; 1 after
+    /// SIGTERM and any other stop.
+    static func exitStatus(afterStopping signal: Int32?) -> Int32 {
+        signal == SIGINT ? 128 + SIGINT : 1
+    }
+
+    /// The first stop signal a run received (the one that decides its exit status).
+    final class FirstSignal: @unchecked Sendable {
+        // @unchecked: `first` is guarded by `lock`.
+        private let lock = NSLock()
+        private var first: Int32?
+
+        func note(_ signal: Int32) {
+            lock.lock()
+            if first == nil { first = signal }
+            lock.unlock()
+        }
+
+        var number: Int32? {
+            lock.lock()
+            defer { lock.unlock() }
+            return first
+        }
     }
 
     /// `--shard K/N`, or the index a cluster scheduler gives an array task.
@@ -132,30 +149,20 @@ enum RunCommand {
 }
 
 enum ValidateCommand {
-    static let help = """
-        usage: medley validate PIPELINE.yaml [--set JOB.KEY=VALUE]
+    static let command = Command(
+        "validate", operands: "PIPELINE.yaml",
+        summary: """
+            Parses and checks the whole pipeline — keys, filter names and parameters, paths, templates —
+            and prints every problem as FILE:LINE:COL. Runs nothing, writes nothing.
+            """,
+        options: [SharedOptions.set],
+        notes: "Exit codes: 0 valid, 2 not.",
+        run: main)
 
-        Parses and checks the whole pipeline — keys, filter names and parameters, paths, templates —
-        and prints every problem as FILE:LINE:COL. Runs nothing, writes nothing. Exit 0 if valid, 2 if not.
-        """
-
-    static func main(_ arguments: [String]) throws -> Int32 {
-        let parsed: ParsedArguments
-        do {
-            parsed = try ParsedArguments(arguments, flags: [], valued: ["--set"], help: help)
-        } catch let help as HelpRequested {
-            printError(help.text)
-            return 0
-        }
-        guard parsed.positional.count == 1 else { throw UsageError("expected one pipeline file\n\n" + help) }
-        do {
-            let pipeline = try PipelineReader.load(path: parsed.positional[0], overrides: parsed.values["--set"] ?? [])
-            printError("\(parsed.positional[0]): valid (\(pipeline.jobs.count) job\(pipeline.jobs.count == 1 ? "" : "s"): \(pipeline.jobs.map(\.name).joined(separator: ", ")))")
-            return 0
-        } catch let failure as ValidationFailure {
-            printError(failure.description)
-            printError("medley: \(failure.diagnostics.count) problem\(failure.diagnostics.count == 1 ? "" : "s") in \(parsed.positional[0])")
-            return 2
-        }
+    static func main(_ parsed: ParsedArguments) throws -> Int32 {
+        guard let pipeline = try loadPipeline(parsed) else { return 2 }
+        let jobs = pipeline.jobs.map(\.name)
+        printError("\(parsed.positional[0]): valid (\(jobs.count) job\(jobs.count == 1 ? "" : "s"): \(jobs.joined(separator: ", ")))")
+        return 0
     }
 }

@@ -93,7 +93,7 @@ final class BadInputTests: EndToEndCase {
         for command in ["run", "validate", "filters", "probe"] {
             let help = try Tool.medley([command, "--help"])
             XCTAssertEqual(help.status, 0)
-            XCTAssertTrue(help.stderr.contains("usage: medley \(command)"), help.stderr)
+            XCTAssertTrue(help.stdout.contains("usage: medley \(command)"), help.stdout)
         }
     }
 

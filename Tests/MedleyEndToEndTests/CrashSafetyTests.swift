@@ -123,3 +123,30 @@ extension CrashSafetyTests {
         XCTAssertEqual(Tool.files(under: work + "/out").count, names.count)
     }
 }
+
+extension CrashSafetyTests {
+    /// SIGINT (Ctrl-C) stops as SIGTERM does — items in flight finish, the manifest is complete —
+    /// and exits 130, as shells report a command an interrupt ended.
+    func testInterruptFinishesTheItemsInFlightAndExits130() throws {
+        _ = try makeInputs()
+        let path = try pipeline("""
+            version: 1
+            jobs:
+              - name: stop
+                ingest: { from: [in] }
+                filters: [ { CIGaussianBlur: { inputRadius: 4 } } ]
+                export: { to: out, format: png, name: "{relpath}/{stem}.png" }
+            """)
+        let run = try EventedRun(["run", path, "-j", "2"])
+        XCTAssertTrue(run.read(untilThe: 5, "itemFinished"), run.stderr)
+        run.process.interrupt()
+        XCTAssertTrue(run.waitForStderr(containing: "medley: stopping after the items in flight (signal \(SIGINT))"), run.stderr)
+        let stderr = run.finish()
+        XCTAssertEqual(run.process.terminationReason, .exit)
+        XCTAssertEqual(run.process.terminationStatus, 128 + SIGINT, stderr)
+        XCTAssertTrue(stderr.contains("medley: interrupted after"), stderr)
+        let manifest = try String(contentsOfFile: work + "/out/.medley/manifest-stop.jsonl", encoding: .utf8)
+        XCTAssertEqual(manifest.split(separator: "\n").count, run.count("itemFinished"))
+        XCTAssertLessThan(run.count("itemFinished"), Self.items, "stopped before the end")
+    }
+}

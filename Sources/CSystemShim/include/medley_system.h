@@ -7,4 +7,8 @@
  * Returns 1 when set, 0 when this C library has no such setting. */
 int medley_limit_malloc_arenas(int count);
 
+/* The width in columns of the terminal on descriptor fd (TIOCGWINSZ), or 0 when fd is no
+ * terminal or the terminal does not say. */
+int medley_terminal_columns(int fd);
+
 #endif

@@ -1,4 +1,5 @@
 import Foundation
+import MedleyMedia
 
 /// Text for a terminal. File names and tag values may hold control characters, and written raw
 /// they are commands to the terminal: ESC ] 0 ; … BEL retitles the window, ESC [ 2 J clears it,
@@ -75,15 +76,11 @@ final class Console: @unchecked Sendable {
         lastDraw = now
         let elapsed = now.timeIntervalSince(started)
         let rate = elapsed > 0 ? Double(counts.done) / elapsed : 0
-        var line = "\(TerminalText.escaped(job, keepingLineBreaks: false))  \(counts.done)"
-        if let expected { line += "/\(expected)" }
-        line += " done"
-        if counts.failed > 0 { line += " · \(paint("\(counts.failed) failed", code: "31"))" }
-        if counts.skipped > 0 { line += " · \(counts.skipped) skipped" }
-        line += String(format: " · %.1f items/s", rate)
-        if let expected, rate > 0, expected > counts.done {
-            line += " · ETA " + Self.clock(Double(expected - counts.done) / rate)
-        }
+        // The width is asked at every redraw, so a resized window is followed; 80 when unknown.
+        let width = TerminalSize.columns(of: 2) ?? ProcessInfo.processInfo.environment["COLUMNS"].flatMap(Int.init) ?? 80
+        let layout = ProgressLine(job: TerminalText.escaped(job, keepingLineBreaks: false), done: counts.done,
+                                  failed: counts.failed, skipped: counts.skipped, expected: expected, rate: rate, width: width)
+        let line = layout.rendered { paint($0, code: "31") }
         try? FileHandle.standardError.write(contentsOf: Data(("\r\u{1B}[K" + line).utf8))
         statusShown = true
     }
