@@ -27,7 +27,7 @@ let package = Package(
                                  .linkedLibrary("swscale"), .linkedLibrary("swresample")]),
         // Non-variadic C entry points over libvips' `vips_*(…, NULL)` calls and region callbacks.
         .target(name: "CVipsShim", dependencies: ["CVips"]),
-        // glibc settings Swift's Glibc module does not expose (malloc arenas under `ulimit -v`).
+        // glibc calls Swift's Glibc module does not expose (malloc arenas under `ulimit -v`, the terminal's width).
         .target(name: "CSystemShim"),
 
         // Pure-Swift SIMD kernels over raw buffers: no C imports, no knowledge of graphs.
