@@ -181,6 +181,17 @@ final class RealWorldTagCorpusTests: EndToEndCase {
         XCTAssertTrue(warnings.contains("not carried") && warnings.contains("TDES"), warnings)
     }
 
+    /// ID3v2.3's original release year (TORY, eyeD3 --orig-release-date) was not read; mutagen
+    /// reads it as v2.4's TDOR, which Medley carries as ORIGINALDATE.
+    func testID3v23OriginalYearIsOriginalDate() throws {
+        let path = try mp3("tory.mp3")
+        let made = try Tool.run("eyeD3", ["-Q", "--no-config", "--to-v2.3", "-t", "Old", "--orig-release-date", "1970", path])
+        XCTAssertEqual(made.status, 0, made.stderr)
+        let reference = try mutagen("import sys, mutagen\nprint(mutagen.File(sys.argv[1]).tags['TDOR'].text[0])", path)
+        XCTAssertEqual(reference, "1970")
+        XCTAssertEqual(try probe(path)["tag.ORIGINALDATE"] as? String, reference)
+    }
+
     /// Tags outside SPEC §4 are shown by probe as tag.<FIELD> and usable in `where` and names.
     func testExtraTagsInProbeWhereAndNames() throws {
         let path = try mp3("isrc.mp3")

@@ -155,10 +155,11 @@ enum ID3v2 {
 
     /// The frames (besides ExtraTags' and TXXX, UFID, COMM, USLT, APIC) that reading uses: any other
     /// is named in `MediaTags.uncarried`. v2.3's TIME and TRDA are the time of TDAT's day, TSIZ the
-    /// audio's size; they describe nothing a tag carries.
+    /// audio's size, TLEN its length (a transcode measures both anew); they describe nothing a tag
+    /// carries. v2.3's TORY is the original release year, read as ORIGINALDATE (v2.4's TDOR).
     private static let readFrames: Set<String> = [
         "TIT2", "TPE1", "TPE2", "TALB", "TCOM", "TIT1", "TDRC", "TCON", "TRCK", "TPOS", "TBPM", "TCMP", "PCST", "GRP1",
-        "TDRL", "TYER", "TDAT", "TIME", "TRDA", "TSIZ",
+        "TDRL", "TYER", "TDAT", "TIME", "TRDA", "TSIZ", "TLEN", "TORY",
     ]
 
     /// TXXX descriptions read as SPEC §4 keys, not carried as extra tags.
@@ -217,6 +218,7 @@ enum ID3v2 {
         for (id, field) in ExtraTags.fieldsByID3Frame {
             if let data = first[id], let values = textValues(data)?.filter({ !$0.isEmpty }), !values.isEmpty { tags.extra[field] = values }
         }
+        if tags.extra["ORIGINALDATE"] == nil, let year = text("TORY") { tags.extra["ORIGINALDATE"] = [year] }
         if tags["userGrouping"] == nil { tags["userGrouping"] = text("GRP1") }
         if tags["releaseDate"] == nil { tags["releaseDate"] = text("TDRL") }
         if tags["releaseDate"] == nil, let year = text("TYER") {
