@@ -26,6 +26,10 @@ PACKAGES=(
   # independent tag readers for TagIO's tests: mutagen (raw ID3 frames, MP4 atoms, Vorbis
   # fields), ogginfo and opusinfo (Ogg page CRCs and sequence numbers)
   python3-mutagen vorbis-tools opus-tools
+  # the tagger matrix of fixtures/realworld/make-tags.sh: the taggers the field uses write
+  # tags into each container (id3v2 writes ID3v2.3, eyeD3, kid3-cli is TagLib, AtomicParsley
+  # writes MP4 atoms, flac's metaflac writes Vorbis comments and pictures into FLAC)
+  id3v2 eyed3 kid3-cli atomicparsley flac
   # renders the HTML run report in its test (DOM, screenshot, network log)
   chromium
 )

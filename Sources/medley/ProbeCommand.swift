@@ -8,7 +8,9 @@ enum ProbeCommand {
         summary: """
             Prints the media type and every property Medley can read of each file: persistentID (XXH3
             of the content), file facts, format, codec, sample rate, channels, duration, tags and cover
-            art of audio, size, bit depth, colour space, orientation and EXIF fields of images (numbers
+            art of audio (tags outside the MPMediaItem names as tag.<FIELD>, by their Vorbis comment
+            name: tag.ISRC, tag.REPLAYGAIN_TRACK_GAIN; tagsNotCarried names what no property holds),
+            size, bit depth, colour space, orientation and EXIF fields of images (numbers
             as exiftool -n gives them), duration, codecs, frame rate and every container tag of movies
             (tag.<key>, as ffprobe's format_tags). Files are read in parallel; output keeps the order given.
             """,

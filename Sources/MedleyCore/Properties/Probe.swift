@@ -56,6 +56,8 @@ extension Probe {
         var values = AudioProperties(file: file, persistentID: persistentID, info: reader.info, format: format,
                                      tags: tags).values
         if !warnings.isEmpty { values.append(("warnings", .text(warnings.joined(separator: "; ")))) }
+        // What the tags hold that no property names, so a transcode cannot carry it (MediaTags.uncarried).
+        if !tags.uncarried.isEmpty { values.append(("tagsNotCarried", .text(tags.uncarried.joined(separator: "; ")))) }
         if let artwork = tags.artwork {
             values.append(("artworkType", .text(artwork.mimeType)))
             values.append(("artworkBytes", .integer(artwork.data.count)))

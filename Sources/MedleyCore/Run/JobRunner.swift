@@ -632,6 +632,9 @@ public final class PipelineRunner: @unchecked Sendable {
         if !specKeys.isEmpty {
             entry.warnings.append(".\(ext) cannot hold \(specKeys.joined(separator: ", ")); not written")
         }
+        if !tags.uncarried.isEmpty {
+            entry.warnings.append("tags Medley does not model, not carried into the output: " + tags.uncarried.joined(separator: "; "))
+        }
         for other in dropped where !specKeys.contains(other) {
             entry.warnings.append(other.contains(" (") ? "\(other): .\(ext) holds one value per field"
                                                        : "\(other): .\(ext) has no field for it; not written")

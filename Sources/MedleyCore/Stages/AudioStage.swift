@@ -359,7 +359,18 @@ struct AudioProperties {
             }
         }
         values.append(("artwork", .integer(tags.artwork == nil ? 0 : 1)))
+        values += extraValues(tags)
         return values
+    }
+
+    /// The tags outside SPEC §4 (ExtraTags) as `tag.<FIELD>`, named by their Vorbis field in upper
+    /// case ("tag.ISRC", "tag.REPLAYGAIN_TRACK_GAIN") as a movie's container tags are named, so
+    /// probe shows them and `where` and templates can use them; several values joined with "; ",
+    /// as `values` joins those of a SPEC §4 key.
+    static func extraValues(_ tags: MediaTags) -> [(name: String, value: TemplateValue)] {
+        tags.extra.sorted { $0.key < $1.key }.compactMap { field, list in
+            list.isEmpty ? nil : ("tag." + field, .text(list.joined(separator: "; ")))
+        }
     }
 
     /// The tag properties of `values` (after the tag stage) as tags to write, with `artwork`, and
@@ -371,6 +382,11 @@ struct AudioProperties {
         tags.lists = read.lists
         for (name, value) in values where MediaTags.names.contains(name) {
             tags[name] = value.text
+        }
+        // The item's `mediaType` is the tags' `mediaKind` (a podcast or an audiobook is marked in the
+        // output as in the input; music needs no mark).
+        if case .text(let kind)? = values.first(where: { $0.name == "mediaType" })?.value, kind == "podcast" || kind == "audioBook" {
+            tags["mediaKind"] = kind
         }
         // A podcast title that is the album (as read) is already stored as the album.
         if tags["podcastTitle"] == tags["albumTitle"] { tags["podcastTitle"] = nil }

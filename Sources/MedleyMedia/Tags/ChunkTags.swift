@@ -8,7 +8,7 @@ import Foundation
 /// - WAV: a LIST/INFO chunk with INAM title, IART artist, IPRD albumTitle, IGNR genre, ICMT
 ///   comments, ICRD releaseDate, ITRK albumTrackNumber, ICOP COPYRIGHT, ISFT ENCODER (UTF-8,
 ///   before the data chunk).
-/// - AIFF: NAME title, AUTH artist, ANNO comments, in Mac OS Roman as Apple's readers (and
+/// - AIFF: NAME title, AUTH artist, ANNO comments (and "(c) " read as COPYRIGHT), in Mac OS Roman as Apple's readers (and
 ///   exiftool) expect; a value Mac OS Roman cannot spell is left to the ID3 chunk.
 /// Reading prefers the ID3 chunk and fills gaps from the native fields. Writing copies every
 /// other chunk byte for byte and replaces the old tag chunks.
@@ -98,11 +98,15 @@ enum ChunkTags {
             }
         case .aiff:
             for chunk in found {
-                guard let key = ["NAME": "title", "AUTH": "artist", "ANNO": "comments"][chunk.id], native[key] == nil else { continue }
+                // "(c) " is the copyright chunk (FFmpeg writes it): read as COPYRIGHT, kept as it is in the file.
+                let key = ["NAME": "title", "AUTH": "artist", "ANNO": "comments"][chunk.id]
+                guard key != nil || chunk.id == "(c) " else { continue }
+                if let key, native[key] != nil { continue }
                 let raw = try file.read(at: chunk.body, count: Int(chunk.size)).prefix { $0 != 0 }
                 // Mac OS Roman by the format's convention; UTF-8 as FFmpeg writes it.
                 let text = String(validating: raw, as: UTF8.self) ?? MacRoman.decode(raw)
-                if !text.isEmpty { native[key] = text }
+                guard !text.isEmpty else { continue }
+                if let key { native[key] = text } else if native.extra["COPYRIGHT"] == nil { native.extra["COPYRIGHT"] = [text] }
             }
         }
         for (key, value) in native.values where tags[key] == nil { tags[key] = value }

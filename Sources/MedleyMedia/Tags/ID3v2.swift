@@ -153,14 +153,25 @@ enum ID3v2 {
         "TIT1": "userGrouping", "TDRC": "releaseDate",
     ]
 
+    /// The frames (besides ExtraTags' and TXXX, UFID, COMM, USLT, APIC) that reading uses: any other
+    /// is named in `MediaTags.uncarried`. v2.3's TIME and TRDA are the time of TDAT's day, TSIZ the
+    /// audio's size, TLEN its length (a transcode measures both anew); they describe nothing a tag
+    /// carries. v2.3's TORY is the original release year, read as ORIGINALDATE (v2.4's TDOR).
+    private static let readFrames: Set<String> = [
+        "TIT2", "TPE1", "TPE2", "TALB", "TCOM", "TIT1", "TDRC", "TCON", "TRCK", "TPOS", "TBPM", "TCMP", "PCST", "GRP1",
+        "TDRL", "TYER", "TDAT", "TIME", "TRDA", "TSIZ", "TLEN", "TORY",
+    ]
+
     /// TXXX descriptions read as SPEC §4 keys, not carried as extra tags.
-    private static let consumedUserText: Set<String> = ["TCMP", "COMPILATION", "ALBUMARTIST", "ALBUM ARTIST"]
+    /// The ffmpeg CLI writes a `comment` as TXXX:comment (its own reader reads it back as the comment).
+    private static let consumedUserText: Set<String> = ["TCMP", "COMPILATION", "ALBUMARTIST", "ALBUM ARTIST", "COMMENT"]
 
     private static func tags(from frames: [(id: String, data: [UInt8])], version: UInt8) -> MediaTags {
         var tags = MediaTags()
         var first: [String: [UInt8]] = [:]
         var comments: [(description: String, text: String)] = []
         var lyrics: String?
+        var lyricsCount = 0
         var pictures: [(type: UInt8, artwork: Artwork)] = []
         // TXXX user frames by description: the ffmpeg CLI writes "compilation" as TXXX:TCMP.
         var userText: [String: String] = [:]
@@ -179,10 +190,16 @@ enum ID3v2 {
                 if let end = frame.data.firstIndex(of: 0), decodeText(frame.data[..<end]) == ExtraTags.musicBrainzOwner {
                     let id = decodeText(frame.data[(end + 1)...])
                     if !id.isEmpty { tags.extra["MUSICBRAINZ_TRACKID"] = [id] }
+                } else {
+                    let owner = frame.data.firstIndex(of: 0).map { decodeText(frame.data[..<$0]) } ?? ""
+                    tags.uncarried.append("UFID (owner \"\(owner)\")")
                 }
             case "COMM", "USLT":
                 guard let (description, text) = describedText(frame.data) else { continue }
-                if frame.id == "COMM" { comments.append((description, text)) } else if lyrics == nil { lyrics = text }
+                if frame.id == "COMM" { comments.append((description, text)) } else {
+                    lyricsCount += 1
+                    if lyrics == nil { lyrics = text }
+                }
             case "APIC", "PIC":
                 if let picture = picture(frame.data, v22: frame.id == "PIC") { pictures.append(picture) }
             default:
@@ -201,6 +218,7 @@ enum ID3v2 {
         for (id, field) in ExtraTags.fieldsByID3Frame {
             if let data = first[id], let values = textValues(data)?.filter({ !$0.isEmpty }), !values.isEmpty { tags.extra[field] = values }
         }
+        if tags.extra["ORIGINALDATE"] == nil, let year = text("TORY") { tags.extra["ORIGINALDATE"] = [year] }
         if tags["userGrouping"] == nil { tags["userGrouping"] = text("GRP1") }
         if tags["releaseDate"] == nil { tags["releaseDate"] = text("TDRL") }
         if tags["releaseDate"] == nil, let year = text("TYER") {
@@ -225,8 +243,19 @@ enum ID3v2 {
         if first["PCST"] != nil { tags["mediaKind"] = "podcast" }
         let comment = comments.first { $0.description.isEmpty } ?? comments.first { !$0.description.hasPrefix("iTun") }
         tags["comments"] = comment?.text.isEmpty == false ? comment?.text : nil
+        if tags["comments"] == nil, let text = userText["COMMENT"], !text.isEmpty { tags["comments"] = text }
         tags["lyrics"] = lyrics?.isEmpty == false ? lyrics : nil
-        tags.artwork = (pictures.first { $0.type == 3 } ?? pictures.first)?.artwork
+        let kept = pictures.first { $0.type == 3 } ?? pictures.first
+        tags.artwork = kept?.artwork
+        // What no key or extra tag holds: other comments and lyrics, other pictures, other frames.
+        for other in comments where !(other.description == comment?.description && other.text == comment?.text) {
+            // mutagen and players merge an ID3v1 comment as "ID3v1 Comment": the same text is no second comment.
+            if other.description == "ID3v1 Comment", other.text == comment?.text { continue }
+            tags.uncarried.append("COMM (description \"\(other.description)\")")
+        }
+        if lyricsCount > 1 { tags.uncarried.append("USLT: \(lyricsCount - 1) more lyrics") }
+        if pictures.count > 1 { tags.uncarried.append("APIC: \(pictures.count - 1) more picture\(pictures.count == 2 ? "" : "s")") }
+        tags.uncarried += first.keys.filter { !readFrames.contains($0) && ExtraTags.fieldsByID3Frame[$0] == nil }.sorted()
         return tags
     }
 

@@ -1,14 +1,22 @@
 import Foundation
 
-/// Tags of MPEG audio (.mp3) files: an ID3v2 tag at the start; an ID3v1(.1) tag at the end
-/// fills the fields the ID3v2 tag lacks. Writing puts one ID3v2.4 tag in front of the audio frames and
-/// drops old ID3v2, ID3v1 and APEv2 tags.
+/// Tags of MPEG audio (.mp3) files: an ID3v2 tag at the start; an APEv2 tag (foobar2000, MP3Gain)
+/// and an ID3v1(.1) tag at the end fill, in that order, the fields the ID3v2 tag lacks. Writing
+/// puts one ID3v2.4 tag in front of the audio frames and drops old ID3v2, ID3v1 and APEv2 tags
+/// (what they held was read into the tags, so it is written into the ID3v2 tag).
 enum MP3Tags {
-    /// The ID3v2 tag's fields, with the ID3v1 tag's where the v2 tag lacks them (as mutagen and
-    /// most players merge them). A v2 tag that cannot be read leaves the v1 fields, with a warning.
+    /// The ID3v2 tag's fields, with the APEv2 and ID3v1 tags' where the v2 tag lacks them (as
+    /// most players merge them). A v2 tag that cannot be read leaves the others, with a warning.
     static func read(_ file: FileBytes) throws -> MediaTags {
         let header = try file.readPrefix(at: 0, count: 10)
-        let v1 = try readID3v1(file)
+        let ape = try readAPEv2(file)
+        var v1 = try readID3v1(file)
+        if let ape {
+            // APEv2 before ID3v1: its fields are longer and Unicode.
+            var merged = ape
+            for (key, value) in v1?.values ?? [:] where merged[key] == nil { merged[key] = value }
+            v1 = merged
+        }
         guard let length = ID3v2.tagLength(header: header) else { return v1 ?? MediaTags() }
         let v2: MediaTags
         do {
@@ -21,6 +29,65 @@ enum MP3Tags {
         guard let v1 else { return v2 }
         var tags = v2
         for (key, value) in v1.values where tags[key] == nil { tags[key] = value }
+        for (key, list) in v1.lists where tags.lists[key] == nil && tags[key] == list.joined(separator: "; ") { tags.lists[key] = list }
+        for (field, values) in v1.extra where tags.extra[field] == nil { tags.extra[field] = values }
+        tags.warnings += v1.warnings
+        return tags
+    }
+
+    /// APEv2 item keys (compared case-insensitively) → MediaTags keys; "Track" and "Disc" hold "n/N".
+    private static let apeKeys = [
+        "TITLE": "title", "ARTIST": "artist", "ALBUM ARTIST": "albumArtist", "ALBUMARTIST": "albumArtist",
+        "ALBUM": "albumTitle", "GENRE": "genre", "COMPOSER": "composer", "COMMENT": "comments", "LYRICS": "lyrics",
+        "GROUPING": "userGrouping", "YEAR": "releaseDate", "BPM": "beatsPerMinute",
+    ]
+
+    /// The APEv2 tag that ends the file (before an ID3v1 tag, if any): text items by the mapping
+    /// above, "Track"/"Disc" as number and count, "Compilation" as a flag, every other text item
+    /// as an extra tag by its key in upper case (several values are NUL-separated); binary and
+    /// link items (a cover in "Cover Art (Front)") are not read, with a warning naming them.
+    static func readAPEv2(_ file: FileBytes) throws -> MediaTags? {
+        var end = file.size
+        if end >= 128, try file.read(at: end - 128, count: 3) == Array("TAG".utf8) { end -= 128 }
+        guard end >= 32 else { return nil }
+        let footer = try file.read(at: end - 32, count: 32)
+        guard footer.starts(with: Array("APETAGEX".utf8)) else { return nil }
+        let size = UInt64(footer[12..<16].littleEndianInteger), count = footer[16..<20].littleEndianInteger
+        guard size >= 32, size <= end else {
+            var damaged = MediaTags()
+            damaged.warnings.append("the APEv2 tag says it is \(size) bytes long, more than the file holds; it was not read")
+            return damaged
+        }
+        var reader = ByteReader(try file.read(at: end - size, count: Int(size) - 32))
+        var tags = MediaTags()
+        var skipped: [String] = []
+        for _ in 0..<min(count, 65536) {
+            guard let length = try? reader.u32LE(), let flags = try? reader.u32LE() else { break }
+            let key = decodeText(reader.terminated())
+            guard let value = try? reader.take(length) else {
+                tags.warnings.append("the APEv2 item \(key) runs past the end of the tag; it and the items after it were not read")
+                break
+            }
+            guard flags >> 1 & 3 == 0 else { skipped.append(key); continue }
+            let values = String(decoding: value, as: UTF8.self).split(separator: "\0").map(String.init).filter { !$0.isEmpty }
+            guard !values.isEmpty else { continue }
+            let upper = key.uppercased()
+            switch upper {
+            case "TRACK": TagValues.store(TagValues.pair(values[0]), into: &tags, number: "albumTrackNumber", count: "albumTrackCount")
+            case "DISC": TagValues.store(TagValues.pair(values[0]), into: &tags, number: "discNumber", count: "discCount")
+            case "COMPILATION": tags["isCompilation"] = TagValues.flag(values[0]) == true ? "1" : "0"
+            default:
+                if let name = apeKeys[upper] {
+                    tags[name] = values.joined(separator: "; ")
+                    if values.count > 1 { tags.lists[name] = values }
+                } else if tags.extra[upper] == nil {
+                    tags.extra[upper] = values
+                }
+            }
+        }
+        if !skipped.isEmpty {
+            tags.warnings.append("APEv2 items not read (binary or links): " + skipped.joined(separator: ", "))
+        }
         return tags
     }
 

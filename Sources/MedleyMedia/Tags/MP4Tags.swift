@@ -185,6 +185,9 @@ enum MP4Tags {
                     if texts.count > 1 { tags.lists[key] = texts }
                 } else if let field = extraAtoms[item.type], !texts.isEmpty {
                     tags.extra[field] = texts
+                } else if textItems[item.type] == nil, extraAtoms[item.type] == nil, !values.isEmpty {
+                    // Latin-1, so "©" (0xA9) reads as in the file.
+                    tags.uncarried.append(String((0..<4).map { Character(Unicode.Scalar(UInt8(truncatingIfNeeded: item.type >> (24 - 8 * $0)))) }))
                 }
             }
         }
@@ -195,6 +198,7 @@ enum MP4Tags {
         default: if podcast { tags["mediaKind"] = "podcast" }
         }
         tags.artwork = covers.first
+        if covers.count > 1 { tags.uncarried.append("covr: \(covers.count - 1) more picture\(covers.count == 2 ? "" : "s")") }
         TagValues.inferKind(&tags)
         return tags
     }

@@ -18,6 +18,11 @@ public struct MediaTags: Sendable, Equatable {
     /// Every value of a key that had several (three ARTIST fields); `values` holds them joined
     /// with "; ". Writers use the list only while the joined value is unchanged.
     public var lists: [String: [String]] = [:]
+    /// What a reader found that no key or extra tag holds, so no output can carry it: ID3 frames
+    /// such as TDES or WFED, a second COMM frame, MP4 atoms such as `desc` or `purl`, pictures
+    /// after the one kept. Named ("COMM (description \"d\", deu)", "TDES", "desc", "APIC: 2 more
+    /// pictures"), so probe shows them and a transcode warns that they were not carried.
+    public var uncarried: [String] = []
 
     public init(values: [String: String] = [:], artwork: Artwork? = nil) {
         self.values = values

@@ -109,6 +109,7 @@ enum VorbisComments {
             found.append((3, Artwork(sniffing: [UInt8](bytes), declared: byName["COVERARTMIME"]?.first ?? "")))
         }
         tags.artwork = (found.first { $0.type == 3 } ?? found.first)?.artwork
+        if found.count > 1 { tags.uncarried.append("picture: \(found.count - 1) more picture\(found.count == 2 ? "" : "s")") }
         TagValues.inferKind(&tags)
         return tags
     }
