@@ -100,6 +100,8 @@ public struct TranscodeSettings: Sendable, Equatable {
 
     /// MPEG-4 AAC sampling frequencies (ISO/IEC 14496-3, Table 1.18).
     public static let aacRates = [8000, 11025, 12000, 16000, 22050, 24000, 32000, 44100, 48000, 64000, 88200, 96000]
+    /// The rates of MPEG-1, 2 and 2.5 Layer III: all an MP3 frame header can say.
+    public static let mp3Rates = [8000, 11025, 12000, 16000, 22050, 24000, 32000, 44100, 48000]
 
     static let keys = ["AVFormatIDKey", "AVSampleRateKey", "AVNumberOfChannelsKey", "AVEncoderAudioQualityKey",
                        "AVSampleRateConverterAudioQualityKey", "AVEncoderBitRateKey", "AVEncoderBitRatePerChannelKey",
@@ -212,6 +214,11 @@ public struct TranscodeSettings: Sendable, Equatable {
         if settings.format == .mpeg4AAC, let rate = settings.sampleRate, !aacRates.contains(rate), let node = fields["AVSampleRateKey"] {
             sink.error(node, "AAC cannot be encoded at \(rate) Hz",
                        suggestion: "use an MPEG-4 rate: \(aacRates.map(String.init).joined(separator: ", "))")
+            ok = false
+        }
+        if settings.format == .mpegLayer3, let rate = settings.sampleRate, !mp3Rates.contains(rate), let node = fields["AVSampleRateKey"] {
+            sink.error(node, "MP3 cannot be encoded at \(rate) Hz",
+                       suggestion: "use an MPEG audio rate: \(mp3Rates.map(String.init).joined(separator: ", "))")
             ok = false
         }
         settings.channels = integer("AVNumberOfChannelsKey", 1...8)

@@ -122,12 +122,21 @@ struct AudioStage {
             return bits
         }
         let bitRate = settings.bitRate ?? (settings.bitRatePerChannel ?? defaultBitRatePerChannel()) * channels
+        // A source rate the codec cannot carry (no AVSampleRateKey): the nearest it can (the higher
+        // of two as near), resampled, with a warning — as ffmpeg picks the closest supported rate.
+        func keptRate(_ supported: [Int], _ what: String) -> Int {
+            guard settings.sampleRate == nil, !supported.contains(rate),
+                  let nearest = supported.min(by: { (abs($0 - rate), -$0) < (abs($1 - rate), -$1) }) else { return rate }
+            warnings.append("\(what) cannot hold \(rate) Hz: resampled to \(nearest) Hz (set AVSampleRateKey to choose)")
+            return nearest
+        }
         func unsupported() -> ItemFailure {
             ItemFailure("\(settings.format.rawValue) cannot be written as .\(ext); use .\(defaultExtension)")
         }
         switch settings.format {
         case .mpeg4AAC:
             guard ["m4a", "mp4", "aac"].contains(ext) else { throw unsupported() }
+            rate = keptRate(TranscodeSettings.aacRates, "AAC")
             if !TranscodeSettings.aacRates.contains(rate) {
                 throw ItemFailure("AAC cannot be encoded at \(rate) Hz; set AVSampleRateKey to 44100 or 48000")
             }
@@ -144,6 +153,10 @@ struct AudioStage {
             return .ffmpeg(FFmpegOutputFormat(muxer: "ogg", codec: "libopus", sampleRate: rate, channels: channels, bitRate: bitRate))
         case .mpegLayer3:
             guard ext == "mp3" else { throw unsupported() }
+            rate = keptRate(TranscodeSettings.mp3Rates, "MP3")
+            guard TranscodeSettings.mp3Rates.contains(rate) else {
+                throw ItemFailure("MP3 cannot be encoded at \(rate) Hz; use " + TranscodeSettings.mp3Rates.map(String.init).joined(separator: ", "))
+            }
             return .ffmpeg(FFmpegOutputFormat(muxer: "mp3", codec: "libmp3lame", sampleRate: rate, channels: channels,
                                               bitRate: bitRate))
         case .appleIMA4:
