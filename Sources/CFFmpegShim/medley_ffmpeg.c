@@ -247,7 +247,7 @@ struct MedleyDecoder {
     int flushing;
     int damaged;      /* packets or frames the decoder rejected and that were skipped */
     /* Ogg Vorbis: the stream's length from its granule positions (as libvorbisfile decodes it), and
-     * the frames handed out so far. FFmpeg 5.1's own end trimming of Ogg Vorbis disagrees with the
+     * the frames handed out so far (after the frames before zero, which are dropped). FFmpeg 5.1's own end trimming of Ogg Vorbis disagrees with the
      * last granule position on real files (it cuts 128 frames of audio from some, keeps the padding
      * of others), so the decoder skips manually: start skips are applied, the end is cut here. */
     int64_t limit;
@@ -294,6 +294,11 @@ void medley_decoder_info(const MedleyDecoder *d, int *sample_rate, int *channels
     int64_t count = 0;
     if (s->duration > 0) count = av_rescale_q(s->duration, s->time_base, (AVRational){1, d->codec->sample_rate});
     else if (d->format->duration > 0) count = av_rescale(d->format->duration, d->codec->sample_rate, AV_TIME_BASE);
+    /* Ogg Opus: FFmpeg's stream duration counts the pre-skip, which is not played (RFC 7845 §4.2;
+     * opusinfo and mutagen give the length without it). */
+    if (s->duration > 0 && d->codec->codec_id == AV_CODEC_ID_OPUS && strcmp(d->format->iformat->name, "ogg") == 0
+        && s->codecpar->initial_padding > 0 && count > s->codecpar->initial_padding)
+        count -= s->codecpar->initial_padding;
     *frames = count;
     /* The codec's name as ffprobe prints it ("mp3", not the decoder's "mp3float"). */
     *codec_name = avcodec_get_name(d->codec->codec_id);
@@ -384,6 +389,14 @@ int medley_decoder_read(MedleyDecoder *d, float *samples, int max_frames, char *
             if (d->limit > 0 && skip && skip->size >= 4) {
                 uint32_t start = AV_RL32(skip->data);
                 d->offset = start < (uint32_t)d->frame->nb_samples ? (int)start : d->frame->nb_samples;
+            }
+            /* A Vorbis stream whose first page's granule position is lower than the samples its packets
+             * decode starts before zero (Vorbis I §A.2, a stream cut from a longer one): FFmpeg stamps
+             * those frames with negative times and hands them out; libvorbisfile discards them. */
+            if (d->limit > 0 && d->frame->pts != AV_NOPTS_VALUE && d->frame->pts < 0) {
+                AVStream *s = d->format->streams[d->stream];
+                int64_t before = av_rescale_q(-d->frame->pts, s->time_base, (AVRational){1, d->codec->sample_rate});
+                if (before > d->offset) d->offset = before < d->frame->nb_samples ? (int)before : d->frame->nb_samples;
             }
         }
         int available = d->frame->nb_samples - d->offset;

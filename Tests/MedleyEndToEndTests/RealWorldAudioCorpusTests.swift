@@ -86,4 +86,27 @@ final class RealWorldAudioCorpusTests: EndToEndCase {
             XCTAssertLessThanOrEqual(worst, 1, seconds)
         }
     }
+
+    /// An Ogg Opus file's playbackDuration leaves out its pre-skip (RFC 7845 §4.2), as opusinfo and
+    /// mutagen do: FFmpeg's stream duration counts it (warzone2100-music's `menu.opus`, 180 s, was
+    /// probed as 180.007).
+    func testOggOpusPlaybackDurationLeavesOutThePreSkip() throws {
+        let source = work + "/in.wav", opus = work + "/tone.opus"
+        XCTAssertEqual(try Tool.run("sox", ["-n", "-r", "48000", "-c", "2", "-b", "16", source,
+                                             "synth", "2", "sine", "440", "vol", "0.5"]).status, 0)
+        let made = try Tool.run("opusenc", ["--quiet", source, opus])
+        XCTAssertEqual(made.status, 0, made.stderr)
+        let mutagen = try Tool.run("/usr/bin/python3", ["-c", """
+            import sys, mutagen.oggopus
+            info = mutagen.oggopus.OggOpus(sys.argv[1]).info
+            print(info.length)
+            """, opus])
+        XCTAssertEqual(mutagen.status, 0, mutagen.stderr)
+        let expected = try XCTUnwrap(Double(mutagen.stdout.trimmingCharacters(in: .whitespacesAndNewlines)))
+        XCTAssertEqual(expected, 2, accuracy: 0.0001, "opusenc keeps the WAV's 96,000 frames")
+        let probe = try Tool.medley(["probe", "--json", opus])
+        XCTAssertEqual(probe.status, 0, probe.stderr)
+        let info = try XCTUnwrap((try JSONSerialization.jsonObject(with: probe.data) as? [[String: Any]])?.first)
+        XCTAssertEqual(try XCTUnwrap(info["playbackDuration"] as? Double), expected, accuracy: 0.0005)
+    }
 }
