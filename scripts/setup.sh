@@ -26,6 +26,8 @@ PACKAGES=(
   # independent tag readers for TagIO's tests: mutagen (raw ID3 frames, MP4 atoms, Vorbis
   # fields), ogginfo and opusinfo (Ogg page CRCs and sequence numbers)
   python3-mutagen vorbis-tools opus-tools
+  # fixtures/realworld/check-audio.py compares decoded samples of inputs and outputs with numpy
+  python3-numpy
   # renders the HTML run report in its test (DOM, screenshot, network log)
   chromium
 )
