@@ -30,6 +30,8 @@ PACKAGES=(
   # tags into each container (id3v2 writes ID3v2.3, eyeD3, kid3-cli is TagLib, AtomicParsley
   # writes MP4 atoms, flac's metaflac writes Vorbis comments and pictures into FLAC)
   id3v2 eyed3 kid3-cli atomicparsley flac
+  # fixtures/realworld/check-audio.py compares decoded samples of inputs and outputs with numpy
+  python3-numpy
   # renders the HTML run report in its test (DOM, screenshot, network log)
   chromium
 )

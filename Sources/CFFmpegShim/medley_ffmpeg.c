@@ -4,6 +4,7 @@
 #include <libavcodec/avcodec.h>
 #include <libavformat/avformat.h>
 #include <libavutil/channel_layout.h>
+#include <libavutil/intreadwrite.h>
 #include <libavutil/log.h>
 #include <libavutil/opt.h>
 #include <stdio.h>
@@ -245,6 +246,12 @@ struct MedleyDecoder {
     int finished;
     int flushing;
     int damaged;      /* packets or frames the decoder rejected and that were skipped */
+    /* Ogg Vorbis: the stream's length from its granule positions (as libvorbisfile decodes it), and
+     * the frames handed out so far (after the frames before zero, which are dropped). FFmpeg 5.1's own end trimming of Ogg Vorbis disagrees with the
+     * last granule position on real files (it cuts 128 frames of audio from some, keeps the padding
+     * of others), so the decoder skips manually: start skips are applied, the end is cut here. */
+    int64_t limit;
+    int64_t produced;
 };
 
 MedleyDecoder *medley_decoder_open(const char *path, char *error, size_t size) {
@@ -262,6 +269,12 @@ MedleyDecoder *medley_decoder_open(const char *path, char *error, size_t size) {
     if (!d->codec) { snprintf(error, size, "out of memory"); goto fail; }
     r = avcodec_parameters_to_context(d->codec, d->format->streams[d->stream]->codecpar);
     if (r < 0) { set_error(error, size, "cannot read the stream parameters", r); goto fail; }
+    AVStream *stream = d->format->streams[d->stream];
+    if (codec->id == AV_CODEC_ID_VORBIS && strcmp(d->format->iformat->name, "ogg") == 0 && stream->duration > 0
+        && d->codec->sample_rate > 0) {
+        d->limit = av_rescale_q(stream->duration, stream->time_base, (AVRational){1, d->codec->sample_rate});
+        d->codec->flags2 |= AV_CODEC_FLAG2_SKIP_MANUAL;
+    }
     r = avcodec_open2(d->codec, codec, NULL);
     if (r < 0) { set_error(error, size, "cannot start the decoder", r); goto fail; }
     d->channels = d->codec->ch_layout.nb_channels;
@@ -281,6 +294,11 @@ void medley_decoder_info(const MedleyDecoder *d, int *sample_rate, int *channels
     int64_t count = 0;
     if (s->duration > 0) count = av_rescale_q(s->duration, s->time_base, (AVRational){1, d->codec->sample_rate});
     else if (d->format->duration > 0) count = av_rescale(d->format->duration, d->codec->sample_rate, AV_TIME_BASE);
+    /* Ogg Opus: FFmpeg's stream duration counts the pre-skip, which is not played (RFC 7845 §4.2;
+     * opusinfo and mutagen give the length without it). */
+    if (s->duration > 0 && d->codec->codec_id == AV_CODEC_ID_OPUS && strcmp(d->format->iformat->name, "ogg") == 0
+        && s->codecpar->initial_padding > 0 && count > s->codecpar->initial_padding)
+        count -= s->codecpar->initial_padding;
     *frames = count;
     /* The codec's name as ffprobe prints it ("mp3", not the decoder's "mp3float"). */
     *codec_name = avcodec_get_name(d->codec->codec_id);
@@ -365,13 +383,36 @@ int medley_decoder_read(MedleyDecoder *d, float *samples, int max_frames, char *
             }
             d->have_frame = 1;
             d->offset = 0;
+            /* Skipping manually: the frames a start skip names are dropped; an end skip is not applied
+             * (the limit cuts the stream at its last granule position instead). */
+            AVFrameSideData *skip = av_frame_get_side_data(d->frame, AV_FRAME_DATA_SKIP_SAMPLES);
+            if (d->limit > 0 && skip && skip->size >= 4) {
+                uint32_t start = AV_RL32(skip->data);
+                d->offset = start < (uint32_t)d->frame->nb_samples ? (int)start : d->frame->nb_samples;
+            }
+            /* A Vorbis stream whose first page's granule position is lower than the samples its packets
+             * decode starts before zero (Vorbis I §A.2, a stream cut from a longer one): FFmpeg stamps
+             * those frames with negative times and hands them out; libvorbisfile discards them. */
+            if (d->limit > 0 && d->frame->pts != AV_NOPTS_VALUE && d->frame->pts < 0) {
+                AVStream *s = d->format->streams[d->stream];
+                int64_t before = av_rescale_q(-d->frame->pts, s->time_base, (AVRational){1, d->codec->sample_rate});
+                if (before > d->offset) d->offset = before < d->frame->nb_samples ? (int)before : d->frame->nb_samples;
+            }
         }
         int available = d->frame->nb_samples - d->offset;
         int take = max_frames - done < available ? max_frames - done : available;
+        if (d->limit > 0 && take > d->limit - d->produced) take = (int)(d->limit - d->produced);
+        if (take <= 0 && d->limit > 0 && d->produced >= d->limit) {
+            d->finished = 1;
+            av_frame_unref(d->frame);
+            d->have_frame = 0;
+            break;
+        }
         for (int i = 0; i < take; i++)
             for (int c = 0; c < d->channels; c++)
                 samples[(done + i) * d->channels + c] = load_sample(d->frame, d->offset + i, c, d->channels);
         done += take;
+        d->produced += take;
         d->offset += take;
         if (d->offset >= d->frame->nb_samples) { d->have_frame = 0; av_frame_unref(d->frame); }
     }
