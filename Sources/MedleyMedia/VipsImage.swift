@@ -31,10 +31,11 @@ public final class VipsImage: @unchecked Sendable {
         return try wrap(medley_image_open(path, access == .sequential ? 1 : 0, 1), "cannot open")
     }
 
-    /// Every frame of an animated file, stacked top to bottom into one tall image.
-    public static func openAnimation(_ path: String) throws -> VipsImage {
+    /// Every frame of an animated file, stacked top to bottom into one tall image. Frames that
+    /// will be rotated (EXIF orientation) read rows out of order, so they need `.random` access.
+    public static func openAnimation(_ path: String, access: Access = .sequential) throws -> VipsImage {
         try Vips.start()
-        return try wrap(medley_image_open_pages(path, 1), "cannot open")
+        return try wrap(medley_image_open_pages(path, access == .sequential ? 1 : 0, 1), "cannot open")
     }
 
     /// Pages (frames) in the file: 1 for a still image.
