@@ -26,6 +26,10 @@ PACKAGES=(
   # independent tag readers for TagIO's tests: mutagen (raw ID3 frames, MP4 atoms, Vorbis
   # fields), ogginfo and opusinfo (Ogg page CRCs and sequence numbers)
   python3-mutagen vorbis-tools opus-tools
+  # the real-world image corpus (fixtures/realworld/make-images.sh, check-images.py): cwebp and
+  # gif2webp write WebP stills and animations, ICC profiles to embed (Adobe RGB, ProPhoto, Rec. 709…),
+  # numpy compares Medley's pixels with vips' decode
+  webp icc-profiles-free colord-data python3-numpy
   # renders the HTML run report in its test (DOM, screenshot, network log)
   chromium
 )
