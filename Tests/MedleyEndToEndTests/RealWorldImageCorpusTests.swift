@@ -85,6 +85,34 @@ final class RealWorldImageCorpusTests: EndToEndCase {
         }
     }
 
+    func testFloatImagesBecomeSixteenBitSRGBWithAWarning() throws {
+        let images = try subset()
+        let input = images + "/float/scrgb-float.tif"
+        XCTAssertEqual([try Tool.vipsHeader(input, "format"), try Tool.vipsHeader(input, "interpretation")], ["float", "scrgb"])
+        let path = try pipeline("""
+            version: 1
+            jobs:
+              - name: float
+                ingest: { from: [\(input)] }
+                export: { to: \(work!)/out, format: png, name: "{stem}.{ext}" }
+            """)
+        let result = try Tool.medley(["run", path, "--quiet"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        let output = work + "/out/scrgb-float.png"
+        // Before, 32-bit float samples were written as 8-bit without a word.
+        XCTAssertEqual(try Tool.vipsHeader(output, "format"), "ushort")
+        let manifest = try String(contentsOfFile: work + "/out/.medley/manifest-float.jsonl", encoding: .utf8)
+        let record = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(manifest.utf8)) as? [String: Any])
+        XCTAssertEqual(record["warnings"] as? [String],
+                       ["32-bit float samples (scrgb): written as 16-bit integers; values outside 0…1 after the conversion to sRGB are clipped"])
+        // The pixels: vips' own scRGB → 16-bit sRGB, within 1 step of 65535 (both round once).
+        let reference = work + "/reference.png"
+        try Tool.vips(["colourspace", input, reference, "rgb16"])
+        let mine = try Tool.pixels(output, depth: 16), theirs = try Tool.pixels(reference, depth: 16)
+        XCTAssertEqual(mine.samples.count, theirs.samples.count)
+        XCTAssertLessThanOrEqual(zip(mine.samples, theirs.samples).map { abs($0 - $1) }.max() ?? .max, 1)
+    }
+
     func testProbeShowsLibraryMessagesAsTheFilesWarningsNotRawStderr() throws {
         // An EXIF resolution unit of 7 (only 1–3 exist): libvips logs "unknown EXIF resolution unit".
         let odd = work + "/odd-unit.jpg", clean = Tool.fixtures + "/images/landscape.jpg"
