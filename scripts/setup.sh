@@ -32,6 +32,10 @@ PACKAGES=(
   id3v2 eyed3 kid3-cli atomicparsley flac
   # fixtures/realworld/check-audio.py compares decoded samples of inputs and outputs with numpy
   python3-numpy
+  # the real-world image corpus (fixtures/realworld/make-images.sh, check-images.py): cwebp and
+  # gif2webp write WebP stills and animations, ICC profiles to embed (Adobe RGB, ProPhoto, Rec. 709…),
+  # numpy compares Medley's pixels with vips' decode
+  webp icc-profiles-free colord-data
   # renders the HTML run report in its test (DOM, screenshot, network log)
   chromium
 )

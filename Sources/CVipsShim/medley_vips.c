@@ -174,8 +174,9 @@ MedleyImage *medley_image_open(const char *path, int sequential, int fail_on_err
     return HANDLE(image);
 }
 
-MedleyImage *medley_image_open_pages(const char *path, int fail_on_error) {
-    VipsImage *image = vips_image_new_from_file(path, "n", -1, "access", VIPS_ACCESS_SEQUENTIAL,
+MedleyImage *medley_image_open_pages(const char *path, int sequential, int fail_on_error) {
+    VipsImage *image = vips_image_new_from_file(path, "n", -1,
+        "access", sequential ? VIPS_ACCESS_SEQUENTIAL : VIPS_ACCESS_RANDOM,
         "fail_on", fail_on_error ? VIPS_FAIL_ON_WARNING : VIPS_FAIL_ON_NONE, NULL);
     return HANDLE(image);
 }

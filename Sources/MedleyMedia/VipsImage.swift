@@ -31,10 +31,11 @@ public final class VipsImage: @unchecked Sendable {
         return try wrap(medley_image_open(path, access == .sequential ? 1 : 0, 1), "cannot open")
     }
 
-    /// Every frame of an animated file, stacked top to bottom into one tall image.
-    public static func openAnimation(_ path: String) throws -> VipsImage {
+    /// Every frame of an animated file, stacked top to bottom into one tall image. Frames that
+    /// will be rotated (EXIF orientation) read rows out of order, so they need `.random` access.
+    public static func openAnimation(_ path: String, access: Access = .sequential) throws -> VipsImage {
         try Vips.start()
-        return try wrap(medley_image_open_pages(path, 1), "cannot open")
+        return try wrap(medley_image_open_pages(path, access == .sequential ? 1 : 0, 1), "cannot open")
     }
 
     /// Pages (frames) in the file: 1 for a still image.
@@ -250,7 +251,8 @@ public final class VipsImage: @unchecked Sendable {
     /// libvips loads CMYK, CIELAB/XYZ (TIFF), float and many-band images as they are stored.
     /// CMYK goes through its embedded ICC profile, or libvips' default CMYK profile when it has
     /// none (as `vips icc_import` does); other colour spaces through `vips colourspace`. Bands
-    /// beyond what the space holds (e.g. a 6-band TIFF) are dropped, with a warning.
+    /// beyond what the space holds (e.g. a 6-band TIFF) are dropped, with a warning; samples of
+    /// more than 16 bits become 16-bit, with a warning.
     public func inRGBSpace() throws -> (image: VipsImage, warnings: [String]) {
         let kind = interpretation, format = medley_image_format(handle)
         let rgbKinds: Set<String> = ["srgb", "rgb", "rgb16"], greyKinds: Set<String> = ["b-w", "grey16"]
@@ -269,7 +271,14 @@ public final class VipsImage: @unchecked Sendable {
             image = try bands(0, count: keep)
             warnings.append("\(bands) bands (\(kind)): only the first \(keep) are kept; the other \(bands - keep) are dropped")
         }
-        let deep = image.sampleBytes == 2
+        // 16-bit samples stay 16-bit; 32-bit (float, as scRGB and CIELAB TIFFs hold) and 64-bit ones
+        // become 16-bit too, the deepest the kernels and most formats take, never 8-bit.
+        let deep = image.sampleBytes >= 2
+        if image.sampleBytes > 2 {
+            let float = format == 6 || format == 8  // float, double
+            warnings.append("\(image.sampleBytes * 8)-bit \(float ? "float" : "integer") samples (\(kind)): written as 16-bit integers"
+                            + (float ? "; values outside 0…1 after the conversion to sRGB are clipped" : ""))
+        }
         switch kind {
         case "cmyk":
             image = try Self.wrap(medley_image_import_icc(image.handle, "cmyk"), "cannot convert CMYK to sRGB")

@@ -36,13 +36,21 @@ public enum Probe {
             }
         }
         try Vips.start()
-        let image: VipsImage
+        // libvips' and GLib's messages while the header and metadata are read are this file's
+        // warnings, as in a run, never raw lines on stderr.
+        var messages = LibraryMessages()
+        var values: [(name: String, value: TemplateValue)]
         do {
-            image = try VipsImage.open(absolute, access: .sequential)
+            values = try Vips.collectingMessages(into: &messages) {
+                let image = try VipsImage.open(absolute, access: .sequential)
+                return ImageProperties(file: file, persistentID: persistentID, image: image, format: sniffed.format).values
+            }
         } catch {
-            throw ItemFailure("cannot decode: \(error)")
+            let reason = (error as? MediaError)?.reason ?? "\(error)"
+            throw ItemFailure("cannot decode: " + ([reason] + messages.lines).joined(separator: "; "))
         }
-        return ImageProperties(file: file, persistentID: persistentID, image: image, format: sniffed.format).values
+        if !messages.lines.isEmpty { values.append(("warnings", .text(messages.lines.joined(separator: "; ")))) }
+        return values
     }
 }
 

@@ -62,11 +62,14 @@ struct ImageStage {
     }
 
     /// Every frame through the plan, joined again with the file's delays and loop count.
-    private func renderAnimation(_ path: String) throws -> (image: VipsImage, warnings: [String]) {
+    private func renderAnimation(_ path: String, header: VipsImage) throws -> (image: VipsImage, warnings: [String]) {
         if renderer.plan?.root.needsAlpha == true {
             throw ItemFailure("an animation (GIF/WebP of several frames) cannot go through a graph that composites or generates images; run it with point or geometry filters only")
         }
-        let stack = try VipsImage.openAnimation(path)
+        // Each frame is turned upright by the file's EXIF orientation, as a still is (the orientation
+        // tag goes with it, so the output is not turned twice).
+        let rotate = renderer.autoOrient && header.orientation != 1
+        let stack = try VipsImage.openAnimation(path, access: rotate ? .random : .sequential)
         let frameHeight = stack.pageHeight, count = stack.pages
         guard frameHeight > 0, count > 1, frameHeight * count == stack.height else {
             throw ItemFailure("the animation's \(count) frames do not fill its \(stack.height) rows evenly")
@@ -74,7 +77,8 @@ struct ImageStage {
         var warnings: [String] = []
         var frames: [VipsImage] = []
         for index in 0..<count {
-            let frame = try stack.cropped(left: 0, top: index * frameHeight, width: stack.width, height: frameHeight)
+            var frame = try stack.cropped(left: 0, top: index * frameHeight, width: stack.width, height: frameHeight)
+            if rotate { frame = try frame.autoOriented() }
             frames.append(try renderer.render(frame: frame, warnings: &warnings))
         }
         guard frames.allSatisfy({ $0.width == frames[0].width && $0.height == frames[0].height }) else {
@@ -95,7 +99,7 @@ struct ImageStage {
                 return try Vips.collectingMessages(into: &collected) {
                     let source = again ? try VipsImage.open(path, access: .sequential) : header
                     var (image, warnings) = try isAnimation(header, to: format)
-                        ? try renderAnimation(path) : try renderer.render(path, header: source)
+                        ? try renderAnimation(path, header: header) : try renderer.render(path, header: source)
                     image = try image.attributedToCurrentItem()
                     try image.save(to: temporaryPath, format: format,
                                    quality: format.isLossy ? export.quality : nil, strip: export.strip)
