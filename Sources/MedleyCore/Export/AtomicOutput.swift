@@ -53,10 +53,3 @@ struct AtomicOutput {
         }
     }
 }
-
-/// Why one item failed, in words for the summary (the path is added by the caller).
-public struct ItemFailure: Error, CustomStringConvertible {
-    public let reason: String
-    public init(_ reason: String) { self.reason = reason }
-    public var description: String { reason }
-}

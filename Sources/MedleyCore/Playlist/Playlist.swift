@@ -111,8 +111,14 @@ enum Playlist {
 }
 
 extension Playlist {
+    /// Writes the playlist of the finished manifest at `manifestAt`; returns its number of items.
+    static func write(_ stage: PlaylistStage, manifestAt path: String, root: ExportRoot) throws -> Int {
+        try write(stage, manifestLines: String(contentsOfFile: path, encoding: .utf8).components(separatedBy: "\n"), root: root)
+    }
+
     /// Writes the playlist of a job from its manifest lines: every playable item with an output
     /// (see ``entries(fromManifestLines:)``), in the stage's order, atomically.
+
     static func write(_ stage: PlaylistStage, manifestLines: [String], root: ExportRoot) throws -> Int {
         let entries = self.entries(fromManifestLines: manifestLines)
         let seed = stage.seed ?? UInt64.random(in: 0...UInt64(UInt32.max))

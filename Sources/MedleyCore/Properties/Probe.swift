@@ -15,7 +15,7 @@ public enum Probe {
             path: absolute, root: (absolute as NSString).deletingLastPathComponent,
             relativePath: (absolute as NSString).lastPathComponent, size: Int64(info.st_size),
             modified: Date(timeIntervalSince1970: Double(info.st_mtim.tv_sec)))
-        guard let sniffed = try PipelineRunner.identify(file) else {
+        guard let sniffed = try Identify.format(of: file) else {
             throw ItemFailure("not a recognised image, audio or movie file")
         }
         let persistentID: UInt64

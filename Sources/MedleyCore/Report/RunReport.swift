@@ -37,6 +37,21 @@ struct JobSummaryFile: Codable {
     }
 }
 
+extension JobSummaryFile {
+    /// The summary of a job that has just run.
+    init(job: String, counts c: JobCounts, started: Date, seconds: Double, shard: (index: Int, count: Int)?) {
+        self.init(job: job, started: started.formatted(.iso8601), seconds: seconds, succeeded: c.succeeded, failed: c.failed,
+                  skipped: c.skipped, excluded: c.excluded, ignored: c.ignored, bytesWritten: c.bytesWritten,
+                  shard: shard.map { "\($0.index)/\($0.count)" })
+    }
+
+    /// Writes `<to>/.medley/summary-<job>.json` (the counts and wall time the report shows); a
+    /// summary that cannot be written only leaves the report without them.
+    func write(into root: ExportRoot, shard: (index: Int, count: Int)?) {
+        if let data = try? JSONEncoder().encode(self) { try? root.writeOwnFile(Self.fileName(job: job, shard: shard), [UInt8](data)) }
+    }
+}
+
 /// A self-contained HTML page about one job's run: the summary, a contact sheet of before/after
 /// thumbnails for images, a waveform and meters for audio, properties per item, failures with
 /// their reasons, links to the outputs. Everything it shows is in its folder or linked relative

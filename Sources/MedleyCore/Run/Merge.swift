@@ -97,9 +97,9 @@ public enum ManifestMerge {
         let own = OwnOutputs(exportRoot: export.to, ingestRoots: job.ingest.roots)
         for result in FileEnumerator(job.ingest.source) {
             guard case .success(let file) = result, !own.contains(file.path), seen[file.path] == nil else { continue }
-            guard let sniffed = try? PipelineRunner.identify(file),
+            guard let sniffed = try? Identify.format(of: file),
                   job.ingest.media.contains(where: { $0.selects(sniffed.kind) }) else { continue }
-            report.missing.append((file.path, Int(PipelineRunner.stableHash(file.relativePath) % UInt64(n)) + 1))
+            report.missing.append((file.path, Sharding.shard(of: file.relativePath, count: n)))
         }
 
         // A partial union must not replace a whole one: report, write nothing.
