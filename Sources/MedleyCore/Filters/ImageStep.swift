@@ -10,7 +10,7 @@ enum ImageStep {
         let header = try stage.openHeader(item.source, messages: &messages)
         let properties = ImageProperties(file: item.file, persistentID: item.persistentID, image: header,
                                          format: item.sniffed.format)
-        return OpenedItem(content: .image(header: header, messages: messages), mediaType: "image",
+        return OpenedItem(content: .image(header: header, messages: messages), mediaType: .image,
                           properties: properties.values)
     }
 

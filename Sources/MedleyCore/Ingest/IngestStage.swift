@@ -21,22 +21,22 @@ public enum MediaTypeName: String, Sendable, CaseIterable {
     /// music, podcast or audiobook).
     public func selects(_ kind: MediaKind) -> Bool {
         switch kind {
-        case .image: return selects(mediaType: "image")
-        case .audio: return ["music", "podcast", "audioBook"].contains { selects(mediaType: $0) }
-        case .movie: return selects(mediaType: "movie")
+        case .image: return selects(mediaType: .image)
+        case .audio: return MediaType.audio.contains { selects(mediaType: $0) }
+        case .movie: return selects(mediaType: .movie)
         }
     }
 
     /// Whether an item of this `mediaType` (image, music, podcast, audioBook, movie) is selected.
-    public func selects(mediaType: String) -> Bool {
+    public func selects(mediaType: MediaType) -> Bool {
         switch self {
         case .any: return true
-        case .image: return mediaType == "image"
-        case .music: return mediaType == "music"
-        case .podcast: return mediaType == "podcast"
-        case .audioBook: return mediaType == "audioBook"
-        case .anyAudio: return ["music", "podcast", "audioBook"].contains(mediaType)
-        case .movie, .anyVideo: return mediaType == "movie"
+        case .image: return mediaType == .image
+        case .music: return mediaType == .music
+        case .podcast: return mediaType == .podcast
+        case .audioBook: return mediaType == .audioBook
+        case .anyAudio: return mediaType.kind == .audio
+        case .movie, .anyVideo: return mediaType == .movie
         case .musicVideo, .tvShow: return false
         }
     }

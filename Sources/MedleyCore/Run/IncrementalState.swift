@@ -88,38 +88,28 @@ final class IncrementalState {
     private func stillSelected(_ row: StateRow) -> Bool {
         // The common case needs no look at the record: no where, and media types that take every
         // item of the row's kind.
-        if job.where == nil {
-            let kinds = row.kind == "audio" ? ["music", "podcast", "audioBook"] : [row.kind]
-            if kinds.allSatisfy({ kind in job.ingest.media.contains { $0.selects(mediaType: kind) } }) { return true }
+        if job.where == nil, let kind = MediaKind(rawValue: row.kind) {
+            let types = MediaType.allCases.filter { $0.kind == kind }
+            if types.allSatisfy({ type in job.ingest.media.contains { $0.selects(mediaType: type) } }) { return true }
         }
-        guard let record = try? JSONSerialization.jsonObject(with: Data(row.record.utf8)) as? [String: Any] else { return false }
-        let mediaType = record["mediaType"] as? String ?? ""
-        guard job.ingest.media.contains(where: { $0.selects(mediaType: mediaType) }) else { return false }
+        guard let record = try? ManifestRecord(line: row.record), let mediaType = record.mediaType,
+              job.ingest.media.contains(where: { $0.selects(mediaType: mediaType) }) else { return false }
         guard let clause = job.where else { return true }
         // The record holds properties after the tag stage; where reads them before it. When the
         // two touch the same property, only a fresh look decides.
         let tagged = Set((job.tag?.assignments.map(\.property) ?? []) + (job.tag?.fromPath?.properties ?? []))
         guard tagged.isDisjoint(with: clause.propertyNames) else { return false }
-        let properties = record["properties"] as? [String: Any] ?? [:]
-        return clause.matches { name in
-            switch properties[name] {
-            case let text as String: return .text(text)
-            case let number as NSNumber:
-                let value = number.doubleValue
-                return value == value.rounded() && abs(value) < 1e15 ? .integer(Int(value)) : .number(value)
-            default: return nil
-            }
-        }
+        return clause.matches { record[property: $0] }
     }
 
     /// Records a finished item in the run state (after its output is in place: a crash between
     /// the two only means the item is done again). Returns the reason it could not be recorded.
     func remember(_ entry: inout ManifestRecord, _ file: IngestedFile) -> String? {
         guard let store, let output = entry.output else { return nil }
-        let kind = Self.stateKind(entry.mediaType)
+        let kind = (entry.mediaType?.kind ?? .audio).rawValue
         let row = StateRow(input: file.path, size: file.size, modifiedNanoseconds: Self.nanoseconds(file.modified),
                            contentHash: entry.persistentID ?? "", kind: kind, settingsHash: settingsHash(kind: kind),
-                           status: "succeeded", output: output, outputSize: entry.bytes, record: entry.json.rendered())
+                           status: "succeeded", output: output, outputSize: entry.bytes, record: entry.line)
         do {
             try store.save(job: job.name, row)
             return nil
@@ -131,21 +121,14 @@ final class IncrementalState {
         }
     }
 
-    /// Which settings shape an item's output: image, audio, or for a movie both (its poster goes
-    /// through the image settings, its re-encode through the transcode settings).
-    static func stateKind(_ mediaType: String?) -> String {
-        switch mediaType {
-        case "image": return "image"
-        case "movie": return "movie"
-        default: return "audio"
-        }
-    }
-
+    /// Which settings shape an item's output, by the content kind the run state files it under:
+    /// image, audio, or for a movie both (its poster goes through the image settings, its re-encode
+    /// through the transcode settings).
     private func settingsHash(kind: String) -> String {
-        switch kind {
-        case "image": return settingsHash.image
-        case "movie": return settingsHash.image + settingsHash.audio
-        default: return settingsHash.audio
+        switch MediaKind(rawValue: kind) {
+        case .image?: return settingsHash.image
+        case .movie?: return settingsHash.image + settingsHash.audio
+        case .audio?, nil: return settingsHash.audio
         }
     }
 

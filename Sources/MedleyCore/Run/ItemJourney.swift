@@ -92,7 +92,7 @@ extension PipelineRunner {
     private func read(_ item: Item, _ context: JobContext, _ entry: inout ManifestRecord) throws -> OpenedItem {
         switch item.sniffed.kind {
         case .image:
-            entry.mediaType = "image"
+            entry.mediaType = .image
             return try ImageStep.read(item, stage: context.image)
         case .audio:
             let media = try AudioStep.read(item, job: context.job, &entry)
@@ -108,7 +108,7 @@ extension PipelineRunner {
     /// Step 3: an item the job's media types or `where` leave out is excluded (not an error).
     private func select(_ media: OpenedItem, _ job: Job) throws {
         guard job.ingest.media.contains(where: { $0.selects(mediaType: media.mediaType) }) else {
-            throw NotSelected(reason: "\(media.mediaType) is not among the job's media types")
+            throw NotSelected(reason: "\(media.mediaType.rawValue) is not among the job's media types")
         }
         if let clause = job.where, !clause.matches({ media[$0] }) {
             throw NotSelected(reason: "not selected by where")

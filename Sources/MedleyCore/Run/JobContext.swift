@@ -54,7 +54,7 @@ struct OpenedItem {
 
     var content: Content
     /// `image`, `movie`, or the audio's `music`, `podcast` or `audioBook`.
-    let mediaType: String
+    let mediaType: MediaType
     var properties: [(name: String, value: TemplateValue)]
 
     /// A property by name, as templates read it.

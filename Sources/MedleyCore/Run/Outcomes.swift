@@ -13,14 +13,14 @@ extension PipelineRunner {
         lock.lock()
         context.counts.ignored += 1
         lock.unlock()
-        append(entry.json.rendered(), context)
+        append(entry.line, context)
     }
 
     func record(_ context: JobContext, excluded entry: ManifestRecord) {
         lock.lock()
         context.counts.excluded += 1
         lock.unlock()
-        append(entry.json.rendered(), context)
+        append(entry.line, context)
         // Tags that could not be read may be why `where` left the item out.
         for warning in entry.warnings { console.say("warn  \(entry.input): \(warning)") }
     }
@@ -28,7 +28,7 @@ extension PipelineRunner {
     func record(_ context: JobContext, finished entry: ManifestRecord, milliseconds: Double) {
         let bytes = entry.bytes ?? 0, output = entry.output ?? ""
         update(context) { $0.succeeded += 1; $0.bytesWritten += bytes }
-        append(entry.json.rendered(), context)
+        append(entry.line, context)
         var details: [(String, JSONValue)] = []
         if let duration = entry.duration { details.append(("duration", .number((duration * 1000).rounded() / 1000))) }
         if let meter = entry.meter { details += AudioProperties.metering(meter).map { ($0.name, $0.value.json) } }
@@ -61,7 +61,7 @@ extension PipelineRunner {
         let output = entry.output ?? "", reason = entry.error ?? ""
         let wouldWrite = reason == Exporter.dryRunReason
         update(context) { $0.skipped += 1; if wouldWrite { $0.wouldWrite += 1 } }
-        append(entry.json.rendered(), context)
+        append(entry.line, context)
         emit(.itemSkipped(job: context.job.name, input: entry.input, output: output, reason: reason))
         if wouldWrite {
             console.itemLine("would write  \(entry.input) → \(output)", failure: false)
@@ -80,7 +80,7 @@ extension PipelineRunner {
         lock.lock()
         if context.failures.count < Self.failuresListed { context.failures.append((input, reason)) }
         lock.unlock()
-        append(entry.json.rendered(), context)
+        append(entry.line, context)
         noteFailure(reason, context)
         emit(.itemFailed(job: context.job.name, input: input, error: reason, milliseconds: milliseconds))
         console.itemLine("FAIL  \(input.isEmpty ? "" : input + ": ")\(reason)", failure: true)

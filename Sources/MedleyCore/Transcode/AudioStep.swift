@@ -18,8 +18,9 @@ enum AudioStep {
         entry.warnings += tagWarnings
         let properties = AudioProperties(file: item.file, persistentID: item.persistentID, info: reader.info,
                                          format: item.sniffed.format, tags: tags)
-        return OpenedItem(content: .audio(reader: reader, tags: tags), mediaType: properties["mediaType"]?.text ?? "music",
-                          properties: properties.values)
+        // Tag readers file an item only as music, podcast or audiobook (`MediaTags`).
+        let mediaType = properties["mediaType"].flatMap { MediaType(rawValue: $0.text) } ?? .music
+        return OpenedItem(content: .audio(reader: reader, tags: tags), mediaType: mediaType, properties: properties.values)
     }
 
     /// The job's transcode stage, if it can take this stream (checked before anything is named).

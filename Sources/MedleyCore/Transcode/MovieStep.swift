@@ -15,7 +15,7 @@ enum MovieStep {
     static func read(_ item: Item) throws -> OpenedItem {
         let info = try ItemFailure.converting { try Movie.probe(path: item.source) }
         let properties = MovieProperties(file: item.file, persistentID: item.persistentID, info: info, format: item.sniffed.format)
-        return OpenedItem(content: .movie(info), mediaType: "movie", properties: properties.values)
+        return OpenedItem(content: .movie(info), mediaType: .movie, properties: properties.values)
     }
 
     /// The pixel limit holds before a frame is decoded, as for images: the coded size is in the header.
