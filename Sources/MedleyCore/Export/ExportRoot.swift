@@ -315,7 +315,7 @@ final class ExportRoot: @unchecked Sendable {
     /// The size of a temporary file (it must be a regular file, not a link).
     func size(of file: TemporaryFile) throws -> Int64 {
         guard let folder = temporary, let info = folder.status(of: file.name), info.st_mode & S_IFMT == S_IFREG else {
-            throw ItemFailure("the encoder left no file")
+            throw ItemFailure(.output, "the encoder left no file")
         }
         return Int64(info.st_size)
     }
@@ -326,7 +326,7 @@ final class ExportRoot: @unchecked Sendable {
     func place(_ file: TemporaryFile, at relative: String) throws {
         guard let folder = temporary else { throw FileSystemFailure(path: medley.child("tmp"), kind: .system(ENOENT)) }
         let components = relative.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
-        guard let last = components.last else { throw ItemFailure("an empty output name") }
+        guard let last = components.last else { throw ItemFailure(.output, "an empty output name") }
         try Self.checkOutputName(relative, root: path)
         let destination = try root.folder(at: Array(components.dropLast()), creating: true)
         try folder.move(file.name, to: destination, as: last)
@@ -380,7 +380,7 @@ final class ExportRoot: @unchecked Sendable {
     /// `destination` (an absolute path under the root, as the runner builds it) relative to the root.
     func relative(_ destination: String) throws -> String {
         guard destination.hasPrefix(path + "/") else {
-            throw ItemFailure("refused to write \(destination): it is not under the export root \(path)")
+            throw ItemFailure(.output, "refused to write \(destination): it is not under the export root \(path)")
         }
         return String(destination.dropFirst(path.count + 1))
     }
@@ -404,7 +404,7 @@ final class ExportRoot: @unchecked Sendable {
     static func checkOutputName(_ relative: String, root: String) throws {
         let first = relative.split(separator: "/", omittingEmptySubsequences: true).first { $0 != "." }
         if let first, first.lowercased() == folderName {
-            throw ItemFailure("refused to write \(root)/\(relative): it is inside \(root)/\(folderName), Medley's own folder "
+            throw ItemFailure(.output, "refused to write \(root)/\(relative): it is inside \(root)/\(folderName), Medley's own folder "
                               + "(manifest, run state, temporary files); change export.name or the values it uses")
         }
     }

@@ -63,7 +63,7 @@ struct Exporter {
         if FileManager.default.fileExists(atPath: destination) {
             switch export.overwrite {
             case .skip where !force: return "output exists (overwrite: skip)"
-            case .fail: throw ItemFailure("output exists: \(destination) (overwrite: fail)")
+            case .fail: throw ItemFailure(.output, "output exists: \(destination) (overwrite: fail)")
             default: break
             }
         }
@@ -73,7 +73,7 @@ struct Exporter {
     /// Claims `destination` for `input`, or says which earlier item has it and how to tell them apart.
     func claim(_ destination: String, for input: String) throws {
         if let other = claims.claim(destination, for: input) {
-            throw ItemFailure("its output \(destination) is also the output of \(other); make export.name unique, "
+            throw ItemFailure(.output, "its output \(destination) is also the output of \(other); make export.name unique, "
                               + Self.clashHint(input, other))
         }
     }

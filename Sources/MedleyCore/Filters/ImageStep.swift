@@ -5,7 +5,7 @@ import MedleyMedia
 enum ImageStep {
     /// Reads the header (under the pixel limit) and the properties of an image item.
     static func read(_ item: Item, stage: ImageStage?) throws -> OpenedItem {
-        guard let stage else { throw ItemFailure("the job has no image stage") }
+        guard let stage else { throw ItemFailure(.unsupported, "the job has no image stage") }
         var messages = LibraryMessages()
         let header = try stage.openHeader(item.source, messages: &messages)
         let properties = ImageProperties(file: item.file, persistentID: item.persistentID, image: header,

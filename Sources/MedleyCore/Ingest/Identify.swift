@@ -25,16 +25,16 @@ enum Identify {
                 return SniffedFormat(kind: streams.video ? .movie : .audio, format: "mp4")
             }
         } catch IngestError.empty {
-            if claimsMedia { throw ItemFailure("empty file (0 bytes)") }
+            if claimsMedia { throw ItemFailure(.input, "empty file (0 bytes)") }
             return nil
         } catch {
-            throw ItemFailure("\(error)")
+            throw ItemFailure(.input, "\(error)")
         }
         if let loader = Vips.loader(forFileAt: source), !loader.hasPrefix("csv"), !loader.hasPrefix("matrix") {
             return SniffedFormat(kind: .image, format: loader.replacingOccurrences(of: "load", with: ""))
         }
         if claimsMedia {
-            throw ItemFailure("not a recognised image, audio or movie file (its content does not match the .\(ext) name)")
+            throw ItemFailure(.input, "not a recognised image, audio or movie file (its content does not match the .\(ext) name)")
         }
         return nil
     }
@@ -72,7 +72,7 @@ enum Identify {
         do {
             return try ContentHash.of(descriptor: input.descriptor)
         } catch let error as MediaError {
-            throw ItemFailure(error.reason)
+            throw ItemFailure(error, .input)
         }
     }
 }

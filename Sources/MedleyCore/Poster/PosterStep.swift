@@ -6,7 +6,7 @@ enum PosterStep {
     /// The frame of `item` as the job's image output (PNG unless the export names a format).
     static func render(_ opened: OpenedItem, info: MovieInfo, poster: PosterStage, _ item: Item, stage: ImageStage?,
                        exporter: Exporter, _ entry: inout ManifestRecord) throws {
-        guard let stage else { throw ItemFailure("the job has no image stage") }
+        guard let stage else { throw ItemFailure(.unsupported, "the job has no image stage") }
         // A poster is a PNG frame until the export says otherwise (`format: same`).
         let format: ImageFormat
         if case .image(let chosen) = exporter.export.format { format = chosen } else { format = .png }
@@ -17,7 +17,7 @@ enum PosterStep {
             // The frame goes through the image path as a lossless temporary PNG.
             let frame = try exporter.output.scratchPath(fileExtension: "png")
             defer { exporter.output.removeScratch(frame) }
-            try ItemFailure.converting("cannot take the poster frame") {
+            try ItemFailure.converting(context: "cannot take the poster frame") {
                 try Movie.poster(path: item.source, at: poster.at).save(to: frame.path, format: .png, quality: nil, strip: true)
             }
             let header = try stage.openHeader(frame.path, messages: &messages)

@@ -370,7 +370,7 @@ public enum ReportCommandRunner {
             guard let export = job.export else { return nil }
             let manifest = export.to + "/.medley/manifest-" + ManifestWriter.fileSafe(job.name) + ".jsonl"
             guard FileManager.default.fileExists(atPath: manifest) else {
-                return (job.name, .failure(ItemFailure("no manifest at \(manifest): run the job first (after a sharded run, 'medley merge')")))
+                return (job.name, .failure(ItemFailure(.input, "no manifest at \(manifest): run the job first (after a sharded run, 'medley merge')")))
             }
             let summaryPath = JobSummaryFile.path(exportRoot: export.to, job: job.name, shard: nil)
             let summary = FileManager.default.contents(atPath: summaryPath).flatMap { try? JSONDecoder().decode(JobSummaryFile.self, from: $0) }

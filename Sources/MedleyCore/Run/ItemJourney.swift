@@ -45,7 +45,7 @@ extension PipelineRunner {
                 let wanted = job.ingest.media.map(\.rawValue).joined(separator: ", ")
                 return record(context, ignored: entry, reason: "\(sniffed.format) \(sniffed.kind), not of the job's media types (\(wanted))")
             }
-            guard let exporter = context.exporter else { throw ItemFailure("the job has no export stage") }
+            guard let exporter = context.exporter else { throw ItemFailure(.unsupported, "the job has no export stage") }
             let item = Item(file: file, source: opened.readPath, sniffed: sniffed,
                             persistentID: try Identify.persistentID(of: opened))
             entry.persistentID = ContentHash.hex(item.persistentID)
@@ -75,7 +75,7 @@ extension PipelineRunner {
             }
         } catch let reason as NotSelected {
             entry.status = .excluded
-            entry.error = reason.reason
+            entry.error = reason.description
             entry.output = nil
             record(context, excluded: entry)
         } catch {
@@ -108,10 +108,10 @@ extension PipelineRunner {
     /// Step 3: an item the job's media types or `where` leave out is excluded (not an error).
     private func select(_ media: OpenedItem, _ job: Job) throws {
         guard job.ingest.media.contains(where: { $0.selects(mediaType: media.mediaType) }) else {
-            throw NotSelected(reason: "\(media.mediaType.rawValue) is not among the job's media types")
+            throw NotSelected.mediaType(media.mediaType)
         }
         if let clause = job.where, !clause.matches({ media[$0] }) {
-            throw NotSelected(reason: "not selected by where")
+            throw NotSelected.where
         }
     }
 
@@ -123,7 +123,7 @@ extension PipelineRunner {
         switch media.content {
         case .image(let header, let messages):
             entry.properties = media.properties
-            guard let stage = context.image else { throw ItemFailure("the job has no image stage") }
+            guard let stage = context.image else { throw ItemFailure(.unsupported, "the job has no image stage") }
             try ImageStep.render(media, header: header, messages: messages, item, stage: stage, exporter: exporter,
                                  threads: vipsThreads, &entry)
         case .audio(let reader, let tags):
@@ -144,7 +144,17 @@ extension PipelineRunner {
     }
 }
 
-/// An item the job's media types or `where` leave out (not an error).
-struct NotSelected: Error {
-    let reason: String
+/// Why the job leaves an item out (not a failure: the item is listed as excluded).
+enum NotSelected: Error, CustomStringConvertible {
+    /// Its media type is not among the job's.
+    case mediaType(MediaType)
+    /// `where` does not select it.
+    case `where`
+
+    var description: String {
+        switch self {
+        case .mediaType(let type): return "\(type.rawValue) is not among the job's media types"
+        case .where: return "not selected by where"
+        }
+    }
 }

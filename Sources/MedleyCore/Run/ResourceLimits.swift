@@ -73,7 +73,7 @@ public enum ResourceLimits {
         guard let limit = descriptorLimit, limit < 1 << 16 else { return }
         let free = limit - openDescriptorCount()
         if free < descriptorsPerItem + descriptorHeadroom {
-            throw ItemFailure("not started: \(free) open files are free, an item needs up to \(descriptorsPerItem) "
+            throw ItemFailure(.limit, "not started: \(free) open files are free, an item needs up to \(descriptorsPerItem) "
                               + "besides \(descriptorHeadroom) kept free (\(descriptorLimitText))")
         }
     }
@@ -174,7 +174,7 @@ final class MemoryBudget: @unchecked Sendable {
     /// than the whole budget.
     func acquire(_ bytes: Int) throws {
         guard bytes <= total else {
-            throw ItemFailure("needs about \(ResourceLimits.megabytes(bytes)) of memory, over the memory limit "
+            throw ItemFailure(.limit, "needs about \(ResourceLimits.megabytes(bytes)) of memory, over the memory limit "
                               + "(\(limit.flag)) of \(ResourceLimits.megabytes(limit.bytes)), which leaves "
                               + "\(ResourceLimits.megabytes(total)) for items; not decoded")
         }

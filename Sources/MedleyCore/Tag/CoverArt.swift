@@ -17,7 +17,7 @@ enum CoverArt {
     /// A JPEG or PNG file as cover art (the tag stage checked its kind at validation).
     static func artwork(fromFileAt path: String) throws -> Artwork {
         guard let data = FileManager.default.contents(atPath: path) else {
-            throw ItemFailure("tag.artwork.embed: cannot read \(path)")
+            throw ItemFailure(.stage, "tag.artwork.embed: cannot read \(path)")
         }
         let png = data.starts(with: [0x89, 0x50, 0x4E, 0x47])
         return Artwork(data: [UInt8](data), mimeType: png ? "image/png" : "image/jpeg")
@@ -42,10 +42,10 @@ enum CoverArt {
             // Into the temporary file itself (FileManager.createFile would write a file of its own
             // beside it and rename that over it).
             let descriptor = open(temporary, O_WRONLY | O_TRUNC | O_CLOEXEC)
-            guard descriptor >= 0 else { throw ItemFailure("cannot write the cover art: \(String(cString: strerror(errno)))") }
+            guard descriptor >= 0 else { throw ItemFailure(.output, "cannot write the cover art: \(String(cString: strerror(errno)))") }
             let failed = Descriptor.write(descriptor, artwork.data)
             close(descriptor)
-            if let failed { throw ItemFailure("cannot write the cover art: \(String(cString: strerror(failed)))") }
+            if let failed { throw ItemFailure(.output, "cannot write the cover art: \(String(cString: strerror(failed)))") }
         }
     }
 }

@@ -43,7 +43,7 @@ struct AudioStage {
             }
             return reader
         } catch let error as MediaError {
-            throw ItemFailure(error.reason)
+            throw ItemFailure(error)
         }
     }
 
@@ -53,7 +53,7 @@ struct AudioStage {
     /// What can be refused from the header alone (a system sound longer than 30 s).
     func check(_ reader: AudioSource) throws {
         if settings.systemSound, reader.info.frames > 0, reader.info.duration > Self.systemSoundLimit {
-            throw ItemFailure(String(format: "is %.1f s long; system sounds must be at most %.0f s", reader.info.duration,
+            throw ItemFailure(.limit, String(format: "is %.1f s long; system sounds must be at most %.0f s", reader.info.duration,
                                      Self.systemSoundLimit))
         }
     }
@@ -123,13 +123,13 @@ struct AudioStage {
         }
         let bitRate = settings.bitRate ?? (settings.bitRatePerChannel ?? defaultBitRatePerChannel()) * channels
         func unsupported() -> ItemFailure {
-            ItemFailure("\(settings.format.rawValue) cannot be written as .\(ext); use .\(defaultExtension)")
+            ItemFailure(.unsupported, "\(settings.format.rawValue) cannot be written as .\(ext); use .\(defaultExtension)")
         }
         switch settings.format {
         case .mpeg4AAC:
             guard ["m4a", "mp4", "aac"].contains(ext) else { throw unsupported() }
             if !TranscodeSettings.aacRates.contains(rate) {
-                throw ItemFailure("AAC cannot be encoded at \(rate) Hz; set AVSampleRateKey to 44100 or 48000")
+                throw ItemFailure(.unsupported, "AAC cannot be encoded at \(rate) Hz; set AVSampleRateKey to 44100 or 48000")
             }
             return .ffmpeg(FFmpegOutputFormat(muxer: "ipod", codec: "aac", sampleRate: rate, channels: channels, bitRate: bitRate))
         case .appleLossless where ext == "m4a":
@@ -139,7 +139,7 @@ struct AudioStage {
             guard ["ogg", "opus"].contains(ext) else { throw unsupported() }
             if settings.sampleRate == nil, !Self.opusRates.contains(rate) { rate = 48000 }
             guard Self.opusRates.contains(rate) else {
-                throw ItemFailure("Opus cannot be encoded at \(rate) Hz; use 8000, 12000, 16000, 24000 or 48000")
+                throw ItemFailure(.unsupported, "Opus cannot be encoded at \(rate) Hz; use 8000, 12000, 16000, 24000 or 48000")
             }
             return .ffmpeg(FFmpegOutputFormat(muxer: "ogg", codec: "libopus", sampleRate: rate, channels: channels, bitRate: bitRate))
         case .mpegLayer3:
@@ -172,7 +172,7 @@ struct AudioStage {
         let format = AudioOutputFormat(container: container, encoding: encoding, sampleRate: rate, channels: channels,
                                        bigEndian: settings.isBigEndian)
         guard format.isWritable else {
-            throw ItemFailure("\(settings.format.rawValue) (\(encoding)) cannot be stored in .\(ext)"
+            throw ItemFailure(.unsupported, "\(settings.format.rawValue) (\(encoding)) cannot be stored in .\(ext)"
                               + (settings.isBigEndian != nil ? " with that byte order" : ""))
         }
         return .sndfile(format)
@@ -242,12 +242,12 @@ struct AudioStage {
             }
             let written = try stream(reader, plan: plan, gain: gain ?? 1, writer: writer, measure: metering)
             // An output without a frame is no transcode, whatever the header promised.
-            guard written.frames > 0 else { throw ItemFailure("no audio: the stream decodes to 0 frames") }
+            guard written.frames > 0 else { throw ItemFailure(.decode, "no audio: the stream decodes to 0 frames") }
             try writer.close()
             return Outcome(meter: written.meter, duration: Double(written.frames) / Double(plan.sampleRate),
                            damagedFrames: reader.damagedFrames, clipped: written.clipped)
         } catch let error as MediaError {
-            throw ItemFailure(error.reason)
+            throw ItemFailure(error)
         }
     }
 
@@ -288,7 +288,7 @@ struct AudioStage {
             // A header that understates the length (a FLAC's STREAMINFO total is only a hint)
             // passed `check`; the decode itself must not run past the system-sound limit.
             if settings.systemSound, Double(decoded) > Self.systemSoundLimit * Double(reader.info.sampleRate) {
-                throw ItemFailure(String(format: "is longer than %.0f s (its header says %.1f s); system sounds must be at most %.0f s",
+                throw ItemFailure(.limit, String(format: "is longer than %.0f s (its header says %.1f s); system sounds must be at most %.0f s",
                                          Self.systemSoundLimit, reader.info.duration, Self.systemSoundLimit))
             }
             let end = read < frames
@@ -319,7 +319,7 @@ struct AudioStage {
         let exactCount = (reader as? FFmpegAudioReader).map { $0.info.container == "flac" && $0.countIsStated }
             ?? !reader.info.container.contains("MPEG")
         if reader.info.frames > 0, decoded < reader.info.frames, exactCount {
-            throw ItemFailure("truncated: the stream ends after \(decoded) of \(reader.info.frames) frames")
+            throw ItemFailure(.decode, "truncated: the stream ends after \(decoded) of \(reader.info.frames) frames")
         }
         return (meter, produced, clipped)
     }

@@ -13,7 +13,7 @@ enum AudioStep {
         let reader = try AudioStage.open(item.source, format: item.sniffed.format)
         let (tags, tagWarnings, tagFailure) = AudioStage.readTags(item.source)
         if let tagFailure, let use = CoverArt.tagUse(job) {
-            throw ItemFailure("\(tagFailure); the job's \(use) needs them")
+            throw ItemFailure(.stage, "\(tagFailure); the job's \(use) needs them")
         }
         entry.warnings += tagWarnings
         let properties = AudioProperties(file: item.file, persistentID: item.persistentID, info: reader.info,
@@ -25,7 +25,7 @@ enum AudioStep {
 
     /// The job's transcode stage, if it can take this stream (checked before anything is named).
     static func stage(for reader: AudioSource, format: String, _ stage: AudioStage?) throws -> AudioStage {
-        guard let stage else { throw ItemFailure("\(format) audio needs a 'transcode' stage in this job") }
+        guard let stage else { throw ItemFailure(.unsupported, "\(format) audio needs a 'transcode' stage in this job") }
         try stage.check(reader)
         return stage
     }
@@ -42,13 +42,13 @@ enum AudioStep {
         var ext = ""
         try exporter.write(&entry, item.file, ext: stage.defaultExtension, memory: workingMemory, property: { opened[$0] },
                            check: { plan = try stage.plan(for: reader.info, destination: $0, warnings: &planWarnings) }) { temporary, destination in
-            guard let plan else { throw ItemFailure("no transcode plan for \(destination)") }
+            guard let plan else { throw ItemFailure(.unsupported, "no transcode plan for \(destination)") }
             ext = (destination as NSString).pathExtension.lowercased()
             var artwork = tags.artwork
             if case .embed(let path)? = job.tag?.artwork { artwork = try CoverArt.artwork(fromFileAt: path) }
             let outputTags = AudioProperties.tags(from: opened.properties, artwork: artwork, read: tags)
             outcome = try stage.render(reader, plan: plan, to: temporary)
-            dropped = try ItemFailure.converting("cannot write tags") {
+            dropped = try ItemFailure.converting(.output, context: "cannot write tags") {
                 try TagIO.write(outputTags, toFileAt: temporary, container: ext)
             }
         }

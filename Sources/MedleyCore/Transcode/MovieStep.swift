@@ -29,17 +29,17 @@ enum MovieStep {
     static func reencode(_ opened: OpenedItem, info: MovieInfo, _ item: Item, job: Job, exporter: Exporter,
                          _ entry: inout ManifestRecord) throws {
         guard let preset = job.transcode?.videoQuality else {
-            throw ItemFailure("a movie needs 'poster:' (its frame as an image) or 'transcode: {videoQuality: …}' in this job")
+            throw ItemFailure(.unsupported, "a movie needs 'poster:' (its frame as an image) or 'transcode: {videoQuality: …}' in this job")
         }
         var result: MovieTranscodeResult?
         try exporter.write(&entry, item.file, ext: "mp4", memory: workingMemory(info, transcode: true), property: { opened[$0] },
                            check: { destination in
             let ext = (destination as NSString).pathExtension.lowercased()
             guard ["mp4", "m4v", "mov"].contains(ext) else {
-                throw ItemFailure("a videoQuality re-encode is H.264 + AAC in MP4; name the output .mp4, not .\(ext)")
+                throw ItemFailure(.unsupported, "a videoQuality re-encode is H.264 + AAC in MP4; name the output .mp4, not .\(ext)")
             }
         }) { temporary, _ in
-            result = try ItemFailure.converting("cannot re-encode") {
+            result = try ItemFailure.converting(context: "cannot re-encode") {
                 try Movie.transcode(path: item.source, to: temporary, preset: preset,
                                     mode: job.transcode?.scalingMode ?? .aspectFit)
             }
