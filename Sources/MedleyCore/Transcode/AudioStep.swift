@@ -47,9 +47,13 @@ enum AudioStep {
             var artwork = tags.artwork
             if case .embed(let path)? = job.tag?.artwork { artwork = try CoverArt.artwork(fromFileAt: path) }
             let outputTags = AudioProperties.tags(from: opened.properties, artwork: artwork, read: tags)
-            outcome = try stage.render(reader, plan: plan, to: temporary)
+            // The encoder writes a scratch file; the tag writer copies it, tagged, straight into
+            // the output's temporary file (rather than rewriting that into a temporary of its own).
+            let encoded = try exporter.output.scratchPath(fileExtension: ext)
+            defer { exporter.output.removeScratch(encoded) }
+            outcome = try stage.render(reader, plan: plan, to: encoded.path)
             dropped = try ItemFailure.converting(.output, context: "cannot write tags") {
-                try TagIO.write(outputTags, toFileAt: temporary, container: ext)
+                try TagIO.write(outputTags, from: encoded.path, into: temporary, container: ext)
             }
         }
         guard entry.status != .skipped else { return }
