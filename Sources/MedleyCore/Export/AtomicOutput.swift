@@ -30,13 +30,18 @@ struct AtomicOutput {
         guard let root else { throw ItemFailure(.output, "a dry run writes nothing") }
         let relative = try root.relative(destination)
         try ExportRoot.checkOutputName(relative, root: root.path)
-        let temporary = try scratchPath(fileExtension: fileExtension)
+        let temporary: AtomicFile
+        do {
+            temporary = try AtomicFile(in: root, suffix: "." + (fileExtension.isEmpty ? "tmp" : fileExtension))
+        } catch let failure as FileSystemFailure {
+            throw ItemFailure(.output, "cannot create a temporary file in \(failure.path): \(failure.reason)")
+        }
         do {
             try encode(temporary.path)
-            let size = try root.size(of: temporary)
+            let size = try temporary.size()
             guard size > 0 else { throw ItemFailure(.output, "the encoder wrote an empty file") }
             do {
-                try root.place(temporary, at: relative)
+                try temporary.commit(at: relative)
             } catch let failure as FileSystemFailure {
                 switch failure.kind {
                 case .link, .notFolder, .notFile:
@@ -48,7 +53,7 @@ struct AtomicOutput {
             }
             return size
         } catch {
-            root.discard(temporary)
+            temporary.discard()
             throw error
         }
     }

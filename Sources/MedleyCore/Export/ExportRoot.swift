@@ -342,16 +342,12 @@ final class ExportRoot: @unchecked Sendable {
 
     /// Writes `bytes` to `name` in `folder` (under the root) atomically.
     func writeFile(in folder: SafeFolder, as name: String, _ bytes: [UInt8]) throws {
-        let (file, descriptor) = try createTemporary(suffix: "-" + name, keepOpen: true)
-        guard let descriptor else { throw FileSystemFailure(path: file.path, kind: .system(EBADF)) }
+        let file = try AtomicFile(in: self, suffix: "-" + name, open: true)
         do {
-            var failed = Descriptor.write(descriptor, bytes)
-            if failed == nil { failed = Descriptor.sync(descriptor) }
-            close(descriptor)
-            if let failed { throw FileSystemFailure(path: folder.child(name), kind: .system(failed)) }
-            try place(file, in: folder, as: name)
+            if let failed = file.write(bytes) ?? file.sync() { throw FileSystemFailure(path: folder.child(name), kind: .system(failed)) }
+            try file.commit(in: folder, as: name)
         } catch {
-            discard(file)
+            file.discard()
             throw error
         }
     }
@@ -365,11 +361,6 @@ final class ExportRoot: @unchecked Sendable {
     /// Writes a file of Medley's own, `.medley/<name>`, atomically.
     func writeOwnFile(_ name: String, _ bytes: [UInt8]) throws {
         try writeFile(in: medley, as: name, bytes)
-    }
-
-    /// Moves a finished temporary file to `.medley/<name>`.
-    func place(own file: TemporaryFile, as name: String) throws {
-        try place(file, in: medley, as: name)
     }
 
     /// A folder under the root, created if needed, every component a real folder.

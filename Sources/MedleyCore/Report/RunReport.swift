@@ -176,14 +176,14 @@ enum RunReport {
     /// unless it exists; made as a temporary file of this process and renamed into place.
     static func thumbnail(_ source: String, named name: String, in thumbs: SafeFolder, root: ExportRoot, size: Int) -> Bool {
         if thumbs.kind(of: name) == S_IFREG { return true }
-        guard let temporary = try? root.createTemporary(suffix: ".jpg").file else { return false }
+        guard let temporary = try? AtomicFile(in: root, suffix: ".jpg") else { return false }
         do {
             let image = try VipsImage.thumbnail(source, width: size, height: size, crop: false, force: false)
             try image.flattened().save(to: temporary.path, format: .jpeg, quality: 75, strip: true)
-            try root.place(temporary, in: thumbs, as: name)
+            try temporary.commit(in: thumbs, as: name)
             return true
         } catch {
-            root.discard(temporary)
+            temporary.discard()
             return false
         }
     }

@@ -152,8 +152,7 @@ final class ManifestWriter: @unchecked Sendable {
     let realPath: String
     private let name: String
     private let root: ExportRoot
-    private let temporary: TemporaryFile
-    private let descriptor: Int32
+    private let file: AtomicFile
     private let lock = NSLock()
     private var failure: String?
     private var closed = false
@@ -164,19 +163,9 @@ final class ManifestWriter: @unchecked Sendable {
         realPath = root.medley.realPath + "/" + name
         self.root = root
         do {
-            let (file, descriptor) = try root.createTemporary(suffix: "-" + name, keepOpen: true)
-            guard let descriptor else { throw FileSystemFailure(path: file.path, kind: .system(EBADF)) }
-            temporary = file
-            self.descriptor = descriptor
+            file = try AtomicFile(in: root, suffix: "-" + name, open: true)
         } catch let failure as FileSystemFailure {
             throw RunError.cannotWrite(path: path, reason: failure.reason)
-        }
-    }
-
-    deinit {
-        if !closed {
-            close(descriptor)
-            root.discard(temporary)
         }
     }
 
@@ -196,7 +185,7 @@ final class ManifestWriter: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         guard failure == nil, !closed else { return nil }
-        guard let code = Descriptor.write(descriptor, Array((line + "\n").utf8)) else { return nil }
+        guard let code = file.write(Array((line + "\n").utf8)) else { return nil }
         failure = String(cString: strerror(code))
         return failure
     }
@@ -208,17 +197,16 @@ final class ManifestWriter: @unchecked Sendable {
         defer { lock.unlock() }
         guard !closed else { return }
         closed = true
-        if failure == nil, let code = Descriptor.sync(descriptor) { failure = String(cString: strerror(code)) }
-        close(descriptor)
+        if failure == nil, let code = file.sync() { failure = String(cString: strerror(code)) }
         do {
             if let failure { throw RunError.cannotWrite(path: path, reason: failure) }
             do {
-                try root.place(own: temporary, as: name)
+                try file.commit(in: root.medley, as: name)
             } catch let failure as FileSystemFailure {
                 throw RunError.cannotWrite(path: path, reason: failure.reason)
             }
         } catch {
-            root.discard(temporary)
+            file.discard()
             throw error
         }
     }
