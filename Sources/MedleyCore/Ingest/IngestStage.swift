@@ -7,6 +7,23 @@ public struct IngestStage: Sendable {
     public let include: [Glob]
     public let exclude: [Glob]
 
+    /// The media types a job without `ingest.media` takes: what its stages can process — images
+    /// for filters, audio for a transcode, both (and anything else) for both or neither; movies
+    /// too when it takes poster frames or re-encodes at a `videoQuality`.
+    static func defaultMedia(filters: Bool, transcode: TranscodeSettings?, poster: Bool) -> [MediaTypeName] {
+        var media: [MediaTypeName] = transcode != nil && !filters ? [.anyAudio] : (filters && transcode == nil ? [.image] : [.any])
+        if poster || transcode?.videoQuality != nil, !media.contains(.any) {
+            if transcode != nil, transcode?.setsAudio == false { media.removeAll { $0 == .anyAudio } }
+            media.append(.anyVideo)
+        }
+        return media
+    }
+
+    /// This stage taking `media` instead.
+    func selecting(_ media: [MediaTypeName]) -> IngestStage {
+        IngestStage(roots: roots, recursive: recursive, media: media, include: include, exclude: exclude)
+    }
+
     /// The enumerator's view of this stage.
     public var source: IngestSource {
         IngestSource(roots: roots, recursive: recursive, include: include, exclude: exclude)

@@ -186,19 +186,8 @@ struct SchemaReader {
         guard let name, let ingest else { return nil }
         // Without an explicit media list, a job takes what its stages can process.
         var selected = ingest
-        if fields["ingest"].flatMap({ node -> YAMLNode? in
-            if case .mapping(let pairs, _) = node { return pairs.first { $0.key.scalarText == "media" }?.value }
-            return nil
-        }) == nil {
-            var media: [MediaTypeName] = transcode != nil && graph == nil ? [.anyAudio]
-                : (graph != nil && transcode == nil ? [.image] : [.any])
-            // Movies: for their poster frames, or re-encoded at a videoQuality.
-            if poster != nil || transcode?.videoQuality != nil, !media.contains(.any) {
-                if transcode != nil, transcode?.setsAudio == false { media.removeAll { $0 == .anyAudio } }
-                media.append(.anyVideo)
-            }
-            selected = IngestStage(roots: ingest.roots, recursive: ingest.recursive, media: media,
-                                   include: ingest.include, exclude: ingest.exclude)
+        if fields["ingest"].flatMap({ Self.field("media", of: $0) }) == nil {
+            selected = ingest.selecting(IngestStage.defaultMedia(filters: graph != nil, transcode: transcode, poster: poster != nil))
         }
         var job = Job(name: name, mark: node.mark, ingest: selected, imageGraph: graph, workingSpace: space,
                       export: export, transcode: transcode, metering: metering, maxPixels: maxPixels,

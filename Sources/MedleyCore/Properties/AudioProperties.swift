@@ -5,9 +5,12 @@ import MedleyMedia
 /// The properties of an audio item that Medley reads today (tags arrive with the media library).
 struct AudioProperties {
     var values: [(name: String, value: TemplateValue)]
+    /// Music unless the tags (or an .m4b container) say podcast or audiobook.
+    let mediaType: MediaType
 
     init(file: IngestedFile, persistentID: UInt64, info: AudioStreamInfo, format: String, tags: MediaTags) {
-        let mediaType = tags["mediaKind"] ?? (format == "m4b" ? "audioBook" : "music")
+        // Tag readers file an item only as music, podcast or audioBook (`MediaTags.mediaKind`).
+        mediaType = tags["mediaKind"].flatMap(MediaType.init(rawValue:)) ?? (format == "m4b" ? .audioBook : .music)
         values = ItemProperties.fileFacts(file, persistentID: persistentID, mediaType: mediaType) + [
             ("format", .text(format)),
             ("codec", .text(info.encoding)),

@@ -18,9 +18,8 @@ enum AudioStep {
         entry.warnings += tagWarnings
         let properties = AudioProperties(file: item.file, persistentID: item.persistentID, info: reader.info,
                                          format: item.sniffed.format, tags: tags)
-        // Tag readers file an item only as music, podcast or audiobook (`MediaTags`).
-        let mediaType = properties["mediaType"].flatMap { MediaType(rawValue: $0.text) } ?? .music
-        return OpenedItem(content: .audio(reader: reader, tags: tags), mediaType: mediaType, properties: properties.values)
+        return OpenedItem(content: .audio(reader: reader, tags: tags), mediaType: properties.mediaType,
+                          properties: properties.values)
     }
 
     /// The job's transcode stage, if it can take this stream (checked before anything is named).
