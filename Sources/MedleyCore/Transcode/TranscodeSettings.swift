@@ -106,168 +106,6 @@ public struct TranscodeSettings: Sendable, Equatable {
                        "AVLinearPCMBitDepthKey", "AVLinearPCMIsFloatKey", "AVLinearPCMIsBigEndianKey",
                        "preset", "gain", "normalize", "videoQuality", "scalingMode"]
 
-    /// Reads and checks the mapping; problems go to `sink` with their places.
-    static func read(_ node: YAMLNode, sink: DiagnosticSink) -> TranscodeSettings? {
-        guard case .mapping(let pairs, _) = node else {
-            sink.error(node, "transcode must be a mapping of AVAudioRecorder settings, found \(node.kindDescription)")
-            return nil
-        }
-        var settings = TranscodeSettings()
-        var ok = true
-        var fields: [String: YAMLNode] = [:]
-        for (keyNode, value) in pairs {
-            guard let key = keyNode.scalarText else { continue }
-            guard keys.contains(key) else {
-                sink.error(keyNode, "unknown key '\(key)' in transcode",
-                           suggestion: DiagnosticSink.didYouMean(key, in: keys) ?? "known keys: \(keys.joined(separator: ", "))")
-                ok = false
-                continue
-            }
-            if fields[key] != nil { sink.error(keyNode, "'\(key)' is given twice in transcode"); ok = false }
-            fields[key] = value
-        }
-        func text(_ key: String) -> (String, YAMLNode)? {
-            guard let node = fields[key] else { return nil }
-            guard let value = node.scalarText, !node.isNull else {
-                sink.error(node, "\(key) takes a single value, found \(node.kindDescription)")
-                ok = false
-                return nil
-            }
-            return (value, node)
-        }
-        func integer(_ key: String, _ range: ClosedRange<Int>) -> Int? {
-            guard let (value, node) = text(key) else { return nil }
-            guard let n = Int(value), range.contains(n) else {
-                sink.error(node, "\(key) must be a whole number in \(range.lowerBound)…\(range.upperBound), not '\(value)'")
-                ok = false
-                return nil
-            }
-            return n
-        }
-        func boolean(_ key: String) -> Bool? {
-            guard let (value, node) = text(key) else { return nil }
-            switch value.lowercased() {
-            case "true", "yes", "1": return true
-            case "false", "no", "0": return false
-            default:
-                sink.error(node, "\(key) must be true or false, not '\(value)'")
-                ok = false
-                return nil
-            }
-        }
-        func quality(_ key: String) -> Quality? {
-            guard let (value, node) = text(key) else { return nil }
-            guard let q = Quality(text: value) else {
-                sink.error(node, "\(key) takes an AVAudioQuality, not '\(value)'",
-                           suggestion: "AVAudioQuality.min, .low, .medium, .high or .max (0, 0x20, 0x40, 0x60, 0x7F)")
-                ok = false
-                return nil
-            }
-            return q
-        }
-
-        settings.setsAudio = fields.keys.contains { !["videoQuality", "scalingMode"].contains($0) }
-        if let (value, node) = text("videoQuality") {
-            if let quality = VideoQualityPreset(rawValue: value) { settings.videoQuality = quality } else {
-                let names = VideoQualityPreset.allCases.map(\.rawValue)
-                sink.error(node, "unknown videoQuality '\(value)'",
-                           suggestion: DiagnosticSink.didYouMean(value, in: names) ?? "one of \(names.joined(separator: ", "))")
-                ok = false
-            }
-        }
-        if let (value, node) = text("scalingMode") {
-            if let mode = MovieScalingMode(rawValue: value) { settings.scalingMode = mode } else {
-                let names = MovieScalingMode.allCases.map(\.rawValue)
-                sink.error(node, "unknown scalingMode '\(value)'",
-                           suggestion: DiagnosticSink.didYouMean(value, in: names) ?? "one of \(names.joined(separator: ", "))")
-                ok = false
-            }
-            if fields["videoQuality"] == nil {
-                sink.error(node, "scalingMode applies to movies re-encoded at a videoQuality", suggestion: "add 'videoQuality: typeMedium'")
-                ok = false
-            }
-        }
-        if let (value, node) = text("preset") {
-            if value == "systemSound" { settings.systemSound = true } else {
-                sink.error(node, "unknown transcode preset '\(value)'", suggestion: "the preset is 'systemSound'")
-                ok = false
-            }
-        }
-        if let (value, node) = text("AVFormatIDKey") {
-            if let format = FormatID(text: value) {
-                settings.format = format
-            } else {
-                sink.error(node, "unknown AVFormatIDKey '\(value)'",
-                           suggestion: DiagnosticSink.didYouMean(value, in: FormatID.allCases.map(\.rawValue))
-                               ?? "one of \(FormatID.allCases.map(\.rawValue).joined(separator: ", "))")
-                ok = false
-            }
-        }
-        settings.sampleRate = integer("AVSampleRateKey", 1000...768_000)
-        if settings.format == .opus, let rate = settings.sampleRate, ![8000, 12000, 16000, 24000, 48000].contains(rate),
-           let node = fields["AVSampleRateKey"] {
-            sink.error(node, "Opus cannot be encoded at \(rate) Hz", suggestion: "use 8000, 12000, 16000, 24000 or 48000")
-            ok = false
-        }
-        if settings.format == .mpeg4AAC, let rate = settings.sampleRate, !aacRates.contains(rate), let node = fields["AVSampleRateKey"] {
-            sink.error(node, "AAC cannot be encoded at \(rate) Hz",
-                       suggestion: "use an MPEG-4 rate: \(aacRates.map(String.init).joined(separator: ", "))")
-            ok = false
-        }
-        settings.channels = integer("AVNumberOfChannelsKey", 1...8)
-        settings.encoderQuality = quality("AVEncoderAudioQualityKey") ?? .high
-        settings.converterQuality = quality("AVSampleRateConverterAudioQualityKey") ?? .medium
-        settings.bitRate = integer("AVEncoderBitRateKey", 8000...1_536_000)
-        settings.bitRatePerChannel = integer("AVEncoderBitRatePerChannelKey", 8000...320_000)
-        if fields["AVEncoderBitRateKey"] != nil, let node = fields["AVEncoderBitRatePerChannelKey"] {
-            sink.error(node, "give AVEncoderBitRateKey or AVEncoderBitRatePerChannelKey, not both")
-            ok = false
-        }
-        if let depth = integer("AVLinearPCMBitDepthKey", 8...64) {
-            if [8, 16, 24, 32, 64].contains(depth) { settings.bitDepth = depth } else if let node = fields["AVLinearPCMBitDepthKey"] {
-                sink.error(node, "AVLinearPCMBitDepthKey must be 8, 16, 24 or 32 (64 for float), not \(depth)")
-                ok = false
-            }
-        }
-        settings.isFloat = boolean("AVLinearPCMIsFloatKey") ?? false
-        if settings.isFloat, let depth = settings.bitDepth, depth != 32, depth != 64, let node = fields["AVLinearPCMBitDepthKey"] {
-            sink.error(node, "float samples are 32 or 64 bits, not \(depth)")
-            ok = false
-        }
-        settings.isBigEndian = boolean("AVLinearPCMIsBigEndianKey")
-        if let (value, node) = text("gain") {
-            if let db = Self.decibels(value, unit: "dB"), Self.gainRange.contains(db) { settings.gain = pow10(db / 20) } else {
-                sink.error(node, "gain is a level from -120dB to +120dB, like -3dB, not '\(value)'",
-                           suggestion: "±120 dB spans the whole range of 24-bit audio; beyond it is silence or noise")
-                ok = false
-            }
-        }
-        if let node = fields["normalize"] {
-            if case .mapping(let pairs, _) = node, pairs.count == 1, pairs[0].key.scalarText == "peak",
-               let value = pairs[0].value.scalarText, let db = Self.decibels(value, unit: "dBFS"), Self.peakRange.contains(db) {
-                settings.normalizePeak = db
-            } else {
-                sink.error(Self.pairs(of: node)?.first { $0.key.scalarText == "peak" }?.value ?? node,
-                           "normalize takes {peak: LEVEL} with a level from -120 to 0 dBFS, like {peak: -1dBFS}")
-                ok = false
-            }
-        }
-        if settings.gain != nil && settings.normalizePeak != nil, let node = fields["normalize"] {
-            sink.error(node, "give gain or normalize, not both")
-            ok = false
-        }
-        if settings.systemSound {
-            if settings.format != .linearPCM || settings.bitDepth.map({ $0 != 16 }) == true || settings.isFloat,
-               let node = fields["preset"] {
-                sink.error(node, "preset systemSound is 16-bit linear PCM; remove the conflicting format settings")
-                ok = false
-            }
-            settings.format = .linearPCM
-            settings.bitDepth = 16
-        }
-        return ok ? settings : nil
-    }
-
     /// Levels a gain may have: ±120 dB is a factor of a million either way, past the dynamic range
     /// of 24-bit audio (144 dB is the whole of it).
     static let gainRange = -120.0...120.0
@@ -283,10 +121,11 @@ public struct TranscodeSettings: Sendable, Equatable {
         return number
     }
 
-    private static func pairs(of node: YAMLNode) -> [(key: YAMLNode, value: YAMLNode)]? {
+    static func pairs(of node: YAMLNode) -> [(key: YAMLNode, value: YAMLNode)]? {
         if case .mapping(let pairs, _) = node { return pairs }
         return nil
     }
 }
 
-private func pow10(_ x: Double) -> Double { exp(x * 2.302585092994046) }
+/// 10 to the power `x`.
+func pow10(_ x: Double) -> Double { exp(x * 2.302585092994046) }
