@@ -2,56 +2,6 @@ import Foundation
 import MedleyFilters
 import MedleyMedia
 
-/// Where a job's HTML report goes and how big its pictures are (`report:` in a job).
-public struct ReportStage: Sendable, Equatable {
-    /// The report's folder: `index.html` and `thumbs/` (default `<to>/.medley/report-<job>`).
-    public var folder: String?
-    /// Longest side of the contact-sheet thumbnails, in pixels.
-    public var thumbnailSize = 160
-    public init(folder: String? = nil, thumbnailSize: Int = 160) {
-        self.folder = folder
-        self.thumbnailSize = thumbnailSize
-    }
-}
-
-/// What a job did, written beside its manifest when the job ends (read back by the report).
-struct JobSummaryFile: Codable {
-    var job: String
-    var started: String
-    var seconds: Double
-    var succeeded: Int
-    var failed: Int
-    var skipped: Int
-    var excluded: Int
-    var ignored: Int
-    var bytesWritten: Int64
-    var shard: String?
-
-    static func path(exportRoot: String, job: String, shard: (index: Int, count: Int)?) -> String {
-        exportRoot + "/.medley/" + fileName(job: job, shard: shard)
-    }
-
-    /// Its name in `.medley/`.
-    static func fileName(job: String, shard: (index: Int, count: Int)?) -> String {
-        "summary-" + ManifestWriter.fileSafe(job) + (shard.map { "-shard-\($0.index)-of-\($0.count)" } ?? "") + ".json"
-    }
-}
-
-extension JobSummaryFile {
-    /// The summary of a job that has just run.
-    init(job: String, counts c: JobCounts, started: Date, seconds: Double, shard: (index: Int, count: Int)?) {
-        self.init(job: job, started: started.formatted(.iso8601), seconds: seconds, succeeded: c.succeeded, failed: c.failed,
-                  skipped: c.skipped, excluded: c.excluded, ignored: c.ignored, bytesWritten: c.bytesWritten,
-                  shard: shard.map { "\($0.index)/\($0.count)" })
-    }
-
-    /// Writes `<to>/.medley/summary-<job>.json` (the counts and wall time the report shows); a
-    /// summary that cannot be written only leaves the report without them.
-    func write(into root: ExportRoot, shard: (index: Int, count: Int)?) {
-        if let data = try? JSONEncoder().encode(self) { try? root.writeOwnFile(Self.fileName(job: job, shard: shard), [UInt8](data)) }
-    }
-}
-
 /// A self-contained HTML page about one job's run: the summary, a contact sheet of before/after
 /// thumbnails for images, a waveform and meters for audio, properties per item, failures with
 /// their reasons, links to the outputs. Everything it shows is in its folder or linked relative
@@ -357,34 +307,4 @@ enum RunReport {
           if (img.complete) mark(); else { img.addEventListener('load', mark); img.addEventListener('error', mark); }
         }
         """
-}
-
-/// `medley report PIPELINE.yaml`: the report of each job's last run, from its manifest (the
-/// merged one after a sharded run).
-public enum ReportCommandRunner {
-    /// Writes each job's report; returns (job, page path or the reason there is none).
-    public static func writeReports(_ pipeline: Pipeline, onlyJob: String?) -> [(job: String, result: Result<String, Error>)] {
-        var roots: [String: ExportRoot] = [:]
-        defer { roots.values.forEach { $0.finish() } }
-        return pipeline.jobs.filter { onlyJob == nil || $0.name == onlyJob }.compactMap { job in
-            guard let export = job.export else { return nil }
-            let manifest = export.to + "/.medley/manifest-" + ManifestWriter.fileSafe(job.name) + ".jsonl"
-            guard FileManager.default.fileExists(atPath: manifest) else {
-                return (job.name, .failure(ItemFailure(.input, "no manifest at \(manifest): run the job first (after a sharded run, 'medley merge')")))
-            }
-            let summaryPath = JobSummaryFile.path(exportRoot: export.to, job: job.name, shard: nil)
-            let summary = FileManager.default.contents(atPath: summaryPath).flatMap { try? JSONDecoder().decode(JobSummaryFile.self, from: $0) }
-            return (job.name, Result {
-                let root = try roots[export.to] ?? {
-                    let opened = try ExportRoot.open(export.to)
-                    try opened.prepareTemporaryArea(command: "report")
-                    roots[export.to] = opened
-                    return opened
-                }()
-                return try RunReport.write(job: job.name, root: root, manifestPath: root.medley.realPath + "/manifest-"
-                                                + ManifestWriter.fileSafe(job.name) + ".jsonl",
-                                           stage: job.report ?? ReportStage(), summary: summary)
-            })
-        }
-    }
 }
