@@ -5,15 +5,19 @@ import Foundation
 /// run, and the encoder's file written atomically, under the memory it needs. The image, audio,
 /// poster and re-encode steps all end in `write`, so this tail exists once.
 struct Exporter {
+    /// The job's `export:` stage.
     let export: ExportStage
+    /// The job's name (`{job}` in templates).
     let job: String
     /// Writes outputs atomically (nil root in a dry run).
     let output: AtomicOutput
+    /// Which item has which output name (the earlier item in ingest order wins).
     let claims: OutputClaims
     /// What items may take under a memory limit; nil when memory is unlimited.
     let memory: MemoryBudget?
     /// `--force`: redo outputs that exist even under `overwrite: skip`.
     let force: Bool
+    /// `--dry-run`: name and claim outputs, write nothing.
     let dryRun: Bool
 
     /// The skip reason of an item a dry run would write (events and manifest say it; the console

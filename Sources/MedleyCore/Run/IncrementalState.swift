@@ -6,6 +6,7 @@ import MedleyStore
 /// root's run state, so an unchanged item is listed again rather than redone; and each finished
 /// item remembered once its output is in place.
 final class IncrementalState {
+    /// The job whose items it answers for.
     let job: Job
     /// Where finished items are recorded (nil in a dry run, which only reads).
     let store: RunState?

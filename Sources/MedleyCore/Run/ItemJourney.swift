@@ -14,6 +14,7 @@ import MedleyMedia
 /// An unchanged item (same input, same settings, output still in place) is listed from the last
 /// run instead. Each step calls its stage; no stage calls back into the runner.
 extension PipelineRunner {
+    /// Takes one ingested file (number `index` in ingest order) through the job.
     func process(_ file: IngestedFile, _ context: JobContext, index: Int) {
         let job = context.job
         let started = Date()

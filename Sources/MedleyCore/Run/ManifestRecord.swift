@@ -35,18 +35,25 @@ struct ManifestRecord: Decodable {
         case job, item, input, status, persistentID, mediaType, output, bytes, error, warnings, duration, metering, properties
     }
 
+    /// The job's name.
     var job: String
     /// The input's path below its ingest root: the key that shards' manifests merge on.
     var item: String
+    /// The input's absolute path ("" for a listing failure).
     var input: String
     var status: Status
+    /// The XXH3 hash of the input's bytes, in hex.
     var persistentID: String?
     var mediaType: MediaType?
+    /// The output's path (also for a skipped item: the output it kept).
     var output: String?
+    /// The size of the output written.
     var bytes: Int64?
+    /// Why the item failed, was skipped, excluded or ignored.
     var error: String?
     /// What the item's output could not keep (tags its container cannot hold).
     var warnings: [String] = []
+    /// Its properties after the tag stage (decoded: by name).
     var properties: [(name: String, value: TemplateValue)] = []
     /// Per-channel levels, when the job meters its audio, as the manifest records them.
     var metering: Metering?
@@ -56,6 +63,7 @@ struct ManifestRecord: Decodable {
     /// Seconds of audio written.
     var duration: Double?
 
+    /// A record of an item just taken from the ingest.
     init(job: String, item: String, input: String, status: Status) {
         self.job = job
         self.item = item
@@ -70,6 +78,7 @@ struct ManifestRecord: Decodable {
         self = try JSONDecoder().decode(ManifestRecord.self, from: Data(line.utf8))
     }
 
+    /// Decodes a record (see `init(line:)`).
     init(from decoder: Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         job = try c.decodeIfPresent(String.self, forKey: .job) ?? ""
@@ -111,6 +120,7 @@ struct ManifestRecord: Decodable {
     /// Medley writes.
     var line: String { json.rendered() }
 
+    /// The record as JSON, its fields in `CodingKeys` order.
     var json: JSONValue {
         var fields: [(CodingKeys, JSONValue)] = [(.job, .string(job)), (.item, .string(item)), (.input, .string(input)),
                                                  (.status, .string(status.rawValue))]

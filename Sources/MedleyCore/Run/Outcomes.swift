@@ -16,6 +16,7 @@ extension PipelineRunner {
         append(entry.line, context)
     }
 
+    /// An item the job's media types or `where` left out (its tag warnings are said: they may be why).
     func record(_ context: JobContext, excluded entry: ManifestRecord) {
         lock.lock()
         context.counts.excluded += 1
@@ -25,6 +26,7 @@ extension PipelineRunner {
         for warning in entry.warnings { console.say("warn  \(entry.input): \(warning)") }
     }
 
+    /// A finished item: counted, in the manifest, an itemFinished event and an "ok" line.
     func record(_ context: JobContext, finished entry: ManifestRecord, milliseconds: Double) {
         let bytes = entry.bytes ?? 0, output = entry.output ?? ""
         update(context) { $0.succeeded += 1; $0.bytesWritten += bytes }
@@ -57,6 +59,7 @@ extension PipelineRunner {
         return true
     }
 
+    /// An item that writes nothing: its output exists under `overwrite: skip`, or the run is a dry run.
     func record(_ context: JobContext, skipped entry: ManifestRecord) {
         let output = entry.output ?? "", reason = entry.error ?? ""
         let wouldWrite = reason == Exporter.dryRunReason
@@ -70,6 +73,7 @@ extension PipelineRunner {
         }
     }
 
+    /// A failed item: its reason in the manifest, the summary (the first `failuresListed`), the events and the console.
     func record(_ context: JobContext, failed entry: ManifestRecord, reason: String, milliseconds: Double? = nil) {
         var entry = entry
         entry.error = reason
@@ -86,6 +90,7 @@ extension PipelineRunner {
         console.itemLine("FAIL  \(input.isEmpty ? "" : input + ": ")\(reason)", failure: true)
     }
 
+    /// Changes the job's counts under the lock and redraws the progress line.
     func update(_ context: JobContext, _ change: (inout JobCounts) -> Void) {
         lock.lock()
         change(&context.counts)
@@ -113,20 +118,7 @@ extension PipelineRunner {
         scheduler.requestStop()
     }
 
-    /// On a terminal, counts the job's files on a background thread so progress can show an ETA
-    /// (the real enumeration streams and only knows the total at the very end).
-    func countInBackground(_ job: Job, _ context: JobContext) {
-        Thread.detachNewThread { [lock] in
-            var total = 0
-            for result in FileEnumerator(job.ingest.source) {
-                if case .success = result { total += 1 }
-            }
-            lock.lock()
-            context.expected = total
-            lock.unlock()
-        }
-    }
-
+    /// The job's last lines: its counts, rate and bytes written, and its failures by name (the first `failuresListed`).
     func printSummary(_ context: JobContext, seconds: Double) {
         let c = context.counts
         let rate = seconds > 0 ? Double(c.done) / seconds : 0

@@ -245,5 +245,20 @@ public final class PipelineRunner: @unchecked Sendable {
         if !options.quiet { console.say("playlist \(playlist.to): \(count) item\(count == 1 ? "" : "s")") }
     }
 
+    /// Sends an event to `--events` (nothing without it).
     func emit(_ event: RunEvent) { events?.write(event) }
+
+    /// On a terminal, counts the job's files on a background thread so progress can show an ETA
+    /// (the real enumeration streams and only knows the total at the very end).
+    func countInBackground(_ job: Job, _ context: JobContext) {
+        Thread.detachNewThread { [lock] in
+            var total = 0
+            for result in FileEnumerator(job.ingest.source) {
+                if case .success = result { total += 1 }
+            }
+            lock.lock()
+            context.expected = total
+            lock.unlock()
+        }
+    }
 }
