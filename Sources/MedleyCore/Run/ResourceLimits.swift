@@ -45,8 +45,8 @@ public enum ResourceLimits {
         if let folder = opendir("/proc/self/fd") {
             defer { closedir(folder) }
             var count = 0
-            while let entry = readdir(folder) {
-                if entry.pointee.d_name.0 != CChar(UInt8(ascii: ".")) { count += 1 }
+            while case .success(let entry?) = IngestPOSIX.nextEntry(of: folder) {
+                if entry.name.first != UInt8(ascii: ".") { count += 1 }
             }
             return max(0, count - 1)  // the listing's own descriptor
         }
