@@ -67,7 +67,7 @@ final class IncrementalState {
 
     /// Size and modification time decide first; when only the time changed, the content hash does.
     private func unchanged(_ row: StateRow, _ file: IngestedFile) -> String? {
-        guard !force, row.status == "succeeded", let output = row.output else { return nil }
+        guard !force, ManifestRecord.Status(rawValue: row.status) == .succeeded, let output = row.output else { return nil }
         guard row.settingsHash == settingsHash(kind: row.kind), row.size == file.size else { return nil }
         // The output itself, not a link put in its place.
         var info = stat()
@@ -110,7 +110,7 @@ final class IncrementalState {
         let kind = (entry.mediaType?.kind ?? .audio).rawValue
         let row = StateRow(input: file.path, size: file.size, modifiedNanoseconds: Self.nanoseconds(file.modified),
                            contentHash: entry.persistentID ?? "", kind: kind, settingsHash: settingsHash(kind: kind),
-                           status: "succeeded", output: output, outputSize: entry.bytes, record: entry.line)
+                           status: ManifestRecord.Status.succeeded.rawValue, output: output, outputSize: entry.bytes, record: entry.line)
         do {
             try store.save(job: job.name, row)
             return nil
