@@ -44,7 +44,9 @@ let package = Package(
         .target(name: "MedleyStore", dependencies: ["CSQLite"]),
         // Pipeline model and validation, ingest, templates, scheduler, stages, events.
         .target(name: "MedleyCore", dependencies: ["MedleyYAML", "MedleyFilters", "MedleyMedia", "MedleyKernels", "MedleyStore"]),
-        .executableTarget(name: "medley", dependencies: ["MedleyCore"]),
+        // `medley bench`: times Medley against peer tools it shells out to; not part of the library.
+        .target(name: "MedleyBench", dependencies: ["MedleyCore", "MedleyFilters"]),
+        .executableTarget(name: "medley", dependencies: ["MedleyCore", "MedleyBench"]),
 
         // Kernel micro-benchmark (MP/s against memcpy of the same buffer; the resampler against libsamplerate).
         .executableTarget(name: "medley-kernel-bench", dependencies: ["MedleyKernels", "MedleyMedia"], path: "benchmarks/KernelBench"),

@@ -36,10 +36,28 @@ public struct StateRow: Sendable, Equatable {
     }
 }
 
-/// Problems with the state database.
-public struct StateError: Error, CustomStringConvertible {
-    public let description: String
-    init(_ description: String) { self.description = description }
+/// Problems with the state database, each with SQLite's own words.
+public enum StateError: Error, CustomStringConvertible {
+    /// The database cannot be opened (or created) at `path`.
+    case cannotOpen(path: String, reason: String)
+    /// A row of the database at `path` cannot be read.
+    case cannotRead(path: String, reason: String)
+    /// A row cannot be saved.
+    case cannotWrite(path: String, reason: String)
+    /// A statement (the schema, a transaction) of the database at `path` failed.
+    case statement(path: String, reason: String)
+    /// The state was closed, or opened read-only, before this use.
+    case closed(readOnly: Bool)
+
+    public var description: String {
+        switch self {
+        case .cannotOpen(let path, let reason): return "cannot open the run state \(path): \(reason)"
+        case .cannotRead(let path, let reason): return "cannot read the run state \(path): \(reason)"
+        case .cannotWrite(let path, let reason): return "cannot write the run state \(path): \(reason)"
+        case .statement(let path, let reason): return "run state \(path): \(reason)"
+        case .closed(let readOnly): return readOnly ? "the run state is closed or read-only" : "the run state is closed"
+        }
+    }
 }
 
 /// The run state of one export root (or one shard of it): an SQLite database in WAL mode, one
@@ -74,7 +92,7 @@ public final class RunState: @unchecked Sendable {
         guard sqlite3_open_v2(name, &handle, flags, nil) == SQLITE_OK, let handle else {
             let reason = handle.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
             sqlite3_close(handle)
-            throw StateError("cannot open the run state \(path): \(reason)")
+            throw StateError.cannotOpen(path: path, reason: reason)
         }
         db = handle
         sqlite3_busy_timeout(handle, 10_000)
@@ -115,14 +133,14 @@ public final class RunState: @unchecked Sendable {
                 FROM items WHERE job = ?1 AND input = ?2
                 """)
         }
-        guard let statement = lookup else { throw StateError("the run state is closed") }
+        guard let statement = lookup else { throw StateError.closed(readOnly: false) }
         sqlite3_reset(statement)
         sqlite3_clear_bindings(statement)
         bind(statement, 1, job)
         bind(statement, 2, input)
         let step = sqlite3_step(statement)
         if step == SQLITE_DONE { return nil }
-        guard step == SQLITE_ROW else { throw StateError("cannot read the run state \(path): \(message)") }
+        guard step == SQLITE_ROW else { throw StateError.cannotRead(path: path, reason: message) }
         let row = StateRow(
             input: text(statement, 0) ?? "", size: sqlite3_column_int64(statement, 1),
             modifiedNanoseconds: sqlite3_column_int64(statement, 2), contentHash: text(statement, 3) ?? "",
@@ -140,7 +158,7 @@ public final class RunState: @unchecked Sendable {
     public func save(job: String, _ row: StateRow) throws {
         lock.lock()
         defer { lock.unlock() }
-        guard let upsert else { throw StateError("the run state is closed or read-only") }
+        guard let upsert else { throw StateError.closed(readOnly: true) }
         sqlite3_reset(upsert)
         sqlite3_clear_bindings(upsert)
         bind(upsert, 1, job)
@@ -156,7 +174,7 @@ public final class RunState: @unchecked Sendable {
         bind(upsert, 11, row.record)
         sqlite3_bind_double(upsert, 12, Date().timeIntervalSince1970)
         guard sqlite3_step(upsert) == SQLITE_DONE else {
-            throw StateError("cannot write the run state \(path): \(message)")
+            throw StateError.cannotWrite(path: path, reason: message)
         }
     }
 
@@ -176,14 +194,14 @@ public final class RunState: @unchecked Sendable {
         guard sqlite3_exec(db, sql, nil, nil, &error) == SQLITE_OK else {
             let reason = error.map { String(cString: $0) } ?? message
             sqlite3_free(error)
-            throw StateError("run state \(path): \(reason)")
+            throw StateError.statement(path: path, reason: reason)
         }
     }
 
     private func prepare(_ sql: String) throws -> OpaquePointer? {
         var statement: OpaquePointer?
         guard sqlite3_prepare_v2(db, sql, -1, &statement, nil) == SQLITE_OK else {
-            throw StateError("run state \(path): \(message)")
+            throw StateError.statement(path: path, reason: message)
         }
         return statement
     }

@@ -1,4 +1,5 @@
 import Foundation
+import MedleyBench
 import MedleyCore
 
 /// `medley bench`: Medley against its peers on the same files, in one run.

@@ -343,17 +343,15 @@ public struct FileEnumerator: Sequence, IteratorProtocol {
         var entries: [Entry] = []
         var skippedLinks = 0
         while true {
-            errno = 0
-            guard let record = readdir(directory) else {
-                if errno != 0 { return .failure(IngestPOSIX.Errno(code: errno)) }
+            let next = IngestPOSIX.nextEntry(of: directory)
+            guard case .success(let record) = next else {
+                if case .failure(let failure) = next { return .failure(failure) }
                 break
             }
-            let type = record.pointee.d_type
-            let entry: Entry? = withUnsafePointer(to: &record.pointee.d_name) { tuple in
-                let cName = UnsafeRawPointer(tuple).assumingMemoryBound(to: CChar.self)
+            guard let (bytes, type) = record else { break }
+            let entry: Entry? = { () -> Entry? in
                 // Hidden entries, "." and ".." all start with a dot.
-                guard cName.pointee != CChar(UInt8(ascii: ".")) else { return nil }
-                let bytes = Array(UnsafeRawBufferPointer(start: cName, count: strlen(cName)))
+                guard bytes.first != UInt8(ascii: ".") else { return nil }
                 guard let name = String(validating: bytes, as: UTF8.self) else {
                     return Entry(sortKey: bytes, name: String(decoding: bytes, as: UTF8.self), kind: .undecodableName)
                 }
@@ -367,7 +365,7 @@ public struct FileEnumerator: Sequence, IteratorProtocol {
                 case Int(DT_REG), Int(DT_UNKNOWN):
                     // DT_UNKNOWN: some filesystems do not fill d_type, so ask lstat what it is.
                     var entryStat = stat()
-                    guard fstatat(descriptor, cName, &entryStat, AT_SYMLINK_NOFOLLOW) == 0 else {
+                    guard fstatat(descriptor, name, &entryStat, AT_SYMLINK_NOFOLLOW) == 0 else {
                         return nil  // vanished since readdir: nothing to report
                     }
                     if entryStat.st_mode & S_IFMT == S_IFLNK {
@@ -389,7 +387,7 @@ public struct FileEnumerator: Sequence, IteratorProtocol {
                     return Entry(sortKey: bytes + [UInt8(ascii: "/")], name: name, kind: kind)
                 }
                 return Entry(sortKey: bytes, name: name, kind: kind)
-            }
+            }()
             if let entry { entries.append(entry) }
         }
         entries.sort { precedesByteWise($0.sortKey, $1.sortKey) }

@@ -39,6 +39,18 @@ enum IngestPOSIX {
         }
     }
 
+    /// The next entry of an open folder listing: its name's bytes (without the terminating NUL)
+    /// and its `d_type`; nil at the end. The one place a `dirent` is read.
+    static func nextEntry(of directory: OpaquePointer) -> Result<(name: [UInt8], type: UInt8)?, Errno> {
+        errno = 0
+        guard let record = readdir(directory) else {
+            return errno == 0 ? .success(nil) : .failure(Errno(code: errno))
+        }
+        let type = record.pointee.d_type
+        let name = withUnsafeBytes(of: &record.pointee.d_name) { raw in Array(raw.prefix { $0 != 0 }) }
+        return .success((name, type))
+    }
+
     /// The current errno as readable text ("Permission denied").
     static func errorText(_ code: Int32 = errno) -> String {
         String(cString: strerror(code))

@@ -77,18 +77,18 @@ public final class InputFile {
         }
         guard opened.st_mode & S_IFMT == S_IFREG else {
             closeDescriptor(descriptor)
-            throw ItemFailure("it is no longer a regular file (it was replaced after it was listed); not read")
+            throw ItemFailure(.input, "it is no longer a regular file (it was replaced after it was listed); not read")
         }
         // The open file must be named by a path under the root: a link swapped in anywhere cannot pass.
         guard let canonical = IngestPOSIX.resolvedPath(file.path),
               IngestPOSIX.isWithin(canonical, directory: file.canonicalRoot) else {
             closeDescriptor(descriptor)
-            throw ItemFailure("it now resolves outside the ingest root \(file.canonicalRoot) (a symbolic link replaced it or a folder on its path after it was listed); not read")
+            throw ItemFailure(.input, "it now resolves outside the ingest root \(file.canonicalRoot) (a symbolic link replaced it or a folder on its path after it was listed); not read")
         }
         var named = stat()
         guard stat(canonical, &named) == 0, named.st_dev == opened.st_dev, named.st_ino == opened.st_ino else {
             closeDescriptor(descriptor)
-            throw ItemFailure("it changed while it was being opened (replaced after it was listed); not read")
+            throw ItemFailure(.input, "it changed while it was being opened (replaced after it was listed); not read")
         }
         // O_NONBLOCK only kept a FIFO swapped in from blocking the open; reads of a regular file ignore it.
         let flags = fcntl(descriptor, F_GETFL)
@@ -108,14 +108,14 @@ public final class InputFile {
         let names = file.relativePath.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
         guard let last = names.last, !names.contains(".."), !names.contains(".") else {
             closeDescriptor(folder)
-            throw ItemFailure("its relative path \(file.relativePath) cannot be opened below the root")
+            throw ItemFailure(.input, "its relative path \(file.relativePath) cannot be opened below the root")
         }
         for name in names.dropLast() {
             let next = openat(folder, name, folderFlags)
             let code = errno
             if next < 0 {
                 let reason = isLink(name, in: folder)
-                    ? ItemFailure("the folder \(name) on its path was replaced by a symbolic link after it was listed; not followed (a run reads only inside its ingest roots)")
+                    ? ItemFailure(.input, "the folder \(name) on its path was replaced by a symbolic link after it was listed; not followed (a run reads only inside its ingest roots)")
                     : failure(code, file)
                 closeDescriptor(folder)
                 throw reason
@@ -128,7 +128,7 @@ public final class InputFile {
         defer { closeDescriptor(folder) }
         guard descriptor >= 0 else {
             if isLink(last, in: folder) {
-                throw ItemFailure("it was replaced by a symbolic link after it was listed; not followed (a run reads only inside its ingest roots)")
+                throw ItemFailure(.input, "it was replaced by a symbolic link after it was listed; not followed (a run reads only inside its ingest roots)")
             }
             throw failure(code, file)
         }
@@ -151,11 +151,11 @@ public final class InputFile {
     static func failure(_ code: Int32, _ file: IngestedFile) -> ItemFailure {
         switch code {
         case ENOENT, ENOTDIR:
-            return ItemFailure("it vanished after it was listed")
+            return ItemFailure(.input, "it vanished after it was listed")
         case EMFILE, ENFILE:
-            return ItemFailure("cannot open it: \(IngestPOSIX.errorText(code)) (\(ResourceLimits.descriptorLimitText))")
+            return ItemFailure(.input, "cannot open it: \(IngestPOSIX.errorText(code)) (\(ResourceLimits.descriptorLimitText))")
         default:
-            return ItemFailure("cannot open it: \(IngestPOSIX.errorText(code))")
+            return ItemFailure(.input, "cannot open it: \(IngestPOSIX.errorText(code))")
         }
     }
 }

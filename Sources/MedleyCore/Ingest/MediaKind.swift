@@ -8,6 +8,24 @@ public enum MediaKind: String, Sendable, CaseIterable {
     case movie
 }
 
+/// What an item is to a media library (`MPMediaType`): an image, a movie, or audio as its tags
+/// file it (music unless they say podcast or audiobook). The manifest's `mediaType`.
+public enum MediaType: String, Sendable, Codable, CaseIterable {
+    case image, music, podcast, audioBook, movie
+
+    /// The media types of audio items.
+    public static let audio: [MediaType] = [.music, .podcast, .audioBook]
+
+    /// The content kind items of this type have.
+    public var kind: MediaKind {
+        switch self {
+        case .image: return .image
+        case .movie: return .movie
+        case .music, .podcast, .audioBook: return .audio
+        }
+    }
+}
+
 /// A recognised file format and the kind of media it holds.
 public struct SniffedFormat: Equatable, Sendable {
     /// Whether the file is an image, audio or a movie.

@@ -58,11 +58,11 @@ public enum ItemProperties {
     /// The facts every item has: its `persistentID` (the XXH3 hash of its bytes, as 16 hex
     /// digits), `mediaType`, path, relpath (the folder below the ingest root), stem, ext, size,
     /// modified (ISO 8601, UTC).
-    static func fileFacts(_ file: IngestedFile, persistentID: UInt64, mediaType: String) -> [(name: String, value: TemplateValue)] {
+    static func fileFacts(_ file: IngestedFile, persistentID: UInt64, mediaType: MediaType) -> [(name: String, value: TemplateValue)] {
         let (stem, ext) = split(fileName: (file.relativePath as NSString).lastPathComponent)
         return [
             ("persistentID", .text(ContentHash.hex(persistentID))),
-            ("mediaType", .text(mediaType)),
+            ("mediaType", .text(mediaType.rawValue)),
             ("path", .text(file.path)),
             ("relpath", .path((file.relativePath as NSString).deletingLastPathComponent)),
             ("stem", .text(stem)),
@@ -90,7 +90,7 @@ public struct ImageProperties: Sendable {
 
     /// Reads the header (no pixels) of an image already opened by libvips.
     public init(file: IngestedFile, persistentID: UInt64, image: VipsImage, format: String) {
-        values = ItemProperties.fileFacts(file, persistentID: persistentID, mediaType: "image") + [
+        values = ItemProperties.fileFacts(file, persistentID: persistentID, mediaType: .image) + [
             ("format", .text(format)),
             ("width", .integer(image.width)),
             ("height", .integer(image.height)),
@@ -137,7 +137,7 @@ public struct MovieProperties: Sendable {
 
     /// `format`: the container as Medley's sniffer names it (mp4, mov, mkv, webm, 3gp).
     public init(file: IngestedFile, persistentID: UInt64, info: MovieInfo, format: String) {
-        values = ItemProperties.fileFacts(file, persistentID: persistentID, mediaType: "movie") + [
+        values = ItemProperties.fileFacts(file, persistentID: persistentID, mediaType: .movie) + [
             ("format", .text(format)),
             ("codec", .text(info.videoCodec)),
             ("width", .integer(info.displayWidth)),

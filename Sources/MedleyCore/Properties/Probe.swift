@@ -8,21 +8,21 @@ public enum Probe {
     /// `metering`: also decode the whole audio stream for peak and average power per channel.
     public static func properties(ofFileAt path: String, metering: Bool = false) throws -> [(name: String, value: TemplateValue)] {
         var info = stat()
-        guard stat(path, &info) == 0 else { throw ItemFailure(String(cString: strerror(errno))) }
-        guard (info.st_mode & S_IFMT) == S_IFREG else { throw ItemFailure("not a regular file") }
+        guard stat(path, &info) == 0 else { throw ItemFailure(.input, String(cString: strerror(errno))) }
+        guard (info.st_mode & S_IFMT) == S_IFREG else { throw ItemFailure(.input, "not a regular file") }
         let absolute = URL(fileURLWithPath: path).standardizedFileURL.path
         let file = IngestedFile(
             path: absolute, root: (absolute as NSString).deletingLastPathComponent,
             relativePath: (absolute as NSString).lastPathComponent, size: Int64(info.st_size),
             modified: Date(timeIntervalSince1970: Double(info.st_mtim.tv_sec)))
-        guard let sniffed = try PipelineRunner.identify(file) else {
-            throw ItemFailure("not a recognised image, audio or movie file")
+        guard let sniffed = try Identify.format(of: file) else {
+            throw ItemFailure(.input, "not a recognised image, audio or movie file")
         }
         let persistentID: UInt64
         do {
             persistentID = try ContentHash.ofFile(at: absolute)
         } catch let error as MediaError {
-            throw ItemFailure(error.reason)
+            throw ItemFailure(error, .input)
         }
         if sniffed.kind == .audio {
             return try audioProperties(file, persistentID: persistentID, format: sniffed.format, metering: metering)
@@ -32,7 +32,7 @@ public enum Probe {
                 return MovieProperties(file: file, persistentID: persistentID, info: try Movie.probe(path: absolute),
                                        format: sniffed.format).values
             } catch let error as MediaError {
-                throw ItemFailure(error.reason)
+                throw ItemFailure(error)
             }
         }
         try Vips.start()
@@ -47,7 +47,7 @@ public enum Probe {
             }
         } catch {
             let reason = (error as? MediaError)?.reason ?? "\(error)"
-            throw ItemFailure("cannot decode: " + ([reason] + messages.lines).joined(separator: "; "))
+            throw ItemFailure(.decode, "cannot decode: " + ([reason] + messages.lines).joined(separator: "; "))
         }
         if !messages.lines.isEmpty { values.append(("warnings", .text(messages.lines.joined(separator: "; ")))) }
         return values
@@ -74,7 +74,7 @@ extension Probe {
         do {
             values += AudioProperties.metering(try reader.meterToEnd())
         } catch let error as MediaError {
-            throw ItemFailure(error.reason)
+            throw ItemFailure(error)
         }
         return values
     }

@@ -2,41 +2,6 @@ import Foundation
 import MedleyFilters
 import MedleyMedia
 
-/// Where a job's HTML report goes and how big its pictures are (`report:` in a job).
-public struct ReportStage: Sendable, Equatable {
-    /// The report's folder: `index.html` and `thumbs/` (default `<to>/.medley/report-<job>`).
-    public var folder: String?
-    /// Longest side of the contact-sheet thumbnails, in pixels.
-    public var thumbnailSize = 160
-    public init(folder: String? = nil, thumbnailSize: Int = 160) {
-        self.folder = folder
-        self.thumbnailSize = thumbnailSize
-    }
-}
-
-/// What a job did, written beside its manifest when the job ends (read back by the report).
-struct JobSummaryFile: Codable {
-    var job: String
-    var started: String
-    var seconds: Double
-    var succeeded: Int
-    var failed: Int
-    var skipped: Int
-    var excluded: Int
-    var ignored: Int
-    var bytesWritten: Int64
-    var shard: String?
-
-    static func path(exportRoot: String, job: String, shard: (index: Int, count: Int)?) -> String {
-        exportRoot + "/.medley/" + fileName(job: job, shard: shard)
-    }
-
-    /// Its name in `.medley/`.
-    static func fileName(job: String, shard: (index: Int, count: Int)?) -> String {
-        "summary-" + ManifestWriter.fileSafe(job) + (shard.map { "-shard-\($0.index)-of-\($0.count)" } ?? "") + ".json"
-    }
-}
-
 /// A self-contained HTML page about one job's run: the summary, a contact sheet of before/after
 /// thumbnails for images, a waveform and meters for audio, properties per item, failures with
 /// their reasons, links to the outputs. Everything it shows is in its folder or linked relative
@@ -44,15 +9,14 @@ struct JobSummaryFile: Codable {
 /// the page any request off the machine.
 enum RunReport {
     struct Item {
-        var record: [String: Any]
-        var item: String { record["item"] as? String ?? "" }
-        var input: String { record["input"] as? String ?? "" }
-        var status: String { record["status"] as? String ?? "" }
-        var output: String? { record["output"] as? String }
-        var mediaType: String { record["mediaType"] as? String ?? "" }
+        var record: ManifestRecord
+        var item: String { record.item }
+        var input: String { record.input }
+        var status: ManifestRecord.Status { record.status }
+        var output: String? { record.output }
+        var mediaType: MediaType? { record.mediaType }
         var properties: [(String, String)] {
-            guard let properties = record["properties"] as? [String: Any] else { return [] }
-            return properties.map { ($0.key, RunReport.text(of: $0.value)) }.sorted { $0.0 < $1.0 }
+            record.properties.map { ($0.name, RunReport.text(of: $0.value)) }.sorted { $0.0 < $1.0 }
         }
         /// Before/after pictures and the waveform, relative to the report folder.
         var before: String?
@@ -77,7 +41,7 @@ enum RunReport {
         }
         let text = try String(contentsOfFile: manifestPath, encoding: .utf8)
         var items: [Item] = text.split(separator: "\n").compactMap { line in
-            (try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]).map { Item(record: $0) }
+            (try? ManifestRecord(line: String(line))).map { Item(record: $0) }
         }
         items.sort { Array($0.item.utf8).lexicographicallyPrecedes(Array($1.item.utf8)) }
         try Vips.start()
@@ -106,21 +70,21 @@ enum RunReport {
     /// Files are named by what they show (content hash of the input, size and time of the
     /// output), so a report of an unchanged re-run reuses them.
     static func makePictures(for item: Item, thumbs: SafeFolder, root: ExportRoot, size: Int) -> Made {
-        guard item.status == "succeeded" || item.status == "skipped", let output = item.output,
+        guard item.status == .succeeded || item.status == .skipped, let output = item.output,
               FileManager.default.fileExists(atPath: output) else { return (nil, nil, nil, nil) }
-        let id = item.record["persistentID"] as? String ?? ContentHash.hex(ContentHash.of(text: item.input))
+        let id = item.record.persistentID ?? ContentHash.hex(ContentHash.of(text: item.input))
         let outputKey = ContentHash.hex(ContentHash.of(text: output + "|" + fileStamp(output)))
         let outputExt = (output as NSString).pathExtension.lowercased()
-        if item.mediaType == "image" || imageExtensions.contains(outputExt) {
+        if item.mediaType == .image || imageExtensions.contains(outputExt) {
             // Images: before and after. A movie's poster: the frame as exported (no "before" picture).
             let before = "\(id)-in.jpg", after = "\(outputKey)-out.jpg"
-            let madeBefore = item.mediaType == "image"
-                && inputThumbnail(item.input, persistentID: item.record["persistentID"] as? String,
+            let madeBefore = item.mediaType == .image
+                && inputThumbnail(item.input, persistentID: item.record.persistentID,
                                   named: before, in: thumbs, root: root, size: size)
             let madeAfter = thumbnail(output, named: after, in: thumbs, root: root, size: size)
             return (madeBefore ? "thumbs/" + before : nil, madeAfter ? "thumbs/" + after : nil, nil, nil)
         }
-        guard item.mediaType != "movie" else { return (nil, nil, nil, nil) }
+        guard item.mediaType != .movie else { return (nil, nil, nil, nil) }
         let name = "\(outputKey)-wave.svg"
         guard let reader = try? AudioStage.open(output, format: (output as NSString).pathExtension.lowercased()),
               let wave = try? reader.waveform(columns: 480) else { return (nil, nil, nil, nil) }
@@ -162,14 +126,14 @@ enum RunReport {
     /// unless it exists; made as a temporary file of this process and renamed into place.
     static func thumbnail(_ source: String, named name: String, in thumbs: SafeFolder, root: ExportRoot, size: Int) -> Bool {
         if thumbs.kind(of: name) == S_IFREG { return true }
-        guard let temporary = try? root.createTemporary(suffix: ".jpg").file else { return false }
+        guard let temporary = try? AtomicFile(in: root, suffix: ".jpg") else { return false }
         do {
             let image = try VipsImage.thumbnail(source, width: size, height: size, crop: false, force: false)
             try image.flattened().save(to: temporary.path, format: .jpeg, quality: 75, strip: true)
-            try root.place(temporary, in: thumbs, as: name)
+            try temporary.commit(in: thumbs, as: name)
             return true
         } catch {
-            root.discard(temporary)
+            temporary.discard()
             return false
         }
     }
@@ -193,7 +157,7 @@ enum RunReport {
     // MARK: the page
 
     static func page(job: String, items: [Item], summary: JobSummaryFile?, folder: String) -> String {
-        let count = { (status: String) in items.filter { $0.status == status }.count }
+        let count = { (status: ManifestRecord.Status) in items.filter { $0.status == status }.count }
         var html = """
             <!doctype html>
             <html lang="en"><head><meta charset="utf-8">
@@ -204,9 +168,9 @@ enum RunReport {
             <header><h1>\(escape(job))</h1><table class="summary">
             """
         var rows: [(String, String)] = [
-            ("items", String(items.count)), ("succeeded", String(count("succeeded"))),
-            ("skipped (unchanged)", String(count("skipped"))), ("failed", String(count("failed"))),
-            ("excluded", String(count("excluded"))), ("ignored", String(count("ignored"))),
+            ("items", String(items.count)), ("succeeded", String(count(.succeeded))),
+            ("skipped (unchanged)", String(count(.skipped))), ("failed", String(count(.failed))),
+            ("excluded", String(count(.excluded))), ("ignored", String(count(.ignored))),
         ]
         if let summary {
             let done = summary.succeeded + summary.failed + summary.skipped
@@ -221,32 +185,32 @@ enum RunReport {
         }
         html += "</table></header>\n"
 
-        let failures = items.filter { $0.status == "failed" }
+        let failures = items.filter { $0.status == .failed }
         html += "<section id=\"failures\"><h2>Failures (\(failures.count))</h2>"
         if failures.isEmpty { html += "<p>None.</p>" }
         html += "<ul>"
         for item in failures {
             html += "<li class=\"failure\" data-item=\"\(escape(item.item))\"><code>\(escape(item.item.isEmpty ? item.input : item.item))</code>: "
-                + "<span class=\"reason\">\(escape(item.record["error"] as? String ?? "unknown"))</span></li>"
+                + "<span class=\"reason\">\(escape(item.record.error ?? "unknown"))</span></li>"
         }
         html += "</ul></section>\n<section id=\"items\"><h2>Items</h2><div class=\"sheet\">\n"
-        for item in items where item.status == "succeeded" || item.status == "skipped" {
+        for item in items where item.status == .succeeded || item.status == .skipped {
             html += card(item, folder: folder)
         }
         html += "</div></section>\n"
-        let excluded = items.filter { $0.status == "excluded" }
+        let excluded = items.filter { $0.status == .excluded }
         if !excluded.isEmpty {
             html += "<section id=\"excluded\"><details><summary>Excluded by media type or where (\(excluded.count))</summary><ul>"
             for item in excluded {
-                html += "<li data-item=\"\(escape(item.item))\"><code>\(escape(item.item))</code>: \(escape(item.record["error"] as? String ?? ""))</li>"
+                html += "<li data-item=\"\(escape(item.item))\"><code>\(escape(item.item))</code>: \(escape(item.record.error ?? ""))</li>"
             }
             html += "</ul></details></section>\n"
         }
-        let ignored = items.filter { $0.status == "ignored" }
+        let ignored = items.filter { $0.status == .ignored }
         if !ignored.isEmpty {
             html += "<section id=\"ignored\"><details><summary>Ignored: not media of the job's types (\(ignored.count))</summary><ul>"
             for item in ignored {
-                html += "<li data-item=\"\(escape(item.item))\"><code>\(escape(item.item))</code>: \(escape(item.record["error"] as? String ?? ""))</li>"
+                html += "<li data-item=\"\(escape(item.item))\"><code>\(escape(item.item))</code>: \(escape(item.record.error ?? ""))</li>"
             }
             html += "</ul></details></section>\n"
         }
@@ -256,10 +220,10 @@ enum RunReport {
     }
 
     static func card(_ item: Item, folder: String) -> String {
-        var html = "<article class=\"item \(escape(item.status))\" data-item=\"\(escape(item.item))\" data-status=\"\(escape(item.status))\">"
+        var html = "<article class=\"item \(escape(item.status.rawValue))\" data-item=\"\(escape(item.item))\" data-status=\"\(escape(item.status.rawValue))\">"
         html += "<h3 title=\"\(escape(item.input))\">\(escape(item.item))</h3><div class=\"pictures\">"
-        if item.mediaType == "image" || item.after != nil {
-            let pictures = item.mediaType == "image" ? [("before", item.before), ("after", item.after)] : [("poster", item.after)]
+        if item.mediaType == .image || item.after != nil {
+            let pictures = item.mediaType == .image ? [("before", item.before), ("after", item.after)] : [("poster", item.after)]
             for (label, picture) in pictures {
                 if let picture {
                     html += "<figure><img loading=\"lazy\" src=\"\(escape(urlPath(picture)))\" alt=\"\(label)\"><figcaption>\(label)</figcaption></figure>"
@@ -280,10 +244,10 @@ enum RunReport {
         }
         if let output = item.output {
             html += "<p><a class=\"output\" href=\"\(escape(urlPath(relativeLink(to: output, from: folder))))\">\(escape((output as NSString).lastPathComponent))</a>"
-            if item.status == "skipped" { html += " <span class=\"note\">unchanged since the last run</span>" }
+            if item.status == .skipped { html += " <span class=\"note\">unchanged since the last run</span>" }
             html += "</p>"
         }
-        if let warnings = item.record["warnings"] as? [String], !warnings.isEmpty {
+        if case let warnings = item.record.warnings, !warnings.isEmpty {
             html += "<p class=\"warning\">" + warnings.map(escape).joined(separator: "<br>") + "</p>"
         }
         html += "<details><summary>properties</summary><table class=\"properties\">"
@@ -309,26 +273,15 @@ enum RunReport {
             .map { $0.addingPercentEncoding(withAllowedCharacters: allowed) ?? "" }.joined(separator: "/")
     }
 
-    static func escape(_ text: String) -> String {
-        var out = ""
-        out.reserveCapacity(text.count)
-        for character in text {
-            switch character {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "'": out += "&#39;"
-            default: out.append(character)
-            }
-        }
-        return out
-    }
+    static func escape(_ text: String) -> String { HTMLText.escape(text) }
 
-    static func text(of value: Any) -> String {
-        if let string = value as? String { return string }
-        if let number = value as? NSNumber { return number.stringValue }
-        return "\(value)"
+    /// A property as the page shows it (a real number in its shortest spelling, as JSON had it).
+    static func text(of value: TemplateValue) -> String {
+        switch value {
+        case .text(let text), .path(let text): return text
+        case .integer(let n): return String(n)
+        case .number(let n): return NSNumber(value: n).stringValue
+        }
     }
 
     static let style = """
@@ -354,34 +307,4 @@ enum RunReport {
           if (img.complete) mark(); else { img.addEventListener('load', mark); img.addEventListener('error', mark); }
         }
         """
-}
-
-/// `medley report PIPELINE.yaml`: the report of each job's last run, from its manifest (the
-/// merged one after a sharded run).
-public enum ReportCommandRunner {
-    /// Writes each job's report; returns (job, page path or the reason there is none).
-    public static func writeReports(_ pipeline: Pipeline, onlyJob: String?) -> [(job: String, result: Result<String, Error>)] {
-        var roots: [String: ExportRoot] = [:]
-        defer { roots.values.forEach { $0.finish() } }
-        return pipeline.jobs.filter { onlyJob == nil || $0.name == onlyJob }.compactMap { job in
-            guard let export = job.export else { return nil }
-            let manifest = export.to + "/.medley/manifest-" + ManifestWriter.fileSafe(job.name) + ".jsonl"
-            guard FileManager.default.fileExists(atPath: manifest) else {
-                return (job.name, .failure(ItemFailure("no manifest at \(manifest): run the job first (after a sharded run, 'medley merge')")))
-            }
-            let summaryPath = JobSummaryFile.path(exportRoot: export.to, job: job.name, shard: nil)
-            let summary = FileManager.default.contents(atPath: summaryPath).flatMap { try? JSONDecoder().decode(JobSummaryFile.self, from: $0) }
-            return (job.name, Result {
-                let root = try roots[export.to] ?? {
-                    let opened = try ExportRoot.open(export.to)
-                    try opened.prepareTemporaryArea(command: "report")
-                    roots[export.to] = opened
-                    return opened
-                }()
-                return try RunReport.write(job: job.name, root: root, manifestPath: root.medley.realPath + "/manifest-"
-                                                + ManifestWriter.fileSafe(job.name) + ".jsonl",
-                                           stage: job.report ?? ReportStage(), summary: summary)
-            })
-        }
-    }
 }

@@ -79,16 +79,16 @@ public enum ManifestMerge {
         for file in files.sorted(by: { $0.shard < $1.shard }) {
             let text = try String(contentsOfFile: file.path, encoding: .utf8)
             for line in text.split(separator: "\n") where !line.isEmpty {
-                guard let record = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
-                      let input = record["input"] as? String else {
+                guard let record = try? ManifestRecord(line: String(line)) else {
                     throw RunError.internalError("\(file.path): a line that is not a manifest record")
                 }
+                let input = record.input
                 if let first = seen[input] {
                     report.duplicates.append("\(input) (shards \(first) and \(file.shard))")
                     continue
                 }
                 seen[input] = file.shard
-                lines.append((record["item"] as? String ?? input, String(line)))
+                lines.append((record.item.isEmpty ? input : record.item, String(line)))
             }
         }
         report.items = lines.count
@@ -97,9 +97,9 @@ public enum ManifestMerge {
         let own = OwnOutputs(exportRoot: export.to, ingestRoots: job.ingest.roots)
         for result in FileEnumerator(job.ingest.source) {
             guard case .success(let file) = result, !own.contains(file.path), seen[file.path] == nil else { continue }
-            guard let sniffed = try? PipelineRunner.identify(file),
+            guard let sniffed = try? Identify.format(of: file),
                   job.ingest.media.contains(where: { $0.selects(sniffed.kind) }) else { continue }
-            report.missing.append((file.path, Int(PipelineRunner.stableHash(file.relativePath) % UInt64(n)) + 1))
+            report.missing.append((file.path, Sharding.shard(of: file.relativePath, count: n)))
         }
 
         // A partial union must not replace a whole one: report, write nothing.

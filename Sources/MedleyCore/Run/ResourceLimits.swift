@@ -45,8 +45,8 @@ public enum ResourceLimits {
         if let folder = opendir("/proc/self/fd") {
             defer { closedir(folder) }
             var count = 0
-            while let entry = readdir(folder) {
-                if entry.pointee.d_name.0 != CChar(UInt8(ascii: ".")) { count += 1 }
+            while case .success(let entry?) = IngestPOSIX.nextEntry(of: folder) {
+                if entry.name.first != UInt8(ascii: ".") { count += 1 }
             }
             return max(0, count - 1)  // the listing's own descriptor
         }
@@ -73,7 +73,7 @@ public enum ResourceLimits {
         guard let limit = descriptorLimit, limit < 1 << 16 else { return }
         let free = limit - openDescriptorCount()
         if free < descriptorsPerItem + descriptorHeadroom {
-            throw ItemFailure("not started: \(free) open files are free, an item needs up to \(descriptorsPerItem) "
+            throw ItemFailure(.limit, "not started: \(free) open files are free, an item needs up to \(descriptorsPerItem) "
                               + "besides \(descriptorHeadroom) kept free (\(descriptorLimitText))")
         }
     }
@@ -174,7 +174,7 @@ final class MemoryBudget: @unchecked Sendable {
     /// than the whole budget.
     func acquire(_ bytes: Int) throws {
         guard bytes <= total else {
-            throw ItemFailure("needs about \(ResourceLimits.megabytes(bytes)) of memory, over the memory limit "
+            throw ItemFailure(.limit, "needs about \(ResourceLimits.megabytes(bytes)) of memory, over the memory limit "
                               + "(\(limit.flag)) of \(ResourceLimits.megabytes(limit.bytes)), which leaves "
                               + "\(ResourceLimits.megabytes(total)) for items; not decoded")
         }

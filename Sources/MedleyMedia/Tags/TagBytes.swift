@@ -108,16 +108,30 @@ final class FileBytes {
     }
 }
 
-/// The sibling temporary file a tag writer assembles; `commit` renames it over the original, so
-/// readers see either the old file or the new one, never a half-written one.
+/// The file a tag writer assembles: a sibling temporary file that `commit` renames over the
+/// original, so readers see either the old file or the new one, never a half-written one; or —
+/// when the caller's file is itself temporary (`init(into:)`) — that file, written straight.
 final class ReplacementFile {
     let target: String
     let path: String
     private let handle: FileHandle
     private var finished = false
+    /// Whether `commit` renames `path` over `target` (false: `path` is the caller's own file).
+    private let renames: Bool
+
+    /// Writes into `path`, an existing file of the caller's (emptied first), which stays where it is.
+    init(into path: String) throws {
+        target = path
+        self.path = path
+        renames = false
+        let fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC | O_NOFOLLOW)
+        guard fd >= 0 else { throw MediaError("cannot write \(path): \(String(cString: strerror(errno)))") }
+        handle = FileHandle(fileDescriptor: fd, closeOnDealloc: true)
+    }
 
     init(replacing target: String) throws {
         self.target = target
+        renames = true
         let url = URL(fileURLWithPath: target)
         path = url.deletingLastPathComponent().path + "/." + url.lastPathComponent + ".medley-tags-" + UUID().uuidString
         let fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0o600)
@@ -141,30 +155,38 @@ final class ReplacementFile {
         }
     }
 
-    /// Gives the file the original's permissions, flushes it and renames it over the original.
+    /// Gives the file the original's permissions, flushes it and renames it over the original
+    /// (a file written `into` is only flushed).
     func commit() throws {
         var info = stat()
-        if stat(target, &info) == 0 { fchmod(handle.fileDescriptor, info.st_mode & 0o7777) }
+        if renames, stat(target, &info) == 0 { fchmod(handle.fileDescriptor, info.st_mode & 0o7777) }
         guard fsync(handle.fileDescriptor) == 0 else {
             throw MediaError("cannot write \(target): \(String(cString: strerror(errno)))")
         }
         try handle.close()
+        finished = true
+        guard renames else { return }
         guard rename(path, target) == 0 else {
             throw MediaError("cannot replace \(target): \(String(cString: strerror(errno)))")
         }
         finished = true
     }
 
+    /// Removes the sibling temporary file (a file written `into` is the caller's to remove).
     func discard() {
         finished = true
         try? handle.close()
-        unlink(path)
+        if renames { unlink(path) }
     }
 
     /// Runs `body` to fill a replacement for `target` and commits it; on any error the temporary
     /// file is removed and `target` is left as it was.
     static func replace(_ target: String, _ body: (ReplacementFile) throws -> Void) throws {
-        let file = try ReplacementFile(replacing: target)
+        try fill(ReplacementFile(replacing: target), body)
+    }
+
+    /// Runs `body` to fill `file` and commits it; on any error the file is discarded.
+    static func fill(_ file: ReplacementFile, _ body: (ReplacementFile) throws -> Void) throws {
         do {
             try body(file)
             try file.commit()

@@ -69,6 +69,18 @@ public enum TagIO {
 
     /// Writes `tags` (and artwork) into the finished, closed file at `path` whose container is `ext`, replacing whatever tags it had; atomically (write a sibling temporary file in the same folder, then rename over `path`; on error remove the temporary and leave `path` untouched). Returns, sorted, what this container cannot hold so the caller can report it per item: MediaTags keys and extra field names (not written), and "key (N values, written joined with "; ")" where it holds one value.
     @discardableResult public static func write(_ tags: MediaTags, toFileAt path: String, container ext: String) throws -> [String] {
+        try write(tags, from: path, into: nil, container: ext)
+    }
+
+    /// Writes the file at `source` with `tags` (and artwork) straight into `destination`, an
+    /// existing file of the caller's — a temporary output about to be renamed into place — so no
+    /// temporary file of its own is made; `source` is left as it was. Returns what `write(_:toFileAt:container:)` returns.
+    @discardableResult public static func write(_ tags: MediaTags, from source: String, into destination: String,
+                                                container ext: String) throws -> [String] {
+        try write(tags, from: source, into: Optional(destination), container: ext)
+    }
+
+    private static func write(_ tags: MediaTags, from path: String, into destination: String?, container ext: String) throws -> [String] {
         guard let container = Container(extension: ext) else { throw MediaError("cannot write tags into .\(ext) files") }
         let keys = container.keys
         var unsupported = Set(TagValues.present(tags).keys.filter { !keys.contains($0) && !($0 == "mediaKind" && tags[$0] == "music") })
@@ -77,7 +89,7 @@ public enum TagIO {
             // Through a symbolic link to the file itself, so the rename replaces the file, not the link.
             let target = URL(fileURLWithPath: path).resolvingSymlinksInPath().path
             let file = try FileBytes(path: target)
-            try ReplacementFile.replace(target) { output in
+            let fill = { (output: ReplacementFile) throws in
                 let rejected: [String]
                 switch container {
                 case .mp4: rejected = try MP4Tags.write(tags, to: file, into: output)
@@ -89,6 +101,11 @@ public enum TagIO {
                 case .caf: rejected = try CAFTags.write(tags, to: file, into: output)
                 }
                 unsupported.formUnion(rejected)
+            }
+            if let destination {
+                try ReplacementFile.fill(ReplacementFile(into: destination), fill)
+            } else {
+                try ReplacementFile.replace(target, fill)
             }
         } catch let error as MediaError {
             throw MediaError("cannot write the tags of \(path): \(error.reason)")

@@ -30,7 +30,7 @@ struct ImageStage {
                 try Vips.attributed { _ in try VipsImage.open(path, access: .sequential) }
             }
         } catch let error as MediaError {
-            throw ItemFailure("cannot decode: \(error.reason)")
+            throw ItemFailure(error, context: "cannot decode")
         }
         try Self.checkPixels(width: header.width, height: header.height, limit: maxPixels, of: "image")
         return header
@@ -40,7 +40,7 @@ struct ImageStage {
     static func checkPixels(width: Int, height: Int, limit: Int, of what: String) throws {
         let pixels = width.multipliedReportingOverflow(by: height)
         if pixels.overflow || pixels.partialValue > limit || width <= 0 || height <= 0 {
-            throw ItemFailure(String(format: "%@ claims %d × %d pixels (%.0f MP), over the %.0f MP limit (limits.maxPixels); not decoded",
+            throw ItemFailure(.limit, String(format: "%@ claims %d × %d pixels (%.0f MP), over the %.0f MP limit (limits.maxPixels); not decoded",
                                      what, width, height, Double(width) * Double(height) / 1e6, Double(limit) / 1e6))
         }
     }
@@ -64,7 +64,7 @@ struct ImageStage {
     /// Every frame through the plan, joined again with the file's delays and loop count.
     private func renderAnimation(_ path: String, header: VipsImage) throws -> (image: VipsImage, warnings: [String]) {
         if renderer.plan?.root.needsAlpha == true {
-            throw ItemFailure("an animation (GIF/WebP of several frames) cannot go through a graph that composites or generates images; run it with point or geometry filters only")
+            throw ItemFailure(.unsupported, "an animation (GIF/WebP of several frames) cannot go through a graph that composites or generates images; run it with point or geometry filters only")
         }
         // Each frame is turned upright by the file's EXIF orientation, as a still is (the orientation
         // tag goes with it, so the output is not turned twice).
@@ -72,7 +72,7 @@ struct ImageStage {
         let stack = try VipsImage.openAnimation(path, access: rotate ? .random : .sequential)
         let frameHeight = stack.pageHeight, count = stack.pages
         guard frameHeight > 0, count > 1, frameHeight * count == stack.height else {
-            throw ItemFailure("the animation's \(count) frames do not fill its \(stack.height) rows evenly")
+            throw ItemFailure(.unsupported, "the animation's \(count) frames do not fill its \(stack.height) rows evenly")
         }
         var warnings: [String] = []
         var frames: [VipsImage] = []
@@ -82,7 +82,7 @@ struct ImageStage {
             frames.append(try renderer.render(frame: frame, warnings: &warnings))
         }
         guard frames.allSatisfy({ $0.width == frames[0].width && $0.height == frames[0].height }) else {
-            throw ItemFailure("the animation's frames came out of different sizes")
+            throw ItemFailure(.unsupported, "the animation's frames came out of different sizes")
         }
         return (try VipsImage.animation(frames: frames), Array(Set(warnings)).sorted())
     }
@@ -112,7 +112,7 @@ struct ImageStage {
                 }
             }
         } catch let error as MediaError {
-            throw ItemFailure("cannot decode or encode: \(error.reason)")
+            throw ItemFailure(error, context: "cannot decode or encode")
         }
     }
 }

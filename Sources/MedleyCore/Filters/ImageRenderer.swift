@@ -114,7 +114,7 @@ struct ImageRenderer {
             // Each tile is read with the kernel's margin all round: past this, a tile's input alone would be
             // gigabytes (the sizes a pipeline's radius or scale can ask for are unbounded).
             guard kernel.margin <= Self.maximumMargin else {
-                throw ItemFailure("a neighbourhood filter (blur, sharpen, pixellate) here reaches \(kernel.margin) pixels "
+                throw ItemFailure(.unsupported, "a neighbourhood filter (blur, sharpen, pixellate) here reaches \(kernel.margin) pixels "
                                   + "around each pixel, more than the \(Self.maximumMargin) Medley renders; lower its radius or scale")
             }
             return try below(next).mapRegions(kernel)
@@ -126,7 +126,7 @@ struct ImageRenderer {
             let front = try Geometry.align(try below(foreground), toExtentOf: back)
             // The blend kernels take RGBA; `render` made the input so, and nothing below changes the bands.
             guard front.bands == 4, back.bands == 4 else {
-                throw ItemFailure("compositing needs RGBA images; here its two sides have \(front.bands) and \(back.bands) bands")
+                throw ItemFailure(.unsupported, "compositing needs RGBA images; here its two sides have \(front.bands) and \(back.bands) bands")
             }
             return try front.mapRows(with: back, kernel)
         case .constant(let colour):
@@ -155,7 +155,7 @@ enum Geometry {
             let left = clamped(x.rounded(.down), image.width), right = clamped((x + w).rounded(.up), image.width)
             let bottom = clamped(y.rounded(.down), image.height), top = clamped((y + h).rounded(.up), image.height)
             guard right > left, top > bottom else {
-                throw ItemFailure("CICrop: the rectangle [\(x) \(y) \(w) \(h)] lies outside the \(image.width)×\(image.height) image")
+                throw ItemFailure(.unsupported, "CICrop: the rectangle [\(x) \(y) \(w) \(h)] lies outside the \(image.width)×\(image.height) image")
             }
             return try image.cropped(left: left, top: image.height - top, width: right - left, height: top - bottom)
         case .affine(let a, let b, let c, let d, let tx, let ty):
@@ -242,7 +242,7 @@ enum Geometry {
             let reason = !(width >= 1 && height >= 1) ? "an empty image"
                 : width > longest || height > longest ? "longer than libvips' limit of 10,000,000 pixels a side"
                 : String(format: "%.0f MP, over the %.0f MP limit (limits.maxPixels)", width * height / 1e6, Double(maxPixels) / 1e6)
-            throw ItemFailure("\(operation): the result would be \(pixels(width)) × \(pixels(height)) pixels, \(reason)")
+            throw ItemFailure(.limit, "\(operation): the result would be \(pixels(width)) × \(pixels(height)) pixels, \(reason)")
         }
         return (Int(width), Int(height))
     }

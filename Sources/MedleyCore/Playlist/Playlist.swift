@@ -111,8 +111,14 @@ enum Playlist {
 }
 
 extension Playlist {
+    /// Writes the playlist of the finished manifest at `manifestAt`; returns its number of items.
+    static func write(_ stage: PlaylistStage, manifestAt path: String, root: ExportRoot) throws -> Int {
+        try write(stage, manifestLines: String(contentsOfFile: path, encoding: .utf8).components(separatedBy: "\n"), root: root)
+    }
+
     /// Writes the playlist of a job from its manifest lines: every playable item with an output
     /// (see ``entries(fromManifestLines:)``), in the stage's order, atomically.
+
     static func write(_ stage: PlaylistStage, manifestLines: [String], root: ExportRoot) throws -> Int {
         let entries = self.entries(fromManifestLines: manifestLines)
         let seed = stage.seed ?? UInt64.random(in: 0...UInt64(UInt32.max))
@@ -134,12 +140,12 @@ extension Playlist {
     /// Whether an exported item belongs in a playlist: what iTunes puts in one — audio (music,
     /// podcasts, audiobooks) and movies re-encoded as movies; never images, nor a movie's poster
     /// frame (an image file).
-    static func isPlayable(mediaType: String?, output: String) -> Bool {
-        guard let mediaType, mediaType != "image" else { return false }
-        if mediaType == "movie" || mediaType == "musicVideo" || mediaType == "tvShow" {
-            return !imageExtensions.contains((output as NSString).pathExtension.lowercased())
+    static func isPlayable(mediaType: MediaType?, output: String) -> Bool {
+        switch mediaType {
+        case nil, .image?: return false
+        case .movie?: return !imageExtensions.contains((output as NSString).pathExtension.lowercased())
+        case .music?, .podcast?, .audioBook?: return true
         }
-        return true
     }
 
     /// The playlist entries of a job's manifest lines: every item that was not failed, has an
@@ -148,20 +154,16 @@ extension Playlist {
         var entries: [PlaylistEntry] = []
         var inputs: [String] = []
         for line in manifestLines where !line.isEmpty {
-            guard let record = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
-                  let output = record["output"] as? String, record["status"] as? String != "failed",
-                  isPlayable(mediaType: record["mediaType"] as? String, output: output) else { continue }
-            let properties = record["properties"] as? [String: Any] ?? [:]
-            func text(_ key: String) -> String? {
-                (properties[key] as? String) ?? (properties[key] as? NSNumber).map { $0.stringValue }
-            }
-            func number(_ key: String) -> Int? { (properties[key] as? NSNumber)?.intValue }
+            guard let record = try? ManifestRecord(line: line), let output = record.output, record.status != .failed,
+                  isPlayable(mediaType: record.mediaType, output: output) else { continue }
+            func text(_ key: String) -> String? { record[property: key]?.text }
+            func number(_ key: String) -> Int? { record[property: key]?.integerValue }
             entries.append(PlaylistEntry(
-                path: output, ingestIndex: 0, persistentID: record["persistentID"] as? String,
-                duration: (record["duration"] as? NSNumber)?.doubleValue ?? (properties["playbackDuration"] as? NSNumber)?.doubleValue,
+                path: output, ingestIndex: 0, persistentID: record.persistentID,
+                duration: record.duration ?? record[property: "playbackDuration"]?.numberValue,
                 title: text("title"), artist: text("artist"), albumTitle: text("albumTitle"),
                 discNumber: number("discNumber"), albumTrackNumber: number("albumTrackNumber")))
-            if let input = record["input"] as? String { inputs.append(input) } else { inputs.append(output) }
+            inputs.append(record.input.isEmpty ? output : record.input)
         }
         // Ingest order: byte-wise by input path (the enumeration order of one root).
         let order = inputs.indices.sorted { Array(inputs[$0].utf8).lexicographicallyPrecedes(Array(inputs[$1].utf8)) }

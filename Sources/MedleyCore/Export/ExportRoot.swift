@@ -315,7 +315,7 @@ final class ExportRoot: @unchecked Sendable {
     /// The size of a temporary file (it must be a regular file, not a link).
     func size(of file: TemporaryFile) throws -> Int64 {
         guard let folder = temporary, let info = folder.status(of: file.name), info.st_mode & S_IFMT == S_IFREG else {
-            throw ItemFailure("the encoder left no file")
+            throw ItemFailure(.output, "the encoder left no file")
         }
         return Int64(info.st_size)
     }
@@ -326,7 +326,7 @@ final class ExportRoot: @unchecked Sendable {
     func place(_ file: TemporaryFile, at relative: String) throws {
         guard let folder = temporary else { throw FileSystemFailure(path: medley.child("tmp"), kind: .system(ENOENT)) }
         let components = relative.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
-        guard let last = components.last else { throw ItemFailure("an empty output name") }
+        guard let last = components.last else { throw ItemFailure(.output, "an empty output name") }
         try Self.checkOutputName(relative, root: path)
         let destination = try root.folder(at: Array(components.dropLast()), creating: true)
         try folder.move(file.name, to: destination, as: last)
@@ -342,16 +342,12 @@ final class ExportRoot: @unchecked Sendable {
 
     /// Writes `bytes` to `name` in `folder` (under the root) atomically.
     func writeFile(in folder: SafeFolder, as name: String, _ bytes: [UInt8]) throws {
-        let (file, descriptor) = try createTemporary(suffix: "-" + name, keepOpen: true)
-        guard let descriptor else { throw FileSystemFailure(path: file.path, kind: .system(EBADF)) }
+        let file = try AtomicFile(in: self, suffix: "-" + name, open: true)
         do {
-            var failed = Descriptor.write(descriptor, bytes)
-            if failed == nil { failed = Descriptor.sync(descriptor) }
-            close(descriptor)
-            if let failed { throw FileSystemFailure(path: folder.child(name), kind: .system(failed)) }
-            try place(file, in: folder, as: name)
+            if let failed = file.write(bytes) ?? file.sync() { throw FileSystemFailure(path: folder.child(name), kind: .system(failed)) }
+            try file.commit(in: folder, as: name)
         } catch {
-            discard(file)
+            file.discard()
             throw error
         }
     }
@@ -367,11 +363,6 @@ final class ExportRoot: @unchecked Sendable {
         try writeFile(in: medley, as: name, bytes)
     }
 
-    /// Moves a finished temporary file to `.medley/<name>`.
-    func place(own file: TemporaryFile, as name: String) throws {
-        try place(file, in: medley, as: name)
-    }
-
     /// A folder under the root, created if needed, every component a real folder.
     func folder(_ relative: String) throws -> SafeFolder {
         try root.folder(at: relative.split(separator: "/", omittingEmptySubsequences: true).map(String.init), creating: true)
@@ -380,7 +371,7 @@ final class ExportRoot: @unchecked Sendable {
     /// `destination` (an absolute path under the root, as the runner builds it) relative to the root.
     func relative(_ destination: String) throws -> String {
         guard destination.hasPrefix(path + "/") else {
-            throw ItemFailure("refused to write \(destination): it is not under the export root \(path)")
+            throw ItemFailure(.output, "refused to write \(destination): it is not under the export root \(path)")
         }
         return String(destination.dropFirst(path.count + 1))
     }
@@ -404,7 +395,7 @@ final class ExportRoot: @unchecked Sendable {
     static func checkOutputName(_ relative: String, root: String) throws {
         let first = relative.split(separator: "/", omittingEmptySubsequences: true).first { $0 != "." }
         if let first, first.lowercased() == folderName {
-            throw ItemFailure("refused to write \(root)/\(relative): it is inside \(root)/\(folderName), Medley's own folder "
+            throw ItemFailure(.output, "refused to write \(root)/\(relative): it is inside \(root)/\(folderName), Medley's own folder "
                               + "(manifest, run state, temporary files); change export.name or the values it uses")
         }
     }

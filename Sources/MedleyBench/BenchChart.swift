@@ -1,4 +1,5 @@
 import Foundation
+import MedleyCore
 
 /// The bench results as an SVG bar chart, drawn here (no plotting library): one bar per case and
 /// peer, its length the ratio Medley ÷ peer on a scale with a line at 1 (parity).
@@ -26,19 +27,19 @@ enum BenchChart {
             <svg xmlns="http://www.w3.org/2000/svg" width="\(width)" height="\(height)" viewBox="0 0 \(width) \(height)" font-family="sans-serif" font-size="12">
             <rect width="100%" height="100%" fill="#fff"/>
             <text x="10" y="20" font-size="15" font-weight="bold">medley bench\(report.quick ? " --quick" : ""): time ÷ peer's time (shorter is faster)</text>
-            <text x="10" y="38" fill="#555">\(RunReport.escape(report.machine)), \(report.jobs) at a time, median of \(report.repeats)</text>
+            <text x="10" y="38" fill="#555">\(HTMLText.escape(report.machine)), \(report.jobs) at a time, median of \(report.repeats)</text>
 
             """
         for (row, bar) in bars.enumerated() {
             let y = top + row * rowHeight
-            svg += "<text x=\"\(labelWidth - 8)\" y=\"\(y + 16)\" text-anchor=\"end\">\(RunReport.escape(bar.label))</text>\n"
+            svg += "<text x=\"\(labelWidth - 8)\" y=\"\(y + 16)\" text-anchor=\"end\">\(HTMLText.escape(bar.label))</text>\n"
             if let ratio = bar.ratio {
                 let colour = ratio <= 1 ? "#2a7f62" : "#b5523b"
                 svg += String(format: "<rect x=\"%d\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"%@\"/>\n",
                               labelWidth, y + 4, max(1, x(ratio) - Double(labelWidth)), rowHeight - 8, colour)
                 svg += String(format: "<text x=\"%.1f\" y=\"%d\">%@</text>\n", x(ratio) + 6, y + 16, bar.note)
             } else {
-                svg += "<text x=\"\(labelWidth + 6)\" y=\"\(y + 16)\" fill=\"#888\">\(RunReport.escape(bar.note))</text>\n"
+                svg += "<text x=\"\(labelWidth + 6)\" y=\"\(y + 16)\" fill=\"#888\">\(HTMLText.escape(bar.note))</text>\n"
             }
         }
         let parity = x(1)

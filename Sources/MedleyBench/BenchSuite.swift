@@ -105,7 +105,7 @@ public struct BenchSuite {
             try prepare()
             let result = try Self.run(["/usr/bin/time", "-f", "MEDLEY-BENCH %e %M"] + command)
             guard result.status == 0, let line = result.stderr.split(separator: "\n").last(where: { $0.hasPrefix("MEDLEY-BENCH ") }) else {
-                throw BenchError("\(tool) failed (\(result.status)): \(command.joined(separator: " "))\n\(result.stderr.suffix(600))")
+                throw BenchError.toolFailed(tool: tool, status: result.status, command: command, stderr: String(result.stderr.suffix(600)))
             }
             let fields = line.split(separator: " ")
             seconds.append(Double(fields[1]) ?? 0)
@@ -133,7 +133,7 @@ public struct BenchSuite {
                 if ["jpg", "jpeg"].contains(ext) { photos.append(folder + "/" + name) }
                 if ["wav", "flac", "aif", "aiff"].contains(ext) { audio.append(folder + "/" + name) }
             }
-            guard !photos.isEmpty || !audio.isEmpty else { throw BenchError("no JPEG, WAV, FLAC or AIFF files under \(folder)") }
+            guard !photos.isEmpty || !audio.isEmpty else { throw BenchError.noMedia(folder: folder) }
             return try stage(Media(photos: photos.sorted(), audio: audio.sorted(), probeFiles: []))
         }
         let (count, width, height) = options.quick ? (6, 1280, 960) : (40, 4000, 3000)
@@ -368,7 +368,7 @@ public struct BenchSuite {
     }
 
     static func check(_ output: Output, _ what: String) throws {
-        guard output.status == 0 else { throw BenchError("\(what) failed: \(output.stderr.suffix(400))") }
+        guard output.status == 0 else { throw BenchError.stepFailed(what: what, stderr: String(output.stderr.suffix(400))) }
     }
 
     static func which(_ program: String) -> String? {
@@ -388,7 +388,21 @@ public struct BenchSuite {
     }
 }
 
-public struct BenchError: Error, CustomStringConvertible {
-    public let description: String
-    init(_ description: String) { self.description = description }
+/// Why `medley bench` could not measure.
+public enum BenchError: Error, CustomStringConvertible {
+    /// A timed command failed: the tool, its exit status, the command line and the end of its stderr.
+    case toolFailed(tool: String, status: Int32, command: [String], stderr: String)
+    /// `--media` names a folder without usable files.
+    case noMedia(folder: String)
+    /// A preparation step (making media, checking a peer) failed.
+    case stepFailed(what: String, stderr: String)
+
+    public var description: String {
+        switch self {
+        case .toolFailed(let tool, let status, let command, let stderr):
+            return "\(tool) failed (\(status)): \(command.joined(separator: " "))\n\(stderr)"
+        case .noMedia(let folder): return "no JPEG, WAV, FLAC or AIFF files under \(folder)"
+        case .stepFailed(let what, let stderr): return "\(what) failed: \(stderr)"
+        }
+    }
 }

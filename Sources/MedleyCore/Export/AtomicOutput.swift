@@ -14,11 +14,11 @@ struct AtomicOutput {
     /// A path in the temporary folder for an intermediate file; `removeScratch` removes it (or
     /// the next run, if this process dies).
     func scratchPath(fileExtension: String) throws -> TemporaryFile {
-        guard let root else { throw ItemFailure("a dry run writes nothing") }
+        guard let root else { throw ItemFailure(.output, "a dry run writes nothing") }
         do {
             return try root.createTemporary(suffix: "." + (fileExtension.isEmpty ? "tmp" : fileExtension)).file
         } catch let failure as FileSystemFailure {
-            throw ItemFailure("cannot create a temporary file in \(failure.path): \(failure.reason)")
+            throw ItemFailure(.output, "cannot create a temporary file in \(failure.path): \(failure.reason)")
         }
     }
 
@@ -27,36 +27,34 @@ struct AtomicOutput {
     /// Runs `encode` with a temporary path, then moves the result to `destination` (an absolute
     /// path under the export root). Returns the size written.
     func write(to destination: String, fileExtension: String, encode: (String) throws -> Void) throws -> Int64 {
-        guard let root else { throw ItemFailure("a dry run writes nothing") }
+        guard let root else { throw ItemFailure(.output, "a dry run writes nothing") }
         let relative = try root.relative(destination)
         try ExportRoot.checkOutputName(relative, root: root.path)
-        let temporary = try scratchPath(fileExtension: fileExtension)
+        let temporary: AtomicFile
+        do {
+            temporary = try AtomicFile(in: root, suffix: "." + (fileExtension.isEmpty ? "tmp" : fileExtension))
+        } catch let failure as FileSystemFailure {
+            throw ItemFailure(.output, "cannot create a temporary file in \(failure.path): \(failure.reason)")
+        }
         do {
             try encode(temporary.path)
-            let size = try root.size(of: temporary)
-            guard size > 0 else { throw ItemFailure("the encoder wrote an empty file") }
+            let size = try temporary.size()
+            guard size > 0 else { throw ItemFailure(.output, "the encoder wrote an empty file") }
             do {
-                try root.place(temporary, at: relative)
+                try temporary.commit(at: relative)
             } catch let failure as FileSystemFailure {
                 switch failure.kind {
                 case .link, .notFolder, .notFile:
-                    throw ItemFailure("refused to write \(destination): \(failure); Medley writes only through real folders "
+                    throw ItemFailure(.output, "refused to write \(destination): \(failure); Medley writes only through real folders "
                                       + "under the export root, so that no link can lead outside it")
                 case .system:
-                    throw ItemFailure("cannot put the result in place at \(destination): \(failure)")
+                    throw ItemFailure(.output, "cannot put the result in place at \(destination): \(failure)")
                 }
             }
             return size
         } catch {
-            root.discard(temporary)
+            temporary.discard()
             throw error
         }
     }
-}
-
-/// Why one item failed, in words for the summary (the path is added by the caller).
-public struct ItemFailure: Error, CustomStringConvertible {
-    public let reason: String
-    public init(_ reason: String) { self.reason = reason }
-    public var description: String { reason }
 }

@@ -43,7 +43,7 @@ struct AudioStage {
             }
             return reader
         } catch let error as MediaError {
-            throw ItemFailure(error.reason)
+            throw ItemFailure(error)
         }
     }
 
@@ -53,7 +53,7 @@ struct AudioStage {
     /// What can be refused from the header alone (a system sound longer than 30 s).
     func check(_ reader: AudioSource) throws {
         if settings.systemSound, reader.info.frames > 0, reader.info.duration > Self.systemSoundLimit {
-            throw ItemFailure(String(format: "is %.1f s long; system sounds must be at most %.0f s", reader.info.duration,
+            throw ItemFailure(.limit, String(format: "is %.1f s long; system sounds must be at most %.0f s", reader.info.duration,
                                      Self.systemSoundLimit))
         }
     }
@@ -131,14 +131,14 @@ struct AudioStage {
             return nearest
         }
         func unsupported() -> ItemFailure {
-            ItemFailure("\(settings.format.rawValue) cannot be written as .\(ext); use .\(defaultExtension)")
+            ItemFailure(.unsupported, "\(settings.format.rawValue) cannot be written as .\(ext); use .\(defaultExtension)")
         }
         switch settings.format {
         case .mpeg4AAC:
             guard ["m4a", "mp4", "aac"].contains(ext) else { throw unsupported() }
             rate = keptRate(TranscodeSettings.aacRates, "AAC")
             if !TranscodeSettings.aacRates.contains(rate) {
-                throw ItemFailure("AAC cannot be encoded at \(rate) Hz; set AVSampleRateKey to 44100 or 48000")
+                throw ItemFailure(.unsupported, "AAC cannot be encoded at \(rate) Hz; set AVSampleRateKey to 44100 or 48000")
             }
             return .ffmpeg(FFmpegOutputFormat(muxer: "ipod", codec: "aac", sampleRate: rate, channels: channels, bitRate: bitRate))
         case .appleLossless where ext == "m4a":
@@ -148,14 +148,14 @@ struct AudioStage {
             guard ["ogg", "opus"].contains(ext) else { throw unsupported() }
             if settings.sampleRate == nil, !Self.opusRates.contains(rate) { rate = 48000 }
             guard Self.opusRates.contains(rate) else {
-                throw ItemFailure("Opus cannot be encoded at \(rate) Hz; use 8000, 12000, 16000, 24000 or 48000")
+                throw ItemFailure(.unsupported, "Opus cannot be encoded at \(rate) Hz; use 8000, 12000, 16000, 24000 or 48000")
             }
             return .ffmpeg(FFmpegOutputFormat(muxer: "ogg", codec: "libopus", sampleRate: rate, channels: channels, bitRate: bitRate))
         case .mpegLayer3:
             guard ext == "mp3" else { throw unsupported() }
             rate = keptRate(TranscodeSettings.mp3Rates, "MP3")
             guard TranscodeSettings.mp3Rates.contains(rate) else {
-                throw ItemFailure("MP3 cannot be encoded at \(rate) Hz; use " + TranscodeSettings.mp3Rates.map(String.init).joined(separator: ", "))
+                throw ItemFailure(.unsupported, "MP3 cannot be encoded at \(rate) Hz; use " + TranscodeSettings.mp3Rates.map(String.init).joined(separator: ", "))
             }
             return .ffmpeg(FFmpegOutputFormat(muxer: "mp3", codec: "libmp3lame", sampleRate: rate, channels: channels,
                                               bitRate: bitRate))
@@ -185,7 +185,7 @@ struct AudioStage {
         let format = AudioOutputFormat(container: container, encoding: encoding, sampleRate: rate, channels: channels,
                                        bigEndian: settings.isBigEndian)
         guard format.isWritable else {
-            throw ItemFailure("\(settings.format.rawValue) (\(encoding)) cannot be stored in .\(ext)"
+            throw ItemFailure(.unsupported, "\(settings.format.rawValue) (\(encoding)) cannot be stored in .\(ext)"
                               + (settings.isBigEndian != nil ? " with that byte order" : ""))
         }
         return .sndfile(format)
@@ -255,12 +255,12 @@ struct AudioStage {
             }
             let written = try stream(reader, plan: plan, gain: gain ?? 1, writer: writer, measure: metering)
             // An output without a frame is no transcode, whatever the header promised.
-            guard written.frames > 0 else { throw ItemFailure("no audio: the stream decodes to 0 frames") }
+            guard written.frames > 0 else { throw ItemFailure(.decode, "no audio: the stream decodes to 0 frames") }
             try writer.close()
             return Outcome(meter: written.meter, duration: Double(written.frames) / Double(plan.sampleRate),
                            damagedFrames: reader.damagedFrames, clipped: written.clipped)
         } catch let error as MediaError {
-            throw ItemFailure(error.reason)
+            throw ItemFailure(error)
         }
     }
 
@@ -301,7 +301,7 @@ struct AudioStage {
             // A header that understates the length (a FLAC's STREAMINFO total is only a hint)
             // passed `check`; the decode itself must not run past the system-sound limit.
             if settings.systemSound, Double(decoded) > Self.systemSoundLimit * Double(reader.info.sampleRate) {
-                throw ItemFailure(String(format: "is longer than %.0f s (its header says %.1f s); system sounds must be at most %.0f s",
+                throw ItemFailure(.limit, String(format: "is longer than %.0f s (its header says %.1f s); system sounds must be at most %.0f s",
                                          Self.systemSoundLimit, reader.info.duration, Self.systemSoundLimit))
             }
             let end = read < frames
@@ -332,87 +332,8 @@ struct AudioStage {
         let exactCount = (reader as? FFmpegAudioReader).map { $0.info.container == "flac" && $0.countIsStated }
             ?? !reader.info.container.contains("MPEG")
         if reader.info.frames > 0, decoded < reader.info.frames, exactCount {
-            throw ItemFailure("truncated: the stream ends after \(decoded) of \(reader.info.frames) frames")
+            throw ItemFailure(.decode, "truncated: the stream ends after \(decoded) of \(reader.info.frames) frames")
         }
         return (meter, produced, clipped)
-    }
-}
-
-/// The properties of an audio item that Medley reads today (tags arrive with the media library).
-struct AudioProperties {
-    var values: [(name: String, value: TemplateValue)]
-
-    init(file: IngestedFile, persistentID: UInt64, info: AudioStreamInfo, format: String, tags: MediaTags) {
-        let mediaType = tags["mediaKind"] ?? (format == "m4b" ? "audioBook" : "music")
-        values = ItemProperties.fileFacts(file, persistentID: persistentID, mediaType: mediaType) + [
-            ("format", .text(format)),
-            ("codec", .text(info.encoding)),
-            ("sampleRate", .integer(info.sampleRate)),
-            ("channels", .integer(info.channels)),
-            ("playbackDuration", .number((info.duration * 1000).rounded() / 1000)),
-        ]
-        values += Self.tagValues(tags)
-        // iTunes files a podcast's title as the album of its episodes.
-        if tags["mediaKind"] == "podcast", tags["podcastTitle"] == nil, let album = tags["albumTitle"] {
-            values.append(("podcastTitle", .text(album)))
-        }
-    }
-
-    /// Tags as typed properties: numbers as integers, `isCompilation` and `artwork` (present or
-    /// not) as 1/0.
-    static func tagValues(_ tags: MediaTags) -> [(name: String, value: TemplateValue)] {
-        var values: [(name: String, value: TemplateValue)] = []
-        for name in MediaTags.names where name != "mediaKind" {
-            guard let text = tags[name], !text.isEmpty else { continue }
-            switch ItemProperties.kind(of: name) {
-            case .integer?, .boolean?:
-                if let number = Int(text.trimmingCharacters(in: .whitespaces)) { values.append((name, .integer(number))) }
-            default:
-                values.append((name, .text(text)))
-            }
-        }
-        values.append(("artwork", .integer(tags.artwork == nil ? 0 : 1)))
-        values += extraValues(tags)
-        return values
-    }
-
-    /// The tags outside SPEC §4 (ExtraTags) as `tag.<FIELD>`, named by their Vorbis field in upper
-    /// case ("tag.ISRC", "tag.REPLAYGAIN_TRACK_GAIN") as a movie's container tags are named, so
-    /// probe shows them and `where` and templates can use them; several values joined with "; ",
-    /// as `values` joins those of a SPEC §4 key.
-    static func extraValues(_ tags: MediaTags) -> [(name: String, value: TemplateValue)] {
-        tags.extra.sorted { $0.key < $1.key }.compactMap { field, list in
-            list.isEmpty ? nil : ("tag." + field, .text(list.joined(separator: "; ")))
-        }
-    }
-
-    /// The tag properties of `values` (after the tag stage) as tags to write, with `artwork`, and
-    /// the tags outside SPEC §4 and the lists of values of `read` (the input's), which the tag
-    /// stage does not change (`MediaTags.all` drops a list whose property was changed).
-    static func tags(from values: [(name: String, value: TemplateValue)], artwork: Artwork?, read: MediaTags = MediaTags()) -> MediaTags {
-        var tags = MediaTags(artwork: artwork)
-        tags.extra = read.extra
-        tags.lists = read.lists
-        for (name, value) in values where MediaTags.names.contains(name) {
-            tags[name] = value.text
-        }
-        // The item's `mediaType` is the tags' `mediaKind` (a podcast or an audiobook is marked in the
-        // output as in the input; music needs no mark).
-        if case .text(let kind)? = values.first(where: { $0.name == "mediaType" })?.value, kind == "podcast" || kind == "audioBook" {
-            tags["mediaKind"] = kind
-        }
-        // A podcast title that is the album (as read) is already stored as the album.
-        if tags["podcastTitle"] == tags["albumTitle"] { tags["podcastTitle"] = nil }
-        return tags
-    }
-
-    subscript(name: String) -> TemplateValue? { values.first { $0.name == name }?.value }
-
-    /// Metering as AVAudioPlayer reports it, one entry per channel.
-    static func metering(_ meter: Meter) -> [(name: String, value: TemplateValue)] {
-        (0..<meter.peak.count).flatMap { channel -> [(name: String, value: TemplateValue)] in
-            [("peakPower.\(channel)", .number((meter.peakPower(channel: channel) * 100).rounded() / 100)),
-             ("averagePower.\(channel)", .number((meter.averagePower(channel: channel) * 100).rounded() / 100))]
-        }
     }
 }

@@ -1,0 +1,68 @@
+import Foundation
+
+/// The one way Medley puts a file under an export root — outputs, cover art, manifests, the
+/// merged manifest, playlists, reports and their thumbnails, summaries: a temporary file of this
+/// process in `<to>/.medley/tmp/` (created with O_EXCL), filled, then renamed into place through
+/// real folders only (`ExportRoot`, by descriptor, refusing links), or removed. Rename is atomic
+/// within one file system and `.medley/` is inside the export root, so no reader ever sees half a
+/// file under its final name, and a process killed mid-write leaves only a temporary file, which
+/// the next run removes.
+final class AtomicFile {
+    let root: ExportRoot
+    let temporary: TemporaryFile
+    /// Open for writing when created with `open: true`, until `commit` or `discard`.
+    private(set) var descriptor: Int32?
+    private var finished = false
+
+    /// A new temporary file named `<run id>-<n><suffix>`.
+    init(in root: ExportRoot, suffix: String, open: Bool = false) throws {
+        self.root = root
+        (temporary, descriptor) = try root.createTemporary(suffix: suffix, keepOpen: open)
+    }
+
+    deinit { if !finished { discard() } }
+
+    /// The temporary file's path without links (for encoders that write by path).
+    var path: String { temporary.path }
+
+    /// Appends `bytes` through the open descriptor; the errno of a failed write, else nil.
+    func write(_ bytes: [UInt8]) -> Int32? {
+        guard let descriptor else { return EBADF }
+        return Descriptor.write(descriptor, bytes)
+    }
+
+    /// Flushes what was written through the descriptor to disk; the errno of a failure, else nil.
+    func sync() -> Int32? {
+        guard let descriptor else { return nil }
+        return Descriptor.sync(descriptor)
+    }
+
+    /// The size of what was written (it must still be a regular file, not a link put in its place).
+    func size() throws -> Int64 { try root.size(of: temporary) }
+
+    /// Renames the file to `relative` under the root, creating its folders (every one a real folder).
+    func commit(at relative: String) throws {
+        closeDescriptor()
+        try root.place(temporary, at: relative)
+        finished = true
+    }
+
+    /// Renames the file to `name` in `folder`, a folder under the root.
+    func commit(in folder: SafeFolder, as name: String) throws {
+        closeDescriptor()
+        try root.place(temporary, in: folder, as: name)
+        finished = true
+    }
+
+    /// Removes the temporary file (nothing is put in place).
+    func discard() {
+        closeDescriptor()
+        finished = true
+        root.discard(temporary)
+    }
+
+    private func closeDescriptor() {
+        if let descriptor { close(descriptor) }
+        descriptor = nil
+    }
+}

@@ -1,0 +1,64 @@
+import Foundation
+import MedleyYAML
+
+/// Reading the `ingest:` stage: roots that must exist, media types, include and exclude globs.
+extension SchemaReader {
+    /// The keys an `ingest:` mapping may have.
+    static let ingestKeys = ["from", "recursive", "media", "include", "exclude"]
+
+    func ingest(_ node: YAMLNode) -> IngestStage? {
+        guard let fields = mapping(node, keys: Self.ingestKeys, what: "ingest") else { return nil }
+        guard let fromNode = fields["from"] else {
+            sink.error(node, "ingest needs 'from'", suggestion: "add 'from: [photos]' (folders, files or globs)")
+            return nil
+        }
+        var roots: [String] = []
+        for (text, place) in stringList(fromNode, what: "ingest.from") {
+            let resolved = resolve(text)
+            let fixedPart = Self.fixedPrefix(of: resolved)
+            if !FileManager.default.fileExists(atPath: fixedPart) {
+                sink.error(place, "ingest.from: no such file or folder '\(text)' (looked for \(fixedPart))")
+            } else {
+                roots.append(resolved)
+            }
+        }
+        let recursive = fields["recursive"].flatMap { boolean($0, what: "ingest.recursive") } ?? true
+        var media: [MediaTypeName] = []
+        if let mediaNode = fields["media"] {
+            for (text, place) in stringList(mediaNode, what: "ingest.media") {
+                if let type = MediaTypeName(rawValue: text) {
+                    media.append(type)
+                } else {
+                    sink.error(place, "unknown media type '\(text)'",
+                               suggestion: DiagnosticSink.didYouMean(text, in: MediaTypeName.allCases.map(\.rawValue))
+                                   ?? "one of \(MediaTypeName.allCases.map(\.rawValue).joined(separator: ", "))")
+                }
+            }
+        }
+        return IngestStage(roots: roots, recursive: recursive, media: media.isEmpty ? [.any] : media,
+                           include: globs(fields["include"], what: "ingest.include"),
+                           exclude: globs(fields["exclude"], what: "ingest.exclude"))
+    }
+
+    func globs(_ node: YAMLNode?, what: String) -> [Glob] {
+        guard let node else { return [] }
+        return stringList(node, what: what).compactMap { text, place in
+            do { return try Glob(text) } catch {
+                sink.error(place, "\(what): \(error)")
+                return nil
+            }
+        }
+    }
+
+    /// The leading part of a path that has no glob characters: what must exist on disk.
+    static func fixedPrefix(of path: String) -> String {
+        guard Glob.isPattern(path) else { return path }
+        var kept: [Substring] = []
+        for component in path.split(separator: "/", omittingEmptySubsequences: false) {
+            if Glob.isPattern(String(component)) { break }
+            kept.append(component)
+        }
+        let prefix = kept.joined(separator: "/")
+        return prefix.isEmpty ? "/" : prefix
+    }
+}

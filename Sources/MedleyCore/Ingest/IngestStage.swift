@@ -1,0 +1,60 @@
+/// Where a job's items come from.
+public struct IngestStage: Sendable {
+    /// Absolute folders, files or globs.
+    public let roots: [String]
+    public let recursive: Bool
+    public let media: [MediaTypeName]
+    public let include: [Glob]
+    public let exclude: [Glob]
+
+    /// The media types a job without `ingest.media` takes: what its stages can process — images
+    /// for filters, audio for a transcode, both (and anything else) for both or neither; movies
+    /// too when it takes poster frames or re-encodes at a `videoQuality`.
+    static func defaultMedia(filters: Bool, transcode: TranscodeSettings?, poster: Bool) -> [MediaTypeName] {
+        var media: [MediaTypeName] = transcode != nil && !filters ? [.anyAudio] : (filters && transcode == nil ? [.image] : [.any])
+        if poster || transcode?.videoQuality != nil, !media.contains(.any) {
+            if transcode != nil, transcode?.setsAudio == false { media.removeAll { $0 == .anyAudio } }
+            media.append(.anyVideo)
+        }
+        return media
+    }
+
+    /// This stage taking `media` instead.
+    func selecting(_ media: [MediaTypeName]) -> IngestStage {
+        IngestStage(roots: roots, recursive: recursive, media: media, include: include, exclude: exclude)
+    }
+
+    /// The enumerator's view of this stage.
+    public var source: IngestSource {
+        IngestSource(roots: roots, recursive: recursive, include: include, exclude: exclude)
+    }
+}
+
+/// `MPMediaType` names a job can select by.
+public enum MediaTypeName: String, Sendable, CaseIterable {
+    case music, podcast, audioBook, anyAudio, movie, musicVideo, tvShow, anyVideo, image, any
+
+    /// Whether an item of this content kind could be selected (audio: before its tags say
+    /// music, podcast or audiobook).
+    public func selects(_ kind: MediaKind) -> Bool {
+        switch kind {
+        case .image: return selects(mediaType: .image)
+        case .audio: return MediaType.audio.contains { selects(mediaType: $0) }
+        case .movie: return selects(mediaType: .movie)
+        }
+    }
+
+    /// Whether an item of this `mediaType` (image, music, podcast, audioBook, movie) is selected.
+    public func selects(mediaType: MediaType) -> Bool {
+        switch self {
+        case .any: return true
+        case .image: return mediaType == .image
+        case .music: return mediaType == .music
+        case .podcast: return mediaType == .podcast
+        case .audioBook: return mediaType == .audioBook
+        case .anyAudio: return mediaType.kind == .audio
+        case .movie, .anyVideo: return mediaType == .movie
+        case .musicVideo, .tvShow: return false
+        }
+    }
+}

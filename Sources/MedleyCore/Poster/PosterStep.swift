@@ -1,0 +1,29 @@
+import MedleyMedia
+
+/// The poster step of a movie's journey: its frame at `poster.at`, taken as a lossless PNG, then
+/// through the job's filters and image export like any image.
+enum PosterStep {
+    /// The frame of `item` as the job's image output (PNG unless the export names a format).
+    static func render(_ opened: OpenedItem, info: MovieInfo, poster: PosterStage, _ item: Item, stage: ImageStage?,
+                       exporter: Exporter, _ entry: inout ManifestRecord) throws {
+        guard let stage else { throw ItemFailure(.unsupported, "the job has no image stage") }
+        // A poster is a PNG frame until the export says otherwise (`format: same`).
+        let format: ImageFormat
+        if case .image(let chosen) = exporter.export.format { format = chosen } else { format = .png }
+        var messages = LibraryMessages()
+        var warnings: [String] = []
+        try exporter.write(&entry, item.file, ext: format.fileExtension, fileExtension: format.fileExtension,
+                           memory: MovieStep.workingMemory(info, transcode: false), property: { opened[$0] }) { temporary, _ in
+            // The frame goes through the image path as a lossless temporary PNG.
+            let frame = try exporter.output.scratchPath(fileExtension: "png")
+            defer { exporter.output.removeScratch(frame) }
+            try ItemFailure.converting(context: "cannot take the poster frame") {
+                try Movie.poster(path: item.source, at: poster.at).save(to: frame.path, format: .png, quality: nil, strip: true)
+            }
+            let header = try stage.openHeader(frame.path, messages: &messages)
+            warnings = try stage.render(frame.path, header: header, format: format, to: temporary, messages: &messages)
+        }
+        guard entry.status != .skipped else { return }
+        entry.warnings += warnings + messages.lines
+    }
+}

@@ -1,0 +1,71 @@
+import Foundation
+import MedleyMedia
+
+/// One job while it runs: its stages, its export, its manifest and incremental state, and the
+/// counts the console, events and summary show. Counts and failures are guarded by the runner's lock.
+final class JobContext {
+    /// The job as validated.
+    let job: Job
+    /// The filters and image encoder (nil without an export).
+    let image: ImageStage?
+    /// The transcode stage (nil without `transcode`).
+    let audio: AudioStage?
+    /// Naming, claims, skip policy and atomic output (nil without an export).
+    let exporter: Exporter?
+    /// The job's manifest being written (nil without an export, or in a dry run).
+    let manifest: ManifestWriter?
+    /// What the last run did with each input (nil: no run state, or none yet).
+    var incremental: IncrementalState?
+    var counts = JobCounts()
+    /// The first `PipelineRunner.failuresListed` failures, for the summary (the manifest has every one).
+    var failures: [(String, String)] = []
+    /// Which item has which output name.
+    let claims: OutputClaims
+    /// When the job started (its rate, ETA and summary).
+    let started = Date()
+    /// How many files the ingest holds, once a background count knows (for the progress ETA).
+    var expected: Int?
+
+    init(job: Job, image: ImageStage?, audio: AudioStage?, exporter: Exporter?, claims: OutputClaims,
+         manifest: ManifestWriter?) {
+        self.job = job
+        self.image = image
+        self.audio = audio
+        self.exporter = exporter
+        self.claims = claims
+        self.manifest = manifest
+    }
+}
+
+/// An ingested file once it is known to be media the job may want.
+struct Item {
+    /// The file as the enumerator listed it (and `InputFile` checked it).
+    let file: IngestedFile
+    /// What decoders open: the item's checked open file (`InputFile.readPath`), never `file.path`.
+    let source: String
+    /// Its kind and format, from its bytes.
+    let sniffed: SniffedFormat
+    /// The XXH3 hash of its bytes.
+    let persistentID: UInt64
+}
+
+/// An item read far enough for `where` and `tag` to judge it: its properties, and what its
+/// output step reads next.
+struct OpenedItem {
+    /// What each kind's output step continues from.
+    enum Content {
+        case image(header: VipsImage, messages: LibraryMessages)
+        case audio(reader: AudioSource, tags: MediaTags)
+        case movie(MovieInfo)
+    }
+
+    /// What the output step reads next.
+    var content: Content
+    /// `image`, `movie`, or the audio's `music`, `podcast` or `audioBook`.
+    let mediaType: MediaType
+    /// Its properties: as read, then as `tag` leaves them.
+    var properties: [(name: String, value: TemplateValue)]
+
+    /// A property by name, as templates read it.
+    subscript(name: String) -> TemplateValue? { properties.first { $0.name == name }?.value }
+}

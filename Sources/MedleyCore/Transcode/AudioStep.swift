@@ -1,0 +1,89 @@
+import Foundation
+import MedleyMedia
+
+/// The audio steps of an item's journey: its stream header and tags read into properties
+/// (before `where`), then transcoded (mix, resample, level, meter) with its tags into its export.
+enum AudioStep {
+    /// Audio streams in 4096-frame blocks: its buffers, the resampler's banks and the encoder's state.
+    static let workingMemory = 48 << 20
+
+    /// Opens the stream and reads the tags of an audio item; tags that cannot be read are a
+    /// warning, unless the job uses them (`CoverArt.tagUse`).
+    static func read(_ item: Item, job: Job, _ entry: inout ManifestRecord) throws -> OpenedItem {
+        let reader = try AudioStage.open(item.source, format: item.sniffed.format)
+        let (tags, tagWarnings, tagFailure) = AudioStage.readTags(item.source)
+        if let tagFailure, let use = CoverArt.tagUse(job) {
+            throw ItemFailure(.stage, "\(tagFailure); the job's \(use) needs them")
+        }
+        entry.warnings += tagWarnings
+        let properties = AudioProperties(file: item.file, persistentID: item.persistentID, info: reader.info,
+                                         format: item.sniffed.format, tags: tags)
+        return OpenedItem(content: .audio(reader: reader, tags: tags), mediaType: properties.mediaType,
+                          properties: properties.values)
+    }
+
+    /// The job's transcode stage, if it can take this stream (checked before anything is named).
+    static func stage(for reader: AudioSource, format: String, _ stage: AudioStage?) throws -> AudioStage {
+        guard let stage else { throw ItemFailure(.unsupported, "\(format) audio needs a 'transcode' stage in this job") }
+        try stage.check(reader)
+        return stage
+    }
+
+    /// Transcodes the stream into its output with the tags as the tag stage left them, then
+    /// exports the cover art when `tag.artwork.export` asks.
+    static func transcode(_ opened: OpenedItem, reader: AudioSource, tags: MediaTags, _ item: Item, stage: AudioStage,
+                          job: Job, exporter: Exporter, _ entry: inout ManifestRecord) throws {
+        var planWarnings: [String] = []
+        var plan: AudioStage.Plan?
+        // Tags: the input's, as the tag stage left them, carried into the output's own fields.
+        var outcome: AudioStage.Outcome?
+        var dropped: [String] = []
+        var ext = ""
+        try exporter.write(&entry, item.file, ext: stage.defaultExtension, memory: workingMemory, property: { opened[$0] },
+                           check: { plan = try stage.plan(for: reader.info, destination: $0, warnings: &planWarnings) }) { temporary, destination in
+            guard let plan else { throw ItemFailure(.unsupported, "no transcode plan for \(destination)") }
+            ext = (destination as NSString).pathExtension.lowercased()
+            var artwork = tags.artwork
+            if case .embed(let path)? = job.tag?.artwork { artwork = try CoverArt.artwork(fromFileAt: path) }
+            let outputTags = AudioProperties.tags(from: opened.properties, artwork: artwork, read: tags)
+            // The encoder writes a scratch file; the tag writer copies it, tagged, straight into
+            // the output's temporary file (rather than rewriting that into a temporary of its own).
+            let encoded = try exporter.output.scratchPath(fileExtension: ext)
+            defer { exporter.output.removeScratch(encoded) }
+            outcome = try stage.render(reader, plan: plan, to: encoded.path)
+            dropped = try ItemFailure.converting(.output, context: "cannot write tags") {
+                try TagIO.write(outputTags, from: encoded.path, into: temporary, container: ext)
+            }
+        }
+        guard entry.status != .skipped else { return }
+        entry.warnings += planWarnings
+        if let damaged = outcome?.damagedFrames, damaged > 0 {
+            entry.warnings.append("skipped \(damaged) damaged frame\(damaged == 1 ? "" : "s"); decoding resumed after each")
+        }
+        if let clipped = outcome?.clipped, clipped > 0 { entry.warnings.append(AudioStage.clippingWarning(clipped)) }
+        entry.warnings += droppedWarnings(dropped, ext: ext)
+        if !tags.uncarried.isEmpty {
+            entry.warnings.append("tags Medley does not model, not carried into the output: " + tags.uncarried.joined(separator: "; "))
+        }
+        entry.duration = outcome?.duration
+        entry.meter = stage.metering ? outcome?.meter : nil
+        if case .export(let template)? = job.tag?.artwork, let artwork = tags.artwork {
+            try CoverArt.export(artwork, template: template, for: item.file, exporter: exporter) { opened[$0] }
+        }
+    }
+
+    /// Properties of SPEC §4 the container cannot hold in one sentence; other tags (by their
+    /// Vorbis field name) one each.
+    static func droppedWarnings(_ dropped: [String], ext: String) -> [String] {
+        let specKeys = dropped.filter { MediaTags.names.contains($0) || $0 == "artwork" || $0 == "podcastTitle" }
+        var warnings: [String] = []
+        if !specKeys.isEmpty {
+            warnings.append(".\(ext) cannot hold \(specKeys.joined(separator: ", ")); not written")
+        }
+        for other in dropped where !specKeys.contains(other) {
+            warnings.append(other.contains(" (") ? "\(other): .\(ext) holds one value per field"
+                                                 : "\(other): .\(ext) has no field for it; not written")
+        }
+        return warnings
+    }
+}
