@@ -83,11 +83,9 @@ final class CrashSafetyTests: EndToEndCase {
 }
 
 extension CrashSafetyTests {
-    /// SIGTERM: the items in flight finish, the manifest and run state are written, the summary
-    /// says what happened, and the next run finishes the rest without redoing anything.
-    func testTerminateStopsGracefullyAndTheNextRunFinishes() throws {
-        let names = try makeInputs()
-        let path = try pipeline("""
+    /// A job "stop" that blurs the inputs of `makeInputs` into PNGs under out/.
+    func stopPipeline() throws -> String {
+        try pipeline("""
             version: 1
             jobs:
               - name: stop
@@ -95,6 +93,13 @@ extension CrashSafetyTests {
                 filters: [ { CIGaussianBlur: { inputRadius: 4 } } ]
                 export: { to: out, format: png, name: "{relpath}/{stem}.png" }
             """)
+    }
+
+    /// SIGTERM: the items in flight finish, the manifest and run state are written, the summary
+    /// says what happened, and the next run finishes the rest without redoing anything.
+    func testTerminateStopsGracefullyAndTheNextRunFinishes() throws {
+        let names = try makeInputs()
+        let path = try stopPipeline()
         // SIGTERM once 20 items have finished; then the test reads no event until Medley says it
         // is stopping, so the run cannot race ahead (it blocks on a full events pipe) whatever the
         // machine's speed.
@@ -129,14 +134,7 @@ extension CrashSafetyTests {
     /// and exits 130, as shells report a command an interrupt ended.
     func testInterruptFinishesTheItemsInFlightAndExits130() throws {
         _ = try makeInputs()
-        let path = try pipeline("""
-            version: 1
-            jobs:
-              - name: stop
-                ingest: { from: [in] }
-                filters: [ { CIGaussianBlur: { inputRadius: 4 } } ]
-                export: { to: out, format: png, name: "{relpath}/{stem}.png" }
-            """)
+        let path = try stopPipeline()
         let run = try EventedRun(["run", path, "-j", "2"])
         XCTAssertTrue(run.read(untilThe: 5, "itemFinished"), run.stderr)
         run.process.interrupt()
