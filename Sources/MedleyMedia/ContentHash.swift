@@ -45,6 +45,11 @@ public enum ContentHash {
         XXH3_64bits(bytes.baseAddress, bytes.count)
     }
 
+    /// XXH3 of a byte array.
+    public static func of(bytes: [UInt8]) -> UInt64 {
+        bytes.withUnsafeBytes { of($0) }
+    }
+
     /// XXH3 of a text's UTF-8 bytes.
     public static func of(text: String) -> UInt64 {
         var text = text

@@ -61,8 +61,10 @@ public enum PipelineReader {
 struct SchemaReader {
     let sink: DiagnosticSink
     let directory: String
+    /// The read roots and the assets read so far (`Pipeline/AssetFiles.swift`).
+    let assets = AssetLedger()
 
-    static let topKeys = ["version", "jobs"]
+    static let topKeys = ["version", "assets", "jobs"]
     /// The longest job name, in characters (each becomes one byte of `manifest-<job>.jsonl`).
     static let maximumJobName = 100
     static let jobKeys = ["name", "ingest", "where", "tag", "filters", "graph", "colorSpace", "transcode",
@@ -79,6 +81,7 @@ struct SchemaReader {
         } else {
             sink.error(root, "missing 'version'", suggestion: "add 'version: 1' at the top")
         }
+        if let assetsNode = top["assets"] { readAssetRoots(assetsNode) }
         guard let jobsNode = top["jobs"] else {
             sink.error(root, "missing 'jobs'", suggestion: "add a 'jobs:' list with at least one job")
             return nil
@@ -126,6 +129,9 @@ struct SchemaReader {
         }
 
         let ingest = fields["ingest"].flatMap(ingest)
+        // Files the job's stages name may also come from its own ingest roots (glob roots do not count).
+        assets.jobRoots = (ingest?.roots ?? []).filter { !Glob.isPattern($0) }.compactMap(IngestPOSIX.resolvedPath)
+        assets.jobFingerprints = []
         if fields["ingest"] == nil { sink.error(node, "job '\(name ?? "?")' has no 'ingest'", suggestion: "add 'ingest: { from: [photos] }'") }
 
         if let filters = fields["filters"], let graph = fields["graph"] {
@@ -197,8 +203,10 @@ struct SchemaReader {
         func settings(_ keys: [String]) -> String {
             keys.map { key in key + "=" + (fields[key]?.canonicalText ?? "-") }.joined(separator: ";")
         }
-        job.settings = JobSettings(image: settings(["filters", "graph", "colorSpace", "limits", "export", "poster"]),
-                                   audio: settings(["transcode", "analyze", "tag", "export"]))
+        // The contents of the files the job names (LUTs, logos, profiles) shape its outputs as its keys do.
+        let assetPrints = assets.jobFingerprints.isEmpty ? "" : ";assets=" + assets.jobFingerprints.joined(separator: ",")
+        job.settings = JobSettings(image: settings(["filters", "graph", "colorSpace", "limits", "export", "poster"]) + assetPrints,
+                                   audio: settings(["transcode", "analyze", "tag", "export"]) + assetPrints)
         return job
     }
 }
