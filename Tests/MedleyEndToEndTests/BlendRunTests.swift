@@ -221,6 +221,29 @@ final class BlendRunTests: EndToEndCase {
         XCTAssertGreaterThan(zip(out, source).filter { $0 != $1 }.count, out.count / 2, "noise is added")
     }
 
+    func testAlphaChangesOnAnOpaqueImageGetAnAlphaBand() throws {
+        // CIColorPolynomial's alpha coefficients on the opaque landscape: α' = 0.5 + 0·α, carried in
+        // a new alpha band, in the point-only path and after a geometry step (the float path).
+        let input = try png("landscape.jpg")
+        let pointOnly = try run(graph: """
+                  output: { filter: CIColorPolynomial, inputImage: input, inputAlphaCoefficients: [0.5, 0, 0, 0] }
+            """, input: input)
+        let floatPath = try run(graph: """
+                  half:   { filter: CIColorClamp, inputImage: input, inputMaxComponents: [1, 1, 1, 0.25] }
+                  output: { filter: CIAffineTransform, inputImage: half, inputTransform: [-1, 0, 0, 1, 0, 0] }
+            """, input: input)
+        for (path, alpha) in [(pointOnly, 127.5), (floatPath, 63.75)] {
+            XCTAssertEqual(try Tool.vipsHeader(path, "bands"), "4", path)
+            let samples = try Tool.pixels(path, channels: "rgba").samples
+            // ≤ 0.5 level: one rounding to 8 bits.
+            let alphas = stride(from: 3, to: samples.count, by: 4).map { Double(samples[$0]) }
+            XCTAssertLessThanOrEqual(alphas.map { abs($0 - alpha) }.max() ?? 99, 0.5, path)
+        }
+        // Colours are untouched by the alpha coefficients (compared with the source, stored as they were).
+        let colours = try Tool.pixels(pointOnly).samples, source = try Tool.pixels(input).samples
+        XCTAssertEqual(colours, source)
+    }
+
     func testWrongCoefficientCountFailsValidationWithALine() throws {
         let path = try pipeline("""
             version: 1

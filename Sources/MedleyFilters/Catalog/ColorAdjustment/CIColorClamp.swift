@@ -34,6 +34,7 @@ enum ColorClamp: FilterDefinition {
     struct Operation: PointOperation {
         let low: SIMD4<Float>
         let high: SIMD4<Float>
+        var changesAlpha: Bool { low.w > 0 || high.w < 1 }
 
         func apply(_ block: PixelBlock) {
             block.forEachVector { r, g, b, a in

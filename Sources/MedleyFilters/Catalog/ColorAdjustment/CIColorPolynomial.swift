@@ -31,6 +31,7 @@ enum ColorPolynomial: FilterDefinition {
 
     struct Operation: PointOperation {
         let red: SIMD4<Float>, green: SIMD4<Float>, blue: SIMD4<Float>, alpha: SIMD4<Float>
+        var changesAlpha: Bool { alpha != SIMD4(0, 1, 0, 0) }
 
         func apply(_ block: PixelBlock) {
             block.forEachVector { r, g, b, a in
