@@ -1,12 +1,11 @@
 import MedleyKernels
 
 // The blend modes Core Image takes from Photoshop, which the W3C spec does not define. Apple
-// describes them only in words; Medley uses the Photoshop formulas as published for the
-// layer modes (the Adobe Photoshop blend-mode formulas ImageMagick's -compose also implements),
-// each result clipped to 0…1 as Photoshop's is.
+// describes them only in words; Medley uses the widely published formulas of Photoshop's layer
+// modes (the ones ImageMagick's -compose implements), each result clipped to 0…1 as Photoshop's is.
 
 /// Where the Photoshop formulas come from.
-private let photoshop = "Photoshop blend mode (Adobe's published layer-mode formula)"
+private let photoshop = "Photoshop layer blend mode (the widely published formula, as ImageMagick's -compose has it)"
 
 enum LinearBurnBlendMode: BlendFilter {
     static let mode = BlendMode.linearBurn
