@@ -93,6 +93,7 @@ public enum FilterError: Error, Equatable, CustomStringConvertible {
         case .color, .opaqueColor: return "a colour [r, g, b] or [r, g, b, a] with components 0…1"
         case .image: return "an image"
         case .choice: return "one word of a list"
+        case .vector: return "a vector of numbers"
         }
     }
 }
@@ -184,6 +185,13 @@ public final class Filter {
             return value
         case (.position, .vector(let v)) where v.count == 2, (.offset, .vector(let v)) where v.count == 2,
              (.rectangle, .vector(let v)) where v.count == 4, (.transform, .vector(let v)) where v.count == 6:
+            return value
+        case (.vector, .vector(let v)):
+            // As long as the default (4 for CIColorPolynomial's coefficients, 10 for CIColorCrossPolynomial's).
+            if case .vector(let fallback)? = parameter.defaultValue, fallback.count != v.count {
+                throw FilterError.wrongType(filter: attributes.name, key: key, expected: type,
+                                            got: "\(v.count) numbers (it takes \(fallback.count))")
+            }
             return value
         case (.color, .vector(let v)) where v.count == 3 || v.count == 4,
              (.opaqueColor, .vector(let v)) where v.count == 3:

@@ -15,12 +15,15 @@ public enum AttributeType: String, Sendable, CaseIterable {
     case image = "CIAttributeTypeImage"
     /// Medley's own filters: one word from a fixed list (`resize`'s `mode`). Core Image has none.
     case choice = "MedleyAttributeTypeChoice"
+    /// A CIVector of fixed length that Core Image declares with no `CIAttributeType`, only its class
+    /// (CIColorClamp's components, CIColorPolynomial's coefficients): as long as its default.
+    case vector = "MedleyAttributeTypeVector"
 
     /// The class Core Image reports for values of this type (`CIAttributeClass`).
     public var attributeClass: String {
         switch self {
         case .scalar, .angle, .distance, .count, .integer, .boolean: return "NSNumber"
-        case .position, .offset, .rectangle: return "CIVector"
+        case .position, .offset, .rectangle, .vector: return "CIVector"
         case .transform: return "NSAffineTransform"
         case .color, .opaqueColor: return "CIColor"
         case .image: return "CIImage"

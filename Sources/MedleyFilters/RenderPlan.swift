@@ -59,6 +59,16 @@ public indirect enum RenderNode: Sendable {
         }
     }
 
+    /// Whether any point-wise step may change alpha, which an opaque image needs a band for.
+    public var changesAlpha: Bool {
+        switch self {
+        case .source, .constant: return false
+        case .points(let step, let input): return step.operations.contains { $0.changesAlpha } || input.changesAlpha
+        case .region(_, let input), .geometry(_, let input): return input.changesAlpha
+        case .composite(_, let foreground, let background): return foreground.changesAlpha || background.changesAlpha
+        }
+    }
+
     /// The geometry step applied directly to the source, if the chain starts with one (a
     /// `resize` there can shrink while decoding).
     public var firstGeometry: GeometryOperation? {

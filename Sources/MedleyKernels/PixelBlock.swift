@@ -69,6 +69,13 @@ public struct PixelBlock {
 /// graphs or of how pixels are stored; the optimiser strings them together into one pass.
 public protocol PointOperation: Sendable {
     func apply(_ block: PixelBlock)
+    /// Whether the operation may change alpha (CIColorClamp, CIColorPolynomial): an opaque image
+    /// then gets an alpha band to carry the change.
+    var changesAlpha: Bool { get }
+}
+
+extension PointOperation {
+    public var changesAlpha: Bool { false }
 }
 
 /// A colour matrix as a step of a fused chain (the fast all-matrix case uses `ColorMatrixKernel`).

@@ -52,6 +52,16 @@ final class CatalogTests: XCTestCase {
         "CIVignetteEffect", "CIGaussianBlur", "CIBoxBlur", "CIUnsharpMask", "CISharpenLuminance", "CINoiseReduction",
         "CIPixellate", "CILanczosScaleTransform", "CICrop", "CIAffineTransform", "CISourceOverCompositing",
         "CIMultiplyBlendMode", "CIScreenBlendMode", "CIOverlayBlendMode", "CIConstantColorGenerator", "resize", "autoOrient",
+        // h16-blend: every blend and compositing mode, masks and mix, point-wise colour functions.
+        "CIAdditionCompositing", "CIColorBlendMode", "CIColorBurnBlendMode", "CIColorDodgeBlendMode", "CIDarkenBlendMode",
+        "CIDifferenceBlendMode", "CIDivideBlendMode", "CIExclusionBlendMode", "CIHardLightBlendMode", "CIHueBlendMode",
+        "CILightenBlendMode", "CILinearBurnBlendMode", "CILinearDodgeBlendMode", "CILinearLightBlendMode",
+        "CILuminosityBlendMode", "CIMaximumCompositing", "CIMinimumCompositing", "CIMultiplyCompositing",
+        "CIPinLightBlendMode", "CISaturationBlendMode", "CISoftLightBlendMode", "CISourceAtopCompositing",
+        "CISourceInCompositing", "CISourceOutCompositing", "CISubtractBlendMode", "CIVividLightBlendMode",
+        "CIBlendWithMask", "CIBlendWithAlphaMask", "CIBlendWithRedMask", "CIBlendWithBlueMask", "CIMix",
+        "CIColorClamp", "CIColorPolynomial", "CIColorCrossPolynomial", "CIColorThreshold", "CIDither",
+        "CILinearToSRGBToneCurve", "CISRGBToneCurveToLinear", "CIThermal", "CIXRay",
     ]
 
     func testTheCatalogIsComplete() {

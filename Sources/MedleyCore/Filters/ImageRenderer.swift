@@ -78,6 +78,8 @@ struct ImageRenderer {
             var image = source
             let steps = plan.steps
             if !steps.isEmpty { image = try image.rgb(deep: image.sampleBytes > 1) }
+            // A filter that changes alpha (CIColorPolynomial's alpha coefficients) needs a band to put it in.
+            if !image.hasAlpha && plan.root.changesAlpha { image = try image.appendingBand(image.sampleBytes > 1 ? 65535 : 255) }
             for step in steps {
                 image = try image.mapRows(step.kernel(transfer: workingSpace, imageWidth: image.width,
                                                       imageHeight: image.height))
@@ -89,12 +91,12 @@ struct ImageRenderer {
         let deep = source.sampleBytes > 1
         // Alpha only when the image has one or the plan composites: blurs of opaque images run on
         // three bands.
-        let addAlpha = !source.hasAlpha && plan.root.needsAlpha
+        let addAlpha = !source.hasAlpha && (plan.root.needsAlpha || plan.root.changesAlpha)
         var rgb = try source.rgb(deep: deep)
         if addAlpha { rgb = try rgb.appendingBand(deep ? 65535 : 255) }
         let input = try rgb.mapRows(DecodeKernel(transfer: workingSpace), to: .float)
         var result = try evaluate(plan.root, input: input, skipFirstResize: shrunkOnLoad)
-        if addAlpha { result = try result.bands(0, count: 3) }
+        if addAlpha && !plan.root.changesAlpha { result = try result.bands(0, count: 3) }
         return try result.mapRows(EncodeKernel(transfer: workingSpace), to: deep ? .ushort : .uchar)
     }
 

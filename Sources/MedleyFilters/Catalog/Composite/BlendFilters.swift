@@ -1,23 +1,29 @@
 import MedleyKernels
 
-/// The compositing filters: `inputImage` (the source) over `inputBackgroundImage`, by the W3C
-/// Compositing and Blending formulas, in the working space, alpha handled by the general
-/// Porter-Duff source-over equation.
+/// The blend-mode filters: `inputImage` (the source) over `inputBackgroundImage`, by the W3C
+/// Compositing and Blending formulas (or the Photoshop formula Apple names), in the working space,
+/// alpha handled by the general Porter-Duff source-over equation. One declaration per filter; the
+/// families live in `SeparableBlendModes.swift`, `PhotoshopBlendModes.swift` and
+/// `NonSeparableBlendModes.swift`.
 protocol BlendFilter: FilterDefinition {
     static var mode: BlendMode { get }
     static var name: String { get }
     static var displayName: String { get }
     static var summary: String { get }
     static var formula: String { get }
+    /// Where `formula` comes from.
+    static var source: String { get }
 }
 
 extension BlendFilter {
+    static var source: String { "W3C Compositing and Blending Level 1" }
+
     static var attributes: FilterAttributes {
         FilterAttributes(
             name: name, displayName: displayName,
             categories: [Category.compositeOperation] + Category.common,
             summary: summary,
-            reference: "W3C Compositing and Blending Level 1: \(formula); co = αs(1−αb)Cs + αsαb·B(Cb,Cs) + (1−αs)αbCb",
+            reference: "\(source): \(formula); co = αs(1−αb)Cs + αsαb·B(Cb,Cs) + (1−αs)αbCb",
             parameters: [.inputImage, .inputBackgroundImage])
     }
 
@@ -59,14 +65,4 @@ enum OverlayBlendMode: BlendFilter {
     static let displayName = "Overlay Blend Mode"
     static let summary = "Either multiplies or screens the input image samples with the background image samples, depending on the background color."
     static let formula = "B(Cb, Cs) = HardLight(Cs, Cb): 2·Cs·Cb if Cb ≤ 0.5, else Screen(Cs, 2·Cb − 1)"
-}
-
-/// Compositing filters.
-enum CompositeGroup {
-    static let filters: [FilterDefinition.Type] = [
-        MultiplyBlendMode.self,
-        OverlayBlendMode.self,
-        ScreenBlendMode.self,
-        SourceOverCompositing.self,
-    ]
 }
