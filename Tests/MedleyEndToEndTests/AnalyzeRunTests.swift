@@ -254,6 +254,31 @@ final class AnalyzeRunTests: EndToEndCase {
         XCTAssertLessThanOrEqual(worst, 0.012)
     }
 
+    func testMoviePostersAreAdjustedAndAnalysedLikeImages() throws {
+        let folder = work + "/movies"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: Tool.fixtures + "/movies/h264-aac.mp4", toPath: folder + "/clip.mp4")
+        let path = try pipeline("""
+            version: 1
+            jobs:
+              - name: look
+                ingest: { from: [movies], media: [movie] }
+                poster: { at: "10%" }
+                autoAdjust: { enhance: true }
+                analyze: [averageColor]
+                export: { to: out, format: png, name: "{stem}.{ext}" }
+            """)
+        let result = try Tool.medley(["run", path, "--quiet"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        let entry = try record(try manifest(), "clip")
+        XCTAssertEqual(Set((entry["autoAdjust"] as? [String: Any])?.keys ?? [:].keys),
+                       ["CIVibrance", "CIToneCurve", "CIHighlightShadowAdjust"])
+        let average = try XCTUnwrap((entry["analysis"] as? [String: Any])?["averageColor"] as? [Double])
+        for band in 0..<3 {
+            XCTAssertEqual(average[band], try vipsMean(work + "/out/clip.png", band: band) / 255, accuracy: 0.0001)
+        }
+    }
+
     // MARK: validation
 
     func testMisspeltAnalysesAndMisplacedOnesFailValidationWithTheirPlace() throws {
@@ -284,7 +309,7 @@ final class AnalyzeRunTests: EndToEndCase {
         XCTAssertTrue(result.stderr.contains("pipeline.yaml:6:19"), result.stderr)
         XCTAssertTrue(result.stderr.contains("did you mean 'enhance'?"), result.stderr)
         XCTAssertTrue(result.stderr.contains("pipeline.yaml:10:15"), result.stderr)
-        XCTAssertTrue(result.stderr.contains("'dominantColors' works on images, but the job takes none"), result.stderr)
+        XCTAssertTrue(result.stderr.contains("'dominantColors' works on images, but the job takes none and makes no posters"), result.stderr)
         XCTAssertTrue(result.stderr.contains("pipeline.yaml:15:15"), result.stderr)
         XCTAssertTrue(result.stderr.contains("'metering' measures audio"), result.stderr)
         for folder in ["out", "out2", "out3"] {

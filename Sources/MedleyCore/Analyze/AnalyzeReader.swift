@@ -41,10 +41,10 @@ extension SchemaReader {
         return boolean(enhanceNode, what: "autoAdjust.enhance").map(AutoAdjustSettings.init)
     }
 
-    /// Each analysis and auto-adjust must measure a kind of media the job takes, and image ones
-    /// need the export they are measured on.
+    /// Each analysis and auto-adjust must measure a kind of media the job takes (images, or movies'
+    /// poster frames), and image ones need the export they are measured on.
     func checkMeasures(_ request: AnalysisRequest, autoAdjust: (settings: AutoAdjustSettings, node: YAMLNode)?,
-                       media: [MediaTypeName], hasExport: Bool) {
+                       media: [MediaTypeName], posters: Bool, hasExport: Bool) {
         let takes = media.map(\.rawValue).joined(separator: ", ")
         if let place = request.metering, !media.contains(where: { $0.selects(.audio) }) {
             sink.error(place, "'metering' measures audio, but the job takes none (media: \(takes))",
@@ -53,8 +53,8 @@ extension SchemaReader {
         var imageMeasures = request.image.map { ("'\($0.kind.rawValue)'", $0.node) }
         if let autoAdjust, autoAdjust.settings.enhance { imageMeasures.append(("autoAdjust", autoAdjust.node)) }
         for (what, place) in imageMeasures {
-            if !media.contains(where: { $0.selects(.image) }) {
-                sink.error(place, "\(what) works on images, but the job takes none (media: \(takes))",
+            if !media.contains(where: { $0.selects(.image) }) && !posters {
+                sink.error(place, "\(what) works on images, but the job takes none and makes no posters (media: \(takes))",
                            suggestion: "drop it, or add image to ingest.media")
             } else if !hasExport {
                 sink.error(place, "\(what) works on the exported image, but the job has no 'export'",

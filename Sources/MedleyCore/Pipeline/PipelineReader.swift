@@ -185,7 +185,7 @@ struct SchemaReader {
             selected = ingest.selecting(IngestStage.defaultMedia(filters: graph != nil || autoAdjust?.0.enhance == true,
                                                                  transcode: transcode, poster: poster != nil))
         }
-        checkMeasures(analyses, autoAdjust: autoAdjust, media: selected.media, hasExport: export != nil)
+        checkMeasures(analyses, autoAdjust: autoAdjust, media: selected.media, posters: poster != nil, hasExport: export != nil)
         var job = Job(name: name, mark: node.mark, ingest: selected, imageGraph: graph, workingSpace: space,
                       export: export, transcode: transcode, metering: metering, maxPixels: maxPixels,
                       where: whereClause, tag: tag, playlist: playlist)
