@@ -7,9 +7,8 @@ struct AnalysisRequest {
     /// Image analyses, each with its node (for messages).
     var image: [(kind: ImageAnalysisKind, node: YAMLNode)] = []
 
-    /// Every name `analyze:` takes, and the media kind it measures.
-    static let names: [(name: String, measures: MediaKind)] =
-        [("metering", .audio)] + ImageAnalysisKind.allCases.map { ($0.rawValue, .image) }
+    /// Every name `analyze:` takes: audio's `metering`, then the image analyses.
+    static let names = ["metering"] + ImageAnalysisKind.allCases.map(\.rawValue)
 }
 
 extension SchemaReader {
@@ -22,7 +21,7 @@ extension SchemaReader {
             } else if let kind = ImageAnalysisKind(rawValue: word) {
                 if !request.image.contains(where: { $0.kind == kind }) { request.image.append((kind, place)) }
             } else {
-                let names = AnalysisRequest.names.map(\.name)
+                let names = AnalysisRequest.names
                 sink.error(place, "unknown analysis '\(word)'",
                            suggestion: DiagnosticSink.didYouMean(word, in: names)
                                ?? "the analyses are \(names.map { "'\($0)'" }.joined(separator: ", "))")
