@@ -6,12 +6,12 @@ import MedleyKernels
 /// handle is released when the Swift object goes.
 public final class VipsImage: @unchecked Sendable {
     // @unchecked: libvips images are immutable once built and reference-counted thread-safely.
-    fileprivate let handle: OpaquePointer
+    let handle: OpaquePointer
 
     private init(_ handle: OpaquePointer) { self.handle = handle }
     deinit { medley_image_unref(handle) }
 
-    private static func wrap(_ handle: OpaquePointer?, _ what: String) throws -> VipsImage {
+    static func wrap(_ handle: OpaquePointer?, _ what: String) throws -> VipsImage {
         guard let handle else { throw MediaError("\(what): \(Vips.takeError())") }
         return VipsImage(handle)
     }

@@ -182,4 +182,15 @@ int medley_image_save(MedleyImage *image, const char *path, int format, int qual
  * frees). Returns NULL on error. For tests and small images only. */
 void *medley_image_render_to_memory(MedleyImage *image, size_t *length);
 
+/* ---- Reductions (the manifest's image analyses, auto-adjust) ---- */
+
+/* vips_stats: the mean of each band, written into means (at most capacity). Returns the band
+ * count, or -1 on error. Reads every pixel once. */
+int medley_image_band_means(MedleyImage *image, double *means, int capacity);
+/* vips_hist_find of an 8-bit image: 256 counts per band, band after band (counts[band * 256 + bin]),
+ * at most capacity values. Returns the band count, or -1 on error (also when not 8-bit). */
+int medley_image_histogram(MedleyImage *image, double *counts, int capacity);
+/* Relative luminance as one band of 8-bit grey (vips_colourspace to B_W, then cast to uchar). */
+MedleyImage *medley_image_luminance(MedleyImage *image);
+
 #endif

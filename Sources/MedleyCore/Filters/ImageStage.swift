@@ -11,6 +11,12 @@ struct ImageStage {
     let export: ExportStage
     /// Decompression-bomb guard: a header may claim any size; refuse before allocating.
     let maxPixels: Int
+    /// The job's graph and working space, for the per-item renderer of `autoAdjust`.
+    let graph: ImageGraph?
+    /// `autoAdjust:` (nil: the job's one renderer serves every item).
+    let autoAdjust: AutoAdjustSettings?
+    /// `analyze:`'s image analyses, measured on each output.
+    let analyses: Set<ImageAnalysisKind>
 
     /// sharp's default (0x3FFF²): big enough for any camera, small enough to stop a bomb.
     static let defaultMaxPixels = 268_402_689
@@ -20,6 +26,15 @@ struct ImageStage {
         renderer = ImageRenderer(plan: try job.imageGraph.map { RenderPlan(try $0.recipe(workingSpace: job.workingSpace)) },
                                  workingSpace: job.workingSpace, autoOrient: export.autoOrient, maxPixels: maxPixels)
         self.export = export
+        graph = job.imageGraph
+        autoAdjust = job.autoAdjust?.enhance == true ? job.autoAdjust : nil
+        analyses = job.imageAnalyses
+    }
+
+    /// The renderer of one item whose auto-adjustment chose `adjustment`: the three filters, then the job's graph.
+    func renderer(for adjustment: AutoAdjustment) throws -> ImageRenderer {
+        let plan = RenderPlan(try adjustment.prefixing(graph).recipe(workingSpace: renderer.workingSpace))
+        return ImageRenderer(plan: plan, workingSpace: renderer.workingSpace, autoOrient: renderer.autoOrient, maxPixels: maxPixels)
     }
 
     /// Opens the header only (no pixels) and checks it is safe to decode.
@@ -62,7 +77,7 @@ struct ImageStage {
     }
 
     /// Every frame through the plan, joined again with the file's delays and loop count.
-    private func renderAnimation(_ path: String, header: VipsImage) throws -> (image: VipsImage, warnings: [String]) {
+    private func renderAnimation(_ path: String, header: VipsImage, renderer: ImageRenderer) throws -> (image: VipsImage, warnings: [String]) {
         if renderer.plan?.root.needsAlpha == true {
             throw ItemFailure(.unsupported, "an animation (GIF/WebP of several frames) cannot go through a graph that composites or generates images; run it with point or geometry filters only")
         }
@@ -89,8 +104,10 @@ struct ImageStage {
 
     /// Renders `header`'s file into `temporaryPath`; returns the item's warnings. libvips' log
     /// messages are added to `messages` (a run repeated alone after a failure: only its own).
+    /// `renderer`: this item's own (auto-adjusted) one instead of the job's.
     func render(_ path: String, header: VipsImage, format: ImageFormat, to temporaryPath: String,
-                messages: inout LibraryMessages) throws -> [String] {
+                messages: inout LibraryMessages, renderer itemRenderer: ImageRenderer? = nil) throws -> [String] {
+        let renderer = itemRenderer ?? self.renderer
         do {
             var collected = LibraryMessages()
             defer { messages.merge(collected) }
@@ -99,7 +116,7 @@ struct ImageStage {
                 return try Vips.collectingMessages(into: &collected) {
                     let source = again ? try VipsImage.open(path, access: .sequential) : header
                     var (image, warnings) = try isAnimation(header, to: format)
-                        ? try renderAnimation(path, header: header) : try renderer.render(path, header: source)
+                        ? try renderAnimation(path, header: header, renderer: renderer) : try renderer.render(path, header: source)
                     image = try image.attributedToCurrentItem()
                     try image.save(to: temporaryPath, format: format,
                                    quality: format.isLossy ? export.quality : nil, strip: export.strip)

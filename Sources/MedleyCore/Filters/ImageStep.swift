@@ -19,12 +19,65 @@ enum ImageStep {
                        stage: ImageStage, exporter: Exporter, threads: Int, _ entry: inout ManifestRecord) throws {
         var messages = messages
         let format = stage.outputFormat(for: header)
-        var warnings: [String] = []
+        var rendered = Rendered()
         try exporter.write(&entry, item.file, ext: format.fileExtension, fileExtension: format.fileExtension,
                            memory: stage.workingMemory(header, threads: threads), property: { opened[$0] }) { temporary, _ in
-            warnings = try stage.render(item.source, header: header, format: format, to: temporary, messages: &messages)
+            rendered = try render(item.source, header: header, format: format, to: temporary, stage: stage, messages: &messages)
         }
         guard entry.status != .skipped else { return }
-        entry.warnings += warnings + messages.lines
+        rendered.record(into: &entry)
+        entry.warnings += messages.lines
+    }
+
+    /// What rendering one image output made besides the file.
+    struct Rendered {
+        var warnings: [String] = []
+        var adjustment: AutoAdjustment?
+        var analysis: ImageAnalysis?
+
+        func record(into entry: inout ManifestRecord) {
+            entry.autoAdjust = adjustment
+            entry.analysis = analysis
+            entry.warnings += warnings
+        }
+    }
+
+    /// Renders the image file at `source` into `temporary` as the job's output (images and movie
+    /// posters alike): with `autoAdjust`, the three filters are tuned on `source` and run before the
+    /// job's own (this item's own renderer); with `analyze`, the output as written is decoded back
+    /// and measured, before it is renamed into place.
+    static func render(_ source: String, header: VipsImage, format: ImageFormat, to temporary: String,
+                       stage: ImageStage, messages: inout LibraryMessages) throws -> Rendered {
+        var rendered = Rendered()
+        var renderer: ImageRenderer?
+        if stage.autoAdjust != nil {
+            let chosen = try measure("autoAdjust cannot measure the image", &messages) {
+                try AutoAdjustment.measure(fileAt: source, workingSpace: stage.renderer.workingSpace)
+            }
+            rendered.adjustment = chosen
+            renderer = try stage.renderer(for: chosen)
+        }
+        rendered.warnings = try stage.render(source, header: header, format: format, to: temporary, messages: &messages,
+                                             renderer: renderer)
+        if !stage.analyses.isEmpty {
+            do {
+                rendered.analysis = try measure("cannot analyse the output", &messages) {
+                    try ImageAnalyzer.analyze(fileAt: temporary, stage.analyses)
+                }
+            } catch {
+                // The output is right; only its measurement is missing.
+                rendered.warnings.append("analyze: not recorded (\(error))")
+            }
+        }
+        return rendered
+    }
+
+    /// libvips reductions whose messages are the item's and whose failure names its own reason.
+    private static func measure<T>(_ context: String, _ messages: inout LibraryMessages, _ body: () throws -> T) throws -> T {
+        do {
+            return try Vips.attributed { _ in try Vips.collectingMessages(into: &messages) { try body() } }
+        } catch let error as MediaError {
+            throw ItemFailure(error, context: context)
+        }
     }
 }

@@ -37,6 +37,10 @@ public struct Job: Sendable {
     public internal(set) var poster: PosterStage?
     /// `report:`: an HTML page about each run of the job (nil: none).
     public internal(set) var report: ReportStage?
+    /// `analyze:`'s image analyses, recorded in each image's manifest line (`Analyze/`).
+    public internal(set) var imageAnalyses: Set<ImageAnalysisKind> = []
+    /// `autoAdjust:`: per-image tuned filters before the job's own (nil: none).
+    public internal(set) var autoAdjust: AutoAdjustSettings?
     /// The settings that shape each kind of output, for noticing what a changed pipeline affects.
     public internal(set) var settings = JobSettings()
 }

@@ -68,7 +68,7 @@ struct SchemaReader {
     /// The longest job name, in characters (each becomes one byte of `manifest-<job>.jsonl`).
     static let maximumJobName = 100
     static let jobKeys = ["name", "ingest", "where", "tag", "filters", "graph", "colorSpace", "transcode",
-                          "analyze", "poster", "export", "playlist", "report", "limits"]
+                          "analyze", "autoAdjust", "poster", "export", "playlist", "report", "limits"]
 
     // MARK: structure
 
@@ -165,14 +165,9 @@ struct SchemaReader {
         if let graph { checkOutputSizes(graph, maxPixels: maxPixels ?? ImageStage.defaultMaxPixels) }
 
         let transcode = fields["transcode"].flatMap { TranscodeSettings.read($0, sink: sink) }
-        var metering = false
-        if let analyzeNode = fields["analyze"] {
-            for (word, place) in stringList(analyzeNode, what: "analyze") {
-                if word == "metering" { metering = true } else {
-                    sink.error(place, "unknown analysis '\(word)'", suggestion: "the analysis is 'metering'")
-                }
-            }
-        }
+        let analyses = fields["analyze"].map(analyses) ?? AnalysisRequest()
+        let metering = analyses.metering != nil
+        let autoAdjust = fields["autoAdjust"].flatMap { node in self.autoAdjust(node).map { ($0, node) } }
         if fields["transcode"] != nil, fields["export"] == nil {
             sink.error(node, "job '\(name ?? "?")' transcodes audio but has no 'export'",
                        suggestion: "add 'export: { to: out }'")
@@ -193,19 +188,30 @@ struct SchemaReader {
         // Without an explicit media list, a job takes what its stages can process.
         var selected = ingest
         if fields["ingest"].flatMap({ Self.field("media", of: $0) }) == nil {
-            selected = ingest.selecting(IngestStage.defaultMedia(filters: graph != nil, transcode: transcode, poster: poster != nil))
+            selected = ingest.selecting(IngestStage.defaultMedia(filters: graph != nil || autoAdjust?.0.enhance == true,
+                                                                 transcode: transcode, poster: poster != nil))
         }
+        checkMeasures(analyses, autoAdjust: autoAdjust, media: selected.media, posters: poster != nil, hasExport: export != nil)
         var job = Job(name: name, mark: node.mark, ingest: selected, imageGraph: graph, workingSpace: space,
                       export: export, transcode: transcode, metering: metering, maxPixels: maxPixels,
                       where: whereClause, tag: tag, playlist: playlist)
         job.report = report
         job.poster = poster
+        job.imageAnalyses = Set(analyses.image.map(\.kind))
+        job.autoAdjust = autoAdjust?.0
         func settings(_ keys: [String]) -> String {
             keys.map { key in key + "=" + (fields[key]?.canonicalText ?? "-") }.joined(separator: ";")
         }
+        // An image's output and manifest line also depend on its auto-adjustment and image analyses
+        // (not on `metering`); added only when used, so other jobs' settings hash as before.
+        var imageSettings = settings(["filters", "graph", "colorSpace", "limits", "export", "poster"])
+        if fields["autoAdjust"] != nil { imageSettings += ";" + settings(["autoAdjust"]) }
+        if !job.imageAnalyses.isEmpty {
+            imageSettings += ";analyze=" + job.imageAnalyses.sorted().map(\.rawValue).joined(separator: ",")
+        }
         // The contents of the files the job names (LUTs, logos, profiles) shape its outputs as its keys do.
         let assetPrints = assets.jobFingerprints.isEmpty ? "" : ";assets=" + assets.jobFingerprints.joined(separator: ",")
-        job.settings = JobSettings(image: settings(["filters", "graph", "colorSpace", "limits", "export", "poster"]) + assetPrints,
+        job.settings = JobSettings(image: imageSettings + assetPrints,
                                    audio: settings(["transcode", "analyze", "tag", "export"]) + assetPrints)
         return job
     }

@@ -11,7 +11,7 @@ enum PosterStep {
         let format: ImageFormat
         if case .image(let chosen) = exporter.export.format { format = chosen } else { format = .png }
         var messages = LibraryMessages()
-        var warnings: [String] = []
+        var rendered = ImageStep.Rendered()
         try exporter.write(&entry, item.file, ext: format.fileExtension, fileExtension: format.fileExtension,
                            memory: MovieStep.workingMemory(info, transcode: false), property: { opened[$0] }) { temporary, _ in
             // The frame goes through the image path as a lossless temporary PNG.
@@ -21,9 +21,11 @@ enum PosterStep {
                 try Movie.poster(path: item.source, at: poster.at).save(to: frame.path, format: .png, quality: nil, strip: true)
             }
             let header = try stage.openHeader(frame.path, messages: &messages)
-            warnings = try stage.render(frame.path, header: header, format: format, to: temporary, messages: &messages)
+            rendered = try ImageStep.render(frame.path, header: header, format: format, to: temporary, stage: stage,
+                                            messages: &messages)
         }
         guard entry.status != .skipped else { return }
-        entry.warnings += warnings + messages.lines
+        rendered.record(into: &entry)
+        entry.warnings += messages.lines
     }
 }

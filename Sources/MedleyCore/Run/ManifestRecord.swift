@@ -3,7 +3,7 @@ import MedleyFilters
 import MedleyKernels
 
 /// What happened to one item, as one line of the job's manifest (SPEC §9: input, persistentID,
-/// output, status, error, properties, metering). The one type every reader of a manifest decodes
+/// output, status, error, properties, metering, image analysis and auto-adjustment). The one type every reader of a manifest decodes
 /// (`init(line:)`: merge, playlist, report, incremental runs) and every writer renders (`line`);
 /// `CodingKeys` spell its fields once for both.
 struct ManifestRecord: Decodable {
@@ -32,7 +32,8 @@ struct ManifestRecord: Decodable {
 
     /// The manifest's field names, in the order a line lists them.
     enum CodingKeys: String, CodingKey {
-        case job, item, input, status, persistentID, mediaType, output, bytes, error, warnings, duration, metering, properties
+        case job, item, input, status, persistentID, mediaType, output, bytes, error, warnings, duration, metering, analysis,
+             autoAdjust, properties
     }
 
     /// The job's name.
@@ -62,6 +63,10 @@ struct ManifestRecord: Decodable {
     var meter: Meter? { didSet { metering = meter.map(Metering.init) } }
     /// Seconds of audio written.
     var duration: Double?
+    /// What `analyze:` measured of an image as exported (`Analyze/ImageAnalysis.swift`).
+    var analysis: ImageAnalysis?
+    /// The filters `autoAdjust:` chose for an image, with their parameters.
+    var autoAdjust: AutoAdjustment?
 
     /// A record of an item just taken from the ingest.
     init(job: String, item: String, input: String, status: Status) {
@@ -93,6 +98,8 @@ struct ManifestRecord: Decodable {
         warnings = (try? c.decodeIfPresent([String].self, forKey: .warnings)) ?? []
         duration = try? c.decodeIfPresent(Double.self, forKey: .duration)
         metering = try? c.decodeIfPresent(Metering.self, forKey: .metering)
+        analysis = try? c.decodeIfPresent(ImageAnalysis.self, forKey: .analysis)
+        autoAdjust = try? c.decodeIfPresent(AutoAdjustment.self, forKey: .autoAdjust)
         if let values = try? c.decodeIfPresent([String: PropertyJSON].self, forKey: .properties) {
             properties = values.map { ($0.key, $0.value.value) }.sorted { $0.name < $1.name }
         }
@@ -137,6 +144,8 @@ struct ManifestRecord: Decodable {
                 ("averagePower", .array(metering.averagePower.map { .number($0) })),
             ])))
         }
+        if let analysis { fields.append((.analysis, analysis.json)) }
+        if let autoAdjust { fields.append((.autoAdjust, autoAdjust.json)) }
         if !properties.isEmpty {
             fields.append((.properties, .object(properties.map { ($0.name, $0.value.json) })))
         }

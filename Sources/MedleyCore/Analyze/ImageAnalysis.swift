@@ -1,0 +1,124 @@
+import MedleyFilters
+import MedleyMedia
+
+/// An image analysis a job asks for with `analyze:` (beside the audio's `metering`). Core Image
+/// offers these as reduction filters returning tiny images (CIAreaAverage: 1×1, CIAreaHistogram:
+/// count×1, CIKMeans: k×1); Medley's graph exports one image per item, so the reductions are
+/// measurements in the item's manifest line instead.
+public enum ImageAnalysisKind: String, CaseIterable, Sendable, Comparable {
+    /// The mean of each band (CIAreaAverage over the whole extent).
+    case averageColor
+    /// 256 bins per colour band and of luminance (CIAreaHistogram with inputCount 256, inputScale 1).
+    case histogram
+    /// The main colours and the share of the picture each covers (CIKMeans).
+    case dominantColors
+
+    public static func < (a: Self, b: Self) -> Bool { a.rawValue < b.rawValue }
+}
+
+/// What `analyze:` measured of one image, as its manifest line records it (`analysis`).
+///
+/// Measured on the image as exported: the output file is decoded back by libvips right after it is
+/// written (before it is renamed into place), so the numbers describe the pixels a viewer of the
+/// output gets — after the filters, after lossy encoding. Samples are read as 8-bit sRGB (16-bit
+/// outputs are narrowed to 8 bits first), as stored: values are sRGB-encoded, not linear light.
+struct ImageAnalysis: Decodable, Equatable {
+    /// 256 counts per band, of the 8-bit samples.
+    struct Histogram: Decodable, Equatable {
+        var bins: Int
+        var red: [Int]
+        var green: [Int]
+        var blue: [Int]
+        /// Of libvips' luminance (`colourspace b-w`: CIE Y, sRGB-encoded).
+        var luminance: [Int]?
+    }
+
+    /// One k-means cluster: its centre and the share of the (downsampled) pixels it holds.
+    struct DominantColor: Decodable, Equatable {
+        var color: String
+        var fraction: Double
+    }
+
+    /// Mean red, green, blue and alpha, each 0…1 of the encoded samples (alpha 1 for an opaque image).
+    var averageColor: [Double]?
+    /// The mean colour as "#rrggbb" (its alpha left out).
+    var averageColorHex: String?
+    var histogram: Histogram?
+    /// Largest cluster first.
+    var dominantColors: [DominantColor]?
+
+    /// The analysis as the manifest writes it, fields in this order.
+    var json: JSONValue {
+        var fields: [(String, JSONValue)] = []
+        if let averageColor { fields.append(("averageColor", .array(averageColor.map { .number($0) }))) }
+        if let averageColorHex { fields.append(("averageColorHex", .string(averageColorHex))) }
+        if let histogram {
+            var parts: [(String, JSONValue)] = [("bins", .number(Double(histogram.bins)))]
+            for (name, counts) in [("red", histogram.red), ("green", histogram.green), ("blue", histogram.blue)] {
+                parts.append((name, .array(counts.map { .number(Double($0)) })))
+            }
+            if let luminance = histogram.luminance { parts.append(("luminance", .array(luminance.map { .number(Double($0)) }))) }
+            fields.append(("histogram", .object(parts)))
+        }
+        if let dominantColors {
+            fields.append(("dominantColors", .array(dominantColors.map {
+                .object([("color", .string($0.color)), ("fraction", .number($0.fraction))])
+            })))
+        }
+        return .object(fields)
+    }
+
+    /// "#rrggbb" of 0…255 values (rounded, clamped).
+    static func hex(_ rgb: [Double]) -> String {
+        "#" + rgb.prefix(3).map { value in
+            let byte = value.isFinite ? Int(min(255, max(0, value.rounded()))) : 0
+            let digits = String(byte, radix: 16)
+            return digits.count == 1 ? "0" + digits : digits
+        }.joined()
+    }
+
+    /// A number to four decimals (enough for an 8-bit sample: 1/255 ≈ 0.0039).
+    static func rounded(_ value: Double) -> Double { (value * 10_000).rounded() / 10_000 }
+}
+
+/// Computes `ImageAnalysis` from an image file with libvips reductions (`vips stats`, `vips
+/// hist_find`) and, for dominant colours, k-means in Swift on a downsampled copy. Each reduction
+/// streams the file once (sequential access), so memory stays at a few strips whatever its size.
+enum ImageAnalyzer {
+    /// The longest side of the copy k-means runs on: at most 128 × 128 = 16,384 pixels, so the
+    /// work per item is bounded whatever the image's size.
+    static let clusteringSide = 128
+
+    static func analyze(fileAt path: String, _ kinds: Set<ImageAnalysisKind>) throws -> ImageAnalysis {
+        var result = ImageAnalysis()
+        // The file as 8-bit sRGB (grey widened to three bands), opened afresh for each reduction.
+        func samples() throws -> VipsImage {
+            try VipsImage.open(path, access: .sequential).inRGBSpace().image.rgb(deep: false)
+        }
+        if kinds.contains(.averageColor) {
+            let means = try samples().bandMeans()
+            guard means.count >= 3 else { throw MediaError("an image of \(means.count) bands has no colour to average") }
+            let rgba = Array(means.prefix(3)) + [means.count >= 4 ? means[3] : 255]
+            result.averageColor = rgba.map { ImageAnalysis.rounded($0 / 255) }
+            result.averageColorHex = ImageAnalysis.hex(rgba)
+        }
+        if kinds.contains(.histogram) {
+            let bands = try samples().histograms()
+            guard bands.count >= 3 else { throw MediaError("an image of \(bands.count) bands has no colour histogram") }
+            let luminance = try samples().luminance().histograms().first
+            result.histogram = .init(bins: 256, red: bands[0], green: bands[1], blue: bands[2], luminance: luminance)
+        }
+        if kinds.contains(.dominantColors) {
+            let side = clusteringSide
+            let small = try VipsImage.thumbnail(path, width: side, height: side, crop: false, force: false)
+                .inRGBSpace().image.rgb(deep: false)
+            let pixels = try small.pixels()
+            let clusters = DominantColors.clusters(of: pixels, bands: small.bands)
+            result.dominantColors = clusters.map {
+                .init(color: ImageAnalysis.hex([Double($0.centre.x), Double($0.centre.y), Double($0.centre.z)]),
+                      fraction: ImageAnalysis.rounded($0.fraction))
+            }
+        }
+        return result
+    }
+}
