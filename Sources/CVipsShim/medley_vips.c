@@ -590,6 +590,15 @@ MedleyImage *medley_image_affine(MedleyImage *image, double a, double b, double 
     return failed ? NULL : HANDLE(out);
 }
 
+MedleyImage *medley_image_mapim(MedleyImage *image, MedleyImage *index) {
+    VipsImage *out = NULL;
+    VipsInterpolate *interpolate = vips_interpolate_new("bilinear");
+    if (!interpolate) return NULL;
+    int failed = vips_mapim(IMG(image), &out, IMG(index), "interpolate", interpolate, NULL);
+    g_object_unref(interpolate);
+    return failed ? NULL : HANDLE(out);
+}
+
 MedleyImage *medley_image_resize(MedleyImage *image, double horizontal, double vertical) {
     VipsImage *out = NULL;
     return vips_resize(IMG(image), &out, horizontal, "vscale", vertical, "kernel", VIPS_KERNEL_LANCZOS3, NULL)

@@ -15,6 +15,9 @@ public enum AttributeType: String, Sendable, CaseIterable {
     case image = "CIAttributeTypeImage"
     /// Medley's own filters: one word from a fixed list (`resize`'s `mode`). Core Image has none.
     case choice = "MedleyAttributeTypeChoice"
+    /// A message to encode (barcodes' `inputMessage`): Core Image takes NSData; Medley takes text
+    /// and encodes it as UTF-8.
+    case text = "MedleyAttributeTypeText"
 
     /// The class Core Image reports for values of this type (`CIAttributeClass`).
     public var attributeClass: String {
@@ -25,6 +28,7 @@ public enum AttributeType: String, Sendable, CaseIterable {
         case .color, .opaqueColor: return "CIColor"
         case .image: return "CIImage"
         case .choice: return "NSString"
+        case .text: return "NSData"
         }
     }
 

@@ -34,6 +34,21 @@ public enum GeometryOperation: Sendable {
     case resize(width: Int, height: Int, mode: ResizeMode)
     /// Apply the EXIF orientation and reset it.
     case orient
+    /// Each output pixel shows the input where `map` says (bilinear sampling); `edges` says what
+    /// shows beyond the input. `name` is the filter's, for messages.
+    case warp(WarpMap, edges: WarpEdges, name: String)
+    /// The image cut or padded with transparency to width × height, anchored at the origin (the
+    /// bottom-left corner): generators that have a size of their own (barcodes) use it.
+    case extent(width: Int, height: Int)
+
+    /// Whether the result can have transparent parts an opaque input lacks.
+    public var makesTransparency: Bool {
+        switch self {
+        case .warp(_, let edges, _): return edges == .transparent
+        case .extent: return true
+        default: return false
+        }
+    }
 }
 
 /// The movie player's scaling modes (`MPMovieScalingMode`), used by `resize`.

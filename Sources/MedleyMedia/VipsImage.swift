@@ -186,6 +186,12 @@ public final class VipsImage: @unchecked Sendable {
         try Self.wrap(medley_image_affine(handle, a, b, c, d, dx, dy, try Self.int32(width), try Self.int32(height)), "cannot transform")
     }
 
+    /// Each output pixel sampled bilinearly where `index` (two float bands: x, y in this image's pixel
+    /// coordinates, centres at integers) says; transparent black outside. The output has the index's size.
+    public func mapped(by index: VipsImage) throws -> VipsImage {
+        try Self.wrap(medley_image_mapim(handle, index.handle), "cannot warp")
+    }
+
     /// Lanczos-3 resampling by scale factors.
     public func resized(horizontal: Double, vertical: Double) throws -> VipsImage {
         try Self.wrap(medley_image_resize(handle, horizontal, vertical), "cannot resize")

@@ -139,6 +139,9 @@ MedleyImage *medley_image_rotate(MedleyImage *image, int quarter_turns);
  * [X Y] = [a b; c d]·[x y] + [odx ody]; bicubic, black outside. */
 MedleyImage *medley_image_affine(MedleyImage *image, double a, double b, double c, double d,
                                  double odx, double ody, int out_width, int out_height);
+/* Output pixel (X, Y) samples the input bilinearly at the position `index` (two float bands: x, y in
+ * pixel coordinates, centres at integers) holds for it; black (transparent) outside. */
+MedleyImage *medley_image_mapim(MedleyImage *image, MedleyImage *index);
 /* Lanczos-3 resampling by the given scale factors. */
 MedleyImage *medley_image_resize(MedleyImage *image, double horizontal, double vertical);
 /* Loads a file already shrunk to fit width × height (shrink-on-load for JPEG, WebP…), EXIF

@@ -202,6 +202,20 @@ enum Geometry {
             }
         case .orient:
             return try image.autoOriented()
+        case .warp(let map, let edges, let name):
+            let size = map.outputSize(inputWidth: width, inputHeight: height)
+            let (outWidth, outHeight) = try checkedSize(size, of: name, maxPixels: maxPixels)
+            let index = try VipsImage.constant(width: outWidth, height: outHeight, values: [0, 0])
+                .mapRows(WarpIndexKernel(map: map, edges: edges, outputHeight: outHeight,
+                                         inputWidth: image.width, inputHeight: image.height))
+            return try image.mapped(by: index)
+        case .extent(let outWidth, let outHeight):
+            _ = try checkedSize((Double(outWidth), Double(outHeight)), of: "a generator", maxPixels: maxPixels)
+            if outWidth == image.width && outHeight == image.height { return image }
+            // Anchored at the bottom-left: crop what lies above or right of the box, pad the rest.
+            let kept = try image.cropped(left: 0, top: max(0, image.height - outHeight),
+                                         width: min(image.width, outWidth), height: min(image.height, outHeight))
+            return try kept.embedded(x: 0, y: outHeight - kept.height, width: outWidth, height: outHeight)
         }
     }
 
