@@ -18,8 +18,17 @@ public enum QRCode {
         case .quartile: ecLevel = QR_ECLEVEL_Q
         case .high: ecLevel = QR_ECLEVEL_H
         }
-        guard let length = Int32(exactly: message.count),
-              let code = message.withUnsafeBufferPointer({ QRcode_encodeData(length, $0.baseAddress, 0, ecLevel) }) else {
+        guard let length = Int32(exactly: message.count), let input = QRinput_new2(0, ecLevel) else {
+            throw MediaError("libqrencode cannot start a symbol")
+        }
+        defer { QRinput_free(input) }
+        // Byte mode means ISO 8859-1 unless an ECI says otherwise: text beyond ASCII is marked as
+        // UTF-8 (ECI 000026), so that readers do not have to guess its encoding.
+        if !message.allSatisfy({ $0 < 0x80 }), QRinput_appendECIheader(input, 26) != 0 {
+            throw MediaError("libqrencode cannot mark the message as UTF-8")
+        }
+        guard message.withUnsafeBufferPointer({ QRinput_append(input, QR_MODE_8, length, $0.baseAddress) }) == 0,
+              let code = QRcode_encodeInput(input) else {
             throw MediaError("libqrencode cannot encode \(message.count) bytes at that correction level (too long for a QR code)")
         }
         defer { QRcode_free(code) }

@@ -21,6 +21,12 @@ public struct ModuleMatrix: Sendable, Equatable {
 public enum QRCorrectionLevel: String, Sendable, CaseIterable {
     case L, M, Q, H
 
+    /// The most bytes of `message` a QR symbol holds at this level: version 40 in byte mode
+    /// (ISO/IEC 18004 table 7), less 2 for the 12-bit ECI header that marks text beyond ASCII as UTF-8.
+    public func capacity(for message: String) -> Int {
+        byteCapacity - (message.utf8.allSatisfy { $0 < 0x80 } ? 0 : 2)
+    }
+
     /// The most bytes a QR symbol (version 40, byte mode) holds at this level (ISO/IEC 18004 table 7).
     public var byteCapacity: Int {
         switch self {

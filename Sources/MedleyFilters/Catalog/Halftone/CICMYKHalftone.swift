@@ -5,7 +5,7 @@ import MedleyKernels
 /// separation and screening: c, m, y = 1 − r, g, b (clamped 0…1); black k = GCR·min(c, m, y)
 /// (grey component replacement); c, m, y −= UCR·k (under-colour removal); each ink is screened
 /// with `HalftoneScreen`'s dot screen at the traditional angles (cyan 15°, magenta 75°, yellow 0°,
-/// black 45°, plus inputAngle): coverage = smoothstep(t − e, t + e, ink); the paper shows through
+/// black 45°, plus inputAngle): coverage = smoothstep(t' − e, t' + e, ink); the paper shows through
 /// where no ink falls: r = (1 − C)(1 − K), g = (1 − M)(1 − K), b = (1 − Y)(1 − K).
 enum CMYKHalftone: FilterDefinition {
     static let attributes = FilterAttributes(
@@ -14,7 +14,7 @@ enum CMYKHalftone: FilterDefinition {
         categories: [Category.halftoneEffect] + Category.common,
         summary: "Creates a color, halftoned rendition of the source image, using cyan, magenta, yellow, and black inks over a white page.",
         reference: "classic separation: k = GCR·min(c, m, y), c, m, y −= UCR·k; dot screens t = 0.5 + 0.25·(cos 2πu/w + cos 2πv/w) "
-            + "at 15°/75°/0°/45° + angle; ink coverage smoothstep(t − e, t + e, ink), e = max(0.5·(1 − sharpness), 0.001); "
+            + "at 15°/75°/0°/45° + angle; ink coverage smoothstep(t' − e, t' + e, ink), t' = e + (1 − 2e)·t, e = max(0.5·(1 − sharpness), 0.001); "
             + "r = (1 − C)(1 − K), g = (1 − M)(1 − K), b = (1 − Y)(1 − K)",
         parameters: [
             .inputImage,

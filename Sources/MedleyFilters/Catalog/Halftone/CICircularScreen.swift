@@ -6,7 +6,7 @@ enum CircularScreen: FilterDefinition {
         displayName: "Circular Screen",
         categories: [Category.halftoneEffect] + Category.common,
         summary: "Simulates a circular-shaped halftone screen.",
-        reference: "classic ordered screen on Rec. 709 luminance L: out = smoothstep(t − e, t + e, L), e = max(0.5·(1 − sharpness), 0.001), "
+        reference: "classic ordered screen on Rec. 709 luminance L: out = smoothstep(t' − e, t' + e, L), t' = e + (1 − 2e)·t, e = max(0.5·(1 − sharpness), 0.001), "
             + "t = 0.5 + 0.5·cos 2πr/w, r = distance from center, w = width",
         parameters: [
             .inputImage,

@@ -6,8 +6,10 @@ import MedleyKernels
 /// halftone shaders): the pixel's luminance L (Rec. 709 weights, in the working space, so the
 /// share of paper in a cell follows light) is compared with a periodic threshold t(x, y) over a
 /// grid of `width` pixels rotated by `angle` about `center`:
-/// `out = smoothstep(t − e, t + e, L)` with `e = max(0.5·(1 − sharpness), 0.001)` — white paper
-/// where the pixel is lighter than the screen, black ink where darker, a ramp of width 2e between.
+/// `out = smoothstep(t' − e, t' + e, L)` with `e = max(0.5·(1 − sharpness), 0.001)` and the
+/// threshold moved into e…1 − e, `t' = e + (1 − 2e)·t` (so white stays paper and black ink) —
+/// white paper where the pixel is lighter than the screen, black ink where darker, a ramp of
+/// width 2e between.
 enum HalftoneScreen {
     /// Threshold patterns, each 0…1 over one period (u, v: rotated coordinates, w: the period).
     enum Pattern: Sendable {
@@ -31,8 +33,10 @@ enum HalftoneScreen {
         }
     }
 
-    /// The ramp from ink (0) to paper (1) around threshold t.
+    /// The ramp from ink (0) to paper (1) around threshold t (0…1), moved into e…1 − e so that
+    /// white stays all paper and black all ink.
     static func screen(_ value: Float, _ t: Float, softness e: Float) -> Float {
+        let t = e + (1 - 2 * e) * t
         let s = min(max((value - (t - e)) / (2 * e), 0), 1)
         return s * s * (3 - 2 * s)
     }
