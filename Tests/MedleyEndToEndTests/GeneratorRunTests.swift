@@ -43,12 +43,17 @@ final class GeneratorRunTests: EndToEndCase {
             XCTAssertEqual(size.width, size.height)
             XCTAssertEqual(size.width % 3, 0)
             XCTAssertEqual((size.width / 3 - 8 - 17) % 4, 0, "a QR symbol is 17 + 4·version modules wide")
-            // The quiet zone: the first 4 modules (12 pixels) of every edge are white.
-            for i in 0..<size.width {
-                for edge in [i, (size.width - 1) * size.width + i, i * size.width, i * size.width + size.width - 1] {
-                    XCTAssertEqual(size.samples[edge], 255)
+            // The quiet zone: the 4 modules (12 pixels) along every edge are white, and the finder
+            // pattern's dark corner module starts right after it.
+            let n = size.width
+            var dark = 0
+            for i in 0..<n {
+                for d in 0..<12 {
+                    for p in [d * n + i, (n - 1 - d) * n + i, i * n + d, i * n + n - 1 - d] where size.samples[p] != 255 { dark += 1 }
                 }
             }
+            XCTAssertEqual(dark, 0, "level \(level): quiet zone")
+            XCTAssertEqual(size.samples[12 * n + 12], 0, "level \(level): the top-left finder pattern")
         }
     }
 
