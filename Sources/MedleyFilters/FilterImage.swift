@@ -30,6 +30,8 @@ public enum GeometryOperation: Sendable {
     case affine(a: Double, b: Double, c: Double, d: Double, tx: Double, ty: Double)
     /// Lanczos scaling: height × scale, width × scale × aspectRatio.
     case scale(scale: Double, aspectRatio: Double)
+    /// Mitchell–Netravali cubic scaling with parameters B and C: height × scale, width × scale × aspectRatio.
+    case bicubicScale(scale: Double, aspectRatio: Double, b: Double, c: Double)
     /// Medley's `resize`: fit into width × height the way a movie player scales.
     case resize(width: Int, height: Int, mode: ResizeMode)
     /// Apply the EXIF orientation and reset it.

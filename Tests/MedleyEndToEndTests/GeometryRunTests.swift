@@ -246,6 +246,71 @@ final class GeometryRunTests: EndToEndCase {
         XCTAssertLessThanOrEqual(tileWorst, 0)
     }
 
+    /// Mitchell–Netravali's cubic (1988), written out here.
+    static func cubic(_ x: Double, _ b: Double, _ c: Double) -> Double {
+        let x = abs(x)
+        if x < 1 { return ((12 - 9 * b - 6 * c) * pow(x, 3) + (-18 + 12 * b + 6 * c) * x * x + (6 - 2 * b)) / 6 }
+        if x < 2 { return ((-b - 6 * c) * pow(x, 3) + (6 * b + 30 * c) * x * x + (-12 * b - 48 * c) * x + (8 * b + 24 * c)) / 6 }
+        return 0
+    }
+
+    /// The resampling matrix of one axis: output o centred on input (o + 0.5)/s − 0.5, the kernel
+    /// stretched by 1/s when shrinking, edge pixels repeated, each row normalised.
+    static func resampling(from n: Int, to count: Int, scale s: Double, _ b: Double, _ c: Double) -> [[Double]] {
+        let reach = 2 * max(1, 1 / s), stretch = min(s, 1)
+        return (0..<count).map { o in
+            var row = [Double](repeating: 0, count: n)
+            let centre = (Double(o) + 0.5) / s - 0.5
+            for i in Int((centre - reach).rounded(.up))...Int((centre + reach).rounded(.down)) {
+                row[min(max(i, 0), n - 1)] += cubic((Double(i) - centre) * stretch, b, c)
+            }
+            let sum = row.reduce(0, +)
+            return row.map { $0 / sum }
+        }
+    }
+
+    func testBicubicScaleFollowsMitchellNetravali() throws {
+        let input = try Picture(try landscape())
+        for (scale, aspect, b, c, size) in [(0.6, 1.25, 0.0, 0.75, [150, 90]), (1.7, 1.0, 1.0 / 3, 1.0 / 3, [340, 255])] {
+            let (out, _) = try run("      - CIBicubicScaleTransform: { inputScale: \(scale), inputAspectRatio: \(aspect), inputB: \(b), inputC: \(c) }")
+            let mine = try Picture(out)
+            XCTAssertEqual([mine.width, mine.height], size)
+            let across = Self.resampling(from: 200, to: size[0], scale: scale * aspect, b, c)
+            let down = Self.resampling(from: 150, to: size[1], scale: scale, b, c)
+            // Rows first, then columns, in Double; clamped only at the end (Medley keeps floats between passes).
+            var wide = [Double](repeating: 0, count: 150 * size[0] * 3)
+            for y in 0..<150 {
+                for (o, weights) in across.enumerated() {
+                    for (i, w) in weights.enumerated() where w != 0 {
+                        for ch in 0..<3 { wide[(y * size[0] + o) * 3 + ch] += w * Double(input.at(i, y, ch)) }
+                    }
+                }
+            }
+            var worst = 0.0
+            for (o, weights) in down.enumerated() {
+                for x in 0..<size[0] {
+                    for ch in 0..<3 {
+                        var v = 0.0
+                        for (i, w) in weights.enumerated() where w != 0 { v += w * wide[(i * size[0] + x) * 3 + ch] }
+                        worst = max(worst, abs(Double(mine.at(x, o, ch)) - min(max(v, 0), 255)))
+                    }
+                }
+            }
+            // Rounding to 8 bits (0.5) plus Float arithmetic: measured 0.504.
+            XCTAssertLessThanOrEqual(worst, 0.6, "scale \(scale), B \(b), C \(c)")
+            // ImageMagick's cubic filter with the same B and C, as a peer: IM 6 (Q16) truncates to 8 bits
+            // (a −0.5 bias) and clamps between its passes, so it is up to 4 levels away, 0.5 on average.
+            let magick = work + "/magick-\(size[0]).png"
+            let result = try Tool.run("convert", [try landscape(), "-filter", "Cubic", "-define", "filter:b=\(b)", "-define", "filter:c=\(c)",
+                                                  "-resize", "\(size[0])x\(size[1])!", magick])
+            XCTAssertEqual(result.status, 0, result.stderr)
+            let peer = try Picture(magick)
+            let differences = zip(mine.samples, peer.samples).map { Double(abs($0 - $1)) }
+            XCTAssertLessThanOrEqual(differences.max() ?? .infinity, 4)
+            XCTAssertLessThanOrEqual(differences.reduce(0, +) / Double(differences.count), 0.6)
+        }
+    }
+
     func testAHugeQuadrilateralFailsTheItemOverTheLimit() throws {
         // A bounding box of 2e6 × 2e6 pixels: over limits.maxPixels, refused before libvips makes it.
         let (out, result) = try run("      - CIPerspectiveTransform: { inputTopLeft: [0, 2000000], inputTopRight: [2000000, 2000000], "

@@ -52,6 +52,13 @@ final class CatalogTests: XCTestCase {
         "CIVignetteEffect", "CIGaussianBlur", "CIBoxBlur", "CIUnsharpMask", "CISharpenLuminance", "CINoiseReduction",
         "CIPixellate", "CILanczosScaleTransform", "CICrop", "CIAffineTransform", "CISourceOverCompositing",
         "CIMultiplyBlendMode", "CIScreenBlendMode", "CIOverlayBlendMode", "CIConstantColorGenerator", "resize", "autoOrient",
+        // Issue 16, geometry part: halftones, geometry, distortions, generators.
+        "CIDotScreen", "CILineScreen", "CICircularScreen", "CIHatchedScreen", "CICMYKHalftone",
+        "CIPerspectiveCorrection", "CIPerspectiveTransform", "CIStraightenFilter", "CIAffineClamp", "CIAffineTile",
+        "CIBicubicScaleTransform", "CIBumpDistortion", "CIPinchDistortion", "CITwirlDistortion", "CIVortexDistortion",
+        "CIHoleDistortion", "CICircleSplashDistortion", "CILinearGradient", "CISmoothLinearGradient", "CIRadialGradient",
+        "CICheckerboardGenerator", "CIStripesGenerator", "CIRandomGenerator", "CIRoundedRectangleGenerator",
+        "CIQRCodeGenerator", "CICode128BarcodeGenerator",
     ]
 
     func testTheCatalogIsComplete() {

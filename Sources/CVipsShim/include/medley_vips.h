@@ -126,6 +126,17 @@ typedef void (*medley_region_kernel)(void *ctx, const void *in, size_t in_stride
 MedleyImage *medley_image_map_regions(MedleyImage *image, int margin, medley_region_kernel kernel, void *ctx,
                                       void (*release)(void *ctx));
 
+/* A one-dimensional resampling kernel on a float image, along x (horizontal) or y: output block
+ * (x, y, width, height) from the input span [in_first, in_first + in_count) along the axis (the
+ * other axis as the output's), edges extended by copying; `in` points at that span's first
+ * sample. Strides are in bytes. */
+typedef void (*medley_resample_kernel)(void *ctx, const void *in, size_t in_stride, void *out, size_t out_stride,
+                                       int width, int height, int bands, int x, int y, int in_first, int in_count);
+/* The image resampled along one axis to out_size pixels, output pixel o centred on input
+ * (o + 0.5) / scale − 0.5; the kernel reaches `margin` input pixels either side. */
+MedleyImage *medley_image_resample(MedleyImage *image, int horizontal, int out_size, double scale, int margin,
+                                   medley_resample_kernel kernel, void *ctx, void (*release)(void *ctx));
+
 /* The same image (no copy) whose pixels, when computed on libvips' worker threads, log into the
  * calling thread's collection (medley_log_begin): loaders and libvips operations upstream run
  * inside it. Without a collection, the image itself (a new reference). */

@@ -178,6 +178,19 @@ enum Geometry {
             _ = try checkedSize((max(1, (width * scale * aspectRatio).rounded()), max(1, (height * scale).rounded())),
                                 of: "CILanczosScaleTransform", maxPixels: maxPixels)
             return try image.resized(horizontal: scale * aspectRatio, vertical: scale)
+        case .bicubicScale(let scale, let aspectRatio, let b, let c):
+            let (outWidth, outHeight) = try checkedSize((max(1, (width * scale * aspectRatio).rounded()), max(1, (height * scale).rounded())),
+                                                        of: "CIBicubicScaleTransform", maxPixels: maxPixels)
+            let across = CubicResampleKernel(b: b, c: c, scale: scale * aspectRatio, horizontal: true)
+            let down = CubicResampleKernel(b: b, c: c, scale: scale, horizontal: false)
+            // A shrink stretches the kernel: each tile then reads 4/scale input pixels per output pixel.
+            let reach = max(across.radius, down.radius)
+            guard reach < Double(ImageRenderer.maximumMargin) else {
+                throw ItemFailure(.unsupported, "CIBicubicScaleTransform: shrinking by \(scale * aspectRatio) reaches \(Int(reach.rounded(.up))) "
+                                  + "pixels around each pixel, more than the \(ImageRenderer.maximumMargin) Medley renders; shrink in steps")
+            }
+            let wide = try image.resampled(across, to: outWidth, margin: Int(across.radius.rounded(.up)) + 1)
+            return try wide.resampled(down, to: outHeight, margin: Int(down.radius.rounded(.up)) + 1)
         case .resize(let boxWidth, let boxHeight, let mode):
             let size = resizedSize(width: width, height: height, boxWidth: boxWidth, boxHeight: boxHeight, mode: mode)
             _ = try checkedSize(size.scaled, of: "resize", maxPixels: Int.max)

@@ -5,6 +5,7 @@ enum GeometryGroup {
         AffineTile.self,
         AffineTransform.self,
         AutoOrient.self,
+        BicubicScaleTransform.self,
         Crop.self,
         LanczosScaleTransform.self,
         PerspectiveCorrection.self,
