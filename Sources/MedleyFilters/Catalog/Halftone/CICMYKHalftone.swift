@@ -67,8 +67,9 @@ enum CMYKHalftone: FilterDefinition {
                     let dx = x[lane] + 0.5 - center.x
                     let c = 1 - min(max(r[lane], 0), 1), m = 1 - min(max(g[lane], 0), 1), y = 1 - min(max(b[lane], 0), 1)
                     let k = gcr * min(c, m, y)
-                    let inks = [max(c - ucr * k, 0), max(m - ucr * k, 0), max(y - ucr * k, 0), k]
-                    var cover: [Float] = [0, 0, 0, 0]
+                    // SIMD4 rather than arrays: no allocation per pixel.
+                    let inks = SIMD4<Float>(max(c - ucr * k, 0), max(m - ucr * k, 0), max(y - ucr * k, 0), k)
+                    var cover = SIMD4<Float>()
                     for i in 0..<4 {
                         let (cosine, sine) = rotations[i]
                         let u = dx * cosine + dy * sine, v = -dx * sine + dy * cosine
