@@ -18,6 +18,7 @@ let package = Package(
         // and `xxhsum -H3` checks it independently).
         .systemLibrary(name: "CXXHash", pkgConfig: "libxxhash", providers: [.apt(["libxxhash-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(name: "CQREncode", pkgConfig: "libqrencode", providers: [.apt(["libqrencode-dev"])]),
         .systemLibrary(name: "CFFmpeg", pkgConfig: "libavformat",
                        providers: [.apt(["libavformat-dev", "libavcodec-dev", "libswscale-dev", "libswresample-dev"])]),
         // Audio encode/decode, and movie probe, frames and transcodes (libswscale for pictures,
@@ -37,9 +38,9 @@ let package = Package(
         // libyaml adapter: YAML text → a node tree that remembers line and column.
         .target(name: "MedleyYAML", dependencies: ["CYAML"]),
         // Adapters over media C libraries: libvips (images), libsndfile, libsamplerate and FFmpeg (audio, movies),
-        // xxHash (content hashes), and the C library's malloc settings they all allocate through.
+        // xxHash (content hashes), libqrencode (QR symbols), and the C library's malloc settings they all allocate through.
         .target(name: "MedleyMedia", dependencies: ["CVipsShim", "CFFmpegShim", "CSndfile", "CSamplerate", "CXXHash", "CSystemShim",
-                                                    "MedleyKernels"]),
+                                                    "CQREncode", "MedleyKernels"]),
         // SQLite adapter: the run state behind incremental runs and resume.
         .target(name: "MedleyStore", dependencies: ["CSQLite"]),
         // Pipeline model and validation, ingest, templates, scheduler, stages, events.

@@ -38,6 +38,8 @@ PACKAGES=(
   webp icc-profiles-free colord-data
   # renders the HTML run report in its test (DOM, screenshot, network log)
   chromium
+  # CIQRCodeGenerator's symbols come from libqrencode; zbarimg decodes QR and Code 128 outputs in tests
+  libqrencode-dev zbar-tools
 )
 
 missing=()

@@ -2,6 +2,7 @@
  * (limits, formats, error messages a person reads) lives in Swift. */
 #include "medley_vips.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -315,6 +316,10 @@ typedef struct {
     medley_row_kernel rows;
     medley_row_kernel2 rows2;
     medley_region_kernel regions;
+    medley_resample_kernel resample;
+    int horizontal;      /* resample: along x (1) or y (0) */
+    double scale;        /* resample: output pixels per input pixel */
+    int input_size;      /* resample: the input's side along the axis */
     int margin;
     void *ctx;
     void (*release)(void *ctx);
@@ -390,6 +395,40 @@ static int regions_generate_work(VipsRegion *out_region, void *seq, void *a, voi
     (void)a;
     (void)stop;
     return 0;
+}
+
+/* The input is the image with `margin` copied edge pixels at both ends of the axis; an output
+ * block needs the input span its pixels' centres reach, plus the margin. */
+static int resample_generate_work(VipsRegion *out_region, void *seq, void *a, void *b, gboolean *stop) {
+    VipsRegion *in_region = (VipsRegion *)seq;
+    KernelClosure *closure = (KernelClosure *)b;
+    VipsRect *rect = &out_region->valid;
+    int start = closure->horizontal ? rect->left : rect->top;
+    int count = closure->horizontal ? rect->width : rect->height;
+    int m = closure->margin;
+    double low = floor((start + 0.5) / closure->scale - 0.5) - m;
+    double high = ceil((start + count - 0.5) / closure->scale - 0.5) + m;
+    int first = low < -m ? -m : (int)low;
+    int last = high > closure->input_size - 1 + m ? closure->input_size - 1 + m : (int)high;
+    if (last < first) last = first;
+    VipsRect need = closure->horizontal
+        ? (VipsRect){ first + m, rect->top, last - first + 1, rect->height }
+        : (VipsRect){ rect->left, first + m, rect->width, last - first + 1 };
+    if (vips_region_prepare(in_region, &need)) return -1;
+    closure->resample(closure->ctx,
+                      VIPS_REGION_ADDR(in_region, need.left, need.top), VIPS_REGION_LSKIP(in_region),
+                      VIPS_REGION_ADDR(out_region, rect->left, rect->top), VIPS_REGION_LSKIP(out_region),
+                      rect->width, rect->height, in_region->im->Bands, rect->left, rect->top, first, last - first + 1);
+    (void)a;
+    (void)stop;
+    return 0;
+}
+
+static int resample_generate(VipsRegion *out_region, void *seq, void *a, void *b, gboolean *stop) {
+    MedleyLogSink *previous = enter_item((KernelClosure *)b);
+    int result = resample_generate_work(out_region, seq, a, b, stop);
+    leave_item(previous);
+    return result;
 }
 
 static int rows_generate(VipsRegion *out_region, void *seq, void *a, void *b, gboolean *stop) {
@@ -518,6 +557,39 @@ MedleyImage *medley_image_map_regions(MedleyImage *image, int margin, medley_reg
     return HANDLE(out);
 }
 
+MedleyImage *medley_image_resample(MedleyImage *image, int horizontal, int out_size, double scale, int margin,
+                                   medley_resample_kernel kernel, void *ctx, void (*release)(void *ctx)) {
+    VipsImage *in = IMG(image);
+    KernelClosure *closure = new_closure(ctx, release);
+    if (!closure) return NULL;
+    closure->resample = kernel;
+    closure->horizontal = horizontal;
+    closure->scale = scale;
+    closure->input_size = horizontal ? in->Xsize : in->Ysize;
+    closure->margin = margin;
+    VipsImage *padded = NULL;
+    if (vips_embed(in, &padded, horizontal ? margin : 0, horizontal ? 0 : margin,
+                   in->Xsize + (horizontal ? 2 * margin : 0), in->Ysize + (horizontal ? 0 : 2 * margin),
+                   "extend", VIPS_EXTEND_COPY, NULL)) {
+        closure_free(NULL, closure);
+        return NULL;
+    }
+    VipsImage *inputs[] = { padded };
+    VipsImage *out = closure_image(closure, inputs, 1);
+    g_object_unref(padded);
+    if (vips_image_pipelinev(out, horizontal ? VIPS_DEMAND_STYLE_FATSTRIP : VIPS_DEMAND_STYLE_SMALLTILE, padded, NULL)) {
+        g_object_unref(out);
+        return NULL;
+    }
+    out->Xsize = horizontal ? out_size : in->Xsize;
+    out->Ysize = horizontal ? in->Ysize : out_size;
+    if (vips_image_generate(out, vips_start_one, resample_generate, vips_stop_one, padded, closure)) {
+        g_object_unref(out);
+        return NULL;
+    }
+    return HANDLE(out);
+}
+
 /* ---- an item's images: libvips' worker threads log for that item ---- */
 
 static int attributed_generate(VipsRegion *out_region, void *seq, void *a, void *b, gboolean *stop) {
@@ -587,6 +659,15 @@ MedleyImage *medley_image_affine(MedleyImage *image, double a, double b, double 
                              "oarea", area, "extend", VIPS_EXTEND_BLACK, NULL);
     g_object_unref(interpolate);
     vips_area_unref(VIPS_AREA(area));
+    return failed ? NULL : HANDLE(out);
+}
+
+MedleyImage *medley_image_mapim(MedleyImage *image, MedleyImage *index) {
+    VipsImage *out = NULL;
+    VipsInterpolate *interpolate = vips_interpolate_new("bilinear");
+    if (!interpolate) return NULL;
+    int failed = vips_mapim(IMG(image), &out, IMG(index), "interpolate", interpolate, NULL);
+    g_object_unref(interpolate);
     return failed ? NULL : HANDLE(out);
 }
 

@@ -6,6 +6,13 @@ protocol FilterDefinition {
     static var attributes: FilterAttributes { get }
     /// The output recipe for the given inputs; nil when a required image is missing.
     static func outputImage(_ inputs: FilterInputs) -> FilterImage?
+    /// What is wrong with these values together, checked when a pipeline is validated; most
+    /// filters have nothing to check beyond each value's own bounds.
+    static func problem(_ inputs: FilterInputs) -> String?
+}
+
+extension FilterDefinition {
+    static func problem(_ inputs: FilterInputs) -> String? { nil }
 }
 
 /// Read access to a filter's current values, for `FilterDefinition.outputImage`.
@@ -14,6 +21,8 @@ struct FilterInputs {
     let values: [String: FilterValue]
     /// The working space the recipe will run in; colours are converted into it.
     let workingSpace: Transfer
+    /// Encodes QR symbols for CIQRCodeGenerator (nil: QR codes cannot be made here).
+    var qrEncoder: (any QRCodeEncoding)? = nil
 
     func image(_ key: String) -> FilterImage? {
         if case .image(let image)? = values[key] { return image }
@@ -59,6 +68,8 @@ public enum FilterError: Error, Equatable, CustomStringConvertible {
     /// A number no 32-bit float holds (filters compute in Float), or not a number at all.
     case notRepresentable(filter: String, key: String, value: Double)
     case notAChoice(filter: String, key: String, value: String, choices: [String])
+    /// Text a parameter cannot take (empty, too long, characters the encoding lacks).
+    case badText(filter: String, key: String, reason: String)
 
     public var description: String {
         switch self {
@@ -79,6 +90,8 @@ public enum FilterError: Error, Equatable, CustomStringConvertible {
         case .notAChoice(let filter, let key, let value, let choices):
             return "\(filter).\(key) is one of \(choices.joined(separator: ", ")), not '\(value)'"
                 + (nearest(value, in: choices).map { "; did you mean '\($0)'?" } ?? "")
+        case .badText(let filter, let key, let reason):
+            return "\(filter).\(key): \(reason)"
         }
     }
 
@@ -94,6 +107,7 @@ public enum FilterError: Error, Equatable, CustomStringConvertible {
         case .image: return "an image"
         case .choice: return "one word of a list"
         case .vector: return "a vector of numbers"
+        case .text: return "text"
         }
     }
 }
@@ -130,7 +144,21 @@ public final class Filter {
 
     /// The recipe for the result, or nil while a required image input is unset.
     public var outputImage: FilterImage? {
-        definition.outputImage(FilterInputs(values: values, workingSpace: workingSpace))
+        definition.outputImage(FilterInputs(values: values, workingSpace: workingSpace, qrEncoder: qrEncoder))
+    }
+
+    /// The encoder CIQRCodeGenerator uses. Filters import no C library: whoever builds graphs
+    /// (MedleyCore's `ImageGraph`) hands in the adapter over libqrencode.
+    public var qrEncoder: (any QRCodeEncoding)?
+
+    /// What is wrong with a whole set of values that each passed `checked` (a message too long for
+    /// the chosen QR correction level), for pipeline validation; nil when nothing is.
+    public static func problem(filter name: String, values: [(key: String, value: FilterValue)]) -> String? {
+        guard let definition = FilterRegistry.definition(named: name) else { return nil }
+        var all: [String: FilterValue] = [:]
+        for parameter in definition.attributes.parameters { all[parameter.name] = parameter.defaultValue }
+        for (key, value) in values { all[key] = value }
+        return definition.problem(FilterInputs(values: all, workingSpace: .none))
     }
 
     /// The space the output recipe will be rendered in (a CIContext's working colour space):
@@ -197,6 +225,16 @@ public final class Filter {
              (.opaqueColor, .vector(let v)) where v.count == 3:
             return .color(red: v[0], green: v[1], blue: v[2], alpha: v.count == 4 ? v[3] : 1)
         case (.color, .color), (.opaqueColor, .color):
+            return value
+        case (.text, .text(let message)):
+            if message.isEmpty {
+                throw FilterError.badText(filter: attributes.name, key: key, reason: "the message is empty")
+            }
+            if let limit = parameter.limit, Double(message.utf8.count) > limit.maximum {
+                throw FilterError.badText(filter: attributes.name, key: key,
+                                          reason: "the message is \(message.utf8.count) bytes (UTF-8), over Medley's limit of "
+                                              + "\(FilterValue.format(limit.maximum)): \(limit.reason)")
+            }
             return value
         case (.choice, .text(let word)):
             guard let choices = parameter.choices, choices.contains(word) else {

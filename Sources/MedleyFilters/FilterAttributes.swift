@@ -18,6 +18,9 @@ public enum AttributeType: String, Sendable, CaseIterable {
     /// A CIVector of fixed length that Core Image declares with no `CIAttributeType`, only its class
     /// (CIColorClamp's components, CIColorPolynomial's coefficients): as long as its default.
     case vector = "MedleyAttributeTypeVector"
+    /// A message to encode (barcodes' `inputMessage`): Core Image takes NSData; Medley takes text
+    /// and encodes it as UTF-8.
+    case text = "MedleyAttributeTypeText"
 
     /// The class Core Image reports for values of this type (`CIAttributeClass`).
     public var attributeClass: String {
@@ -28,6 +31,7 @@ public enum AttributeType: String, Sendable, CaseIterable {
         case .color, .opaqueColor: return "CIColor"
         case .image: return "CIImage"
         case .choice: return "NSString"
+        case .text: return "NSData"
         }
     }
 

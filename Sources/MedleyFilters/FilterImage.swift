@@ -30,10 +30,27 @@ public enum GeometryOperation: Sendable {
     case affine(a: Double, b: Double, c: Double, d: Double, tx: Double, ty: Double)
     /// Lanczos scaling: height × scale, width × scale × aspectRatio.
     case scale(scale: Double, aspectRatio: Double)
+    /// Mitchell–Netravali cubic scaling with parameters B and C: height × scale, width × scale × aspectRatio.
+    case bicubicScale(scale: Double, aspectRatio: Double, b: Double, c: Double)
     /// Medley's `resize`: fit into width × height the way a movie player scales.
     case resize(width: Int, height: Int, mode: ResizeMode)
     /// Apply the EXIF orientation and reset it.
     case orient
+    /// Each output pixel shows the input where `map` says (bilinear sampling); `edges` says what
+    /// shows beyond the input. `name` is the filter's, for messages.
+    case warp(WarpMap, edges: WarpEdges, name: String)
+    /// The image cut or padded with transparency to width × height, anchored at the origin (the
+    /// bottom-left corner): generators that have a size of their own (barcodes) use it.
+    case extent(width: Int, height: Int)
+
+    /// Whether the result can have transparent parts an opaque input lacks.
+    public var makesTransparency: Bool {
+        switch self {
+        case .warp(_, let edges, _): return edges == .transparent
+        case .extent: return true
+        default: return false
+        }
+    }
 }
 
 /// The movie player's scaling modes (`MPMovieScalingMode`), used by `resize`.

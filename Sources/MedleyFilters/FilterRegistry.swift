@@ -5,6 +5,7 @@ public enum FilterRegistry {
         ColorAdjustmentGroup.filters + ColorEffectGroup.filters + PhotoEffectGroup.filters + StylizeGroup.filters
         + BlurGroup.filters + GeometryGroup.filters + CompositeGroup.filters + GeneratorGroup.filters
         + ColorFunctionGroup.filters
+        + HalftoneGroup.filters + DistortionGroup.filters
 
     private static let byName: [String: FilterDefinition.Type] =
         Dictionary(uniqueKeysWithValues: definitions.map { ($0.attributes.name, $0) })

@@ -55,7 +55,8 @@ public indirect enum RenderNode: Sendable {
         switch self {
         case .source: return false
         case .composite, .constant: return true
-        case .points(_, let input), .region(_, let input), .geometry(_, let input): return input.needsAlpha
+        case .geometry(let operation, let input): return operation.makesTransparency || input.needsAlpha
+        case .points(_, let input), .region(_, let input): return input.needsAlpha
         }
     }
 

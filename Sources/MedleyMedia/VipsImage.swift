@@ -156,6 +156,23 @@ public final class VipsImage: @unchecked Sendable {
         return try Self.wrap(mapped, "cannot run kernel")
     }
 
+    /// This float image resampled along one axis to `size` pixels by a cubic kernel.
+    public func resampled(_ kernel: CubicResampleKernel, to size: Int, margin: Int) throws -> VipsImage {
+        let box = Unmanaged.passRetained(Box(kernel)).toOpaque()
+        let mapped = medley_image_resample(handle, kernel.horizontal ? 1 : 0, try Self.int32(size), kernel.scale,
+                                           try Self.int32(margin, "a kernel margin"), { context, input, inputStride, output,
+                                                                                         outputStride, width, height, bands, x, y,
+                                                                                         first, count in
+            guard let context, let input, let output else { return }
+            (Unmanaged<Box>.fromOpaque(context).takeUnretainedValue().value as! CubicResampleKernel)
+                .apply(input: input.assumingMemoryBound(to: Float.self), inputStride: inputStride / 4,
+                       output: output.assumingMemoryBound(to: Float.self), outputStride: outputStride / 4,
+                       width: Int(width), height: Int(height), bands: Int(bands), x: Int(x), y: Int(y),
+                       inputFirst: Int(first), inputCount: Int(count))
+        }, box, Self.releaseBox)
+        return try Self.wrap(mapped, "cannot resample")
+    }
+
     /// A size or position for libvips' C int, or a MediaError: `Int32(_:)` would trap.
     static func int32(_ value: Int, _ what: String = "a size") throws -> Int32 {
         guard let narrow = Int32(exactly: value) else { throw MediaError("\(what) of \(value) is beyond what libvips can address") }
@@ -184,6 +201,12 @@ public final class VipsImage: @unchecked Sendable {
     public func affine(a: Double, b: Double, c: Double, d: Double, dx: Double, dy: Double,
                        width: Int, height: Int) throws -> VipsImage {
         try Self.wrap(medley_image_affine(handle, a, b, c, d, dx, dy, try Self.int32(width), try Self.int32(height)), "cannot transform")
+    }
+
+    /// Each output pixel sampled bilinearly where `index` (two float bands: x, y in this image's pixel
+    /// coordinates, centres at integers) says; transparent black outside. The output has the index's size.
+    public func mapped(by index: VipsImage) throws -> VipsImage {
+        try Self.wrap(medley_image_mapim(handle, index.handle), "cannot warp")
     }
 
     /// Lanczos-3 resampling by scale factors.

@@ -62,6 +62,13 @@ final class CatalogTests: XCTestCase {
         "CIBlendWithMask", "CIBlendWithAlphaMask", "CIBlendWithRedMask", "CIBlendWithBlueMask", "CIMix",
         "CIColorClamp", "CIColorPolynomial", "CIColorCrossPolynomial", "CIColorThreshold", "CIDither",
         "CILinearToSRGBToneCurve", "CISRGBToneCurveToLinear", "CIThermal", "CIXRay",
+        // Issue 16, geometry part: halftones, geometry, distortions, generators.
+        "CIDotScreen", "CILineScreen", "CICircularScreen", "CIHatchedScreen", "CICMYKHalftone",
+        "CIPerspectiveCorrection", "CIPerspectiveTransform", "CIStraightenFilter", "CIAffineClamp", "CIAffineTile",
+        "CIBicubicScaleTransform", "CIBumpDistortion", "CIPinchDistortion", "CITwirlDistortion", "CIVortexDistortion",
+        "CIHoleDistortion", "CICircleSplashDistortion", "CILinearGradient", "CISmoothLinearGradient", "CIRadialGradient",
+        "CICheckerboardGenerator", "CIStripesGenerator", "CIRandomGenerator", "CIRoundedRectangleGenerator",
+        "CIQRCodeGenerator", "CICode128BarcodeGenerator",
     ]
 
     func testTheCatalogIsComplete() {

@@ -126,6 +126,17 @@ typedef void (*medley_region_kernel)(void *ctx, const void *in, size_t in_stride
 MedleyImage *medley_image_map_regions(MedleyImage *image, int margin, medley_region_kernel kernel, void *ctx,
                                       void (*release)(void *ctx));
 
+/* A one-dimensional resampling kernel on a float image, along x (horizontal) or y: output block
+ * (x, y, width, height) from the input span [in_first, in_first + in_count) along the axis (the
+ * other axis as the output's), edges extended by copying; `in` points at that span's first
+ * sample. Strides are in bytes. */
+typedef void (*medley_resample_kernel)(void *ctx, const void *in, size_t in_stride, void *out, size_t out_stride,
+                                       int width, int height, int bands, int x, int y, int in_first, int in_count);
+/* The image resampled along one axis to out_size pixels, output pixel o centred on input
+ * (o + 0.5) / scale − 0.5; the kernel reaches `margin` input pixels either side. */
+MedleyImage *medley_image_resample(MedleyImage *image, int horizontal, int out_size, double scale, int margin,
+                                   medley_resample_kernel kernel, void *ctx, void (*release)(void *ctx));
+
 /* The same image (no copy) whose pixels, when computed on libvips' worker threads, log into the
  * calling thread's collection (medley_log_begin): loaders and libvips operations upstream run
  * inside it. Without a collection, the image itself (a new reference). */
@@ -139,6 +150,9 @@ MedleyImage *medley_image_rotate(MedleyImage *image, int quarter_turns);
  * [X Y] = [a b; c d]·[x y] + [odx ody]; bicubic, black outside. */
 MedleyImage *medley_image_affine(MedleyImage *image, double a, double b, double c, double d,
                                  double odx, double ody, int out_width, int out_height);
+/* Output pixel (X, Y) samples the input bilinearly at the position `index` (two float bands: x, y in
+ * pixel coordinates, centres at integers) holds for it; black (transparent) outside. */
+MedleyImage *medley_image_mapim(MedleyImage *image, MedleyImage *index);
 /* Lanczos-3 resampling by the given scale factors. */
 MedleyImage *medley_image_resize(MedleyImage *image, double horizontal, double vertical);
 /* Loads a file already shrunk to fit width × height (shrink-on-load for JPEG, WebP…), EXIF

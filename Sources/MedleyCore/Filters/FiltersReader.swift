@@ -241,6 +241,10 @@ extension SchemaReader {
                 ok = false
             }
         }
+        if ok, let problem = Filter.problem(filter: filter, values: values) {
+            sink.error(filterMark, problem)
+            ok = false
+        }
         return ok ? ImageGraph.Node(name: name, filter: filter, parameters: values, imageInputs: images,
                                     mark: filterMark.mark) : nil
     }
@@ -249,7 +253,7 @@ extension SchemaReader {
     func filterValue(_ node: YAMLNode, for parameter: ParameterAttributes, filter: String) -> FilterValue? {
         switch node {
         case .scalar(let text, let plain, _):
-            if parameter.type == .choice { return .text(text) }
+            if parameter.type == .choice || parameter.type == .text { return .text(text) }
             if plain, let n = Self.number(text) { return .number(n) }
             if plain, let b = Self.bool(text) { return .boolean(b) }
         case .sequence(let items, _):

@@ -37,6 +37,7 @@ public struct ImageGraph: Sendable {
                 throw FilterError.unknownFilter(name, suggestion: nil)
             }
             filter.workingSpace = workingSpace
+            filter.qrEncoder = QRCodeAdapter()
             filter.setDefaults()
             for (key, value) in node.parameters { try filter.setValue(value, forKey: key) }
             for (key, source) in node.imageInputs { try filter.setValue(.image(image(of: source)), forKey: key) }

@@ -180,6 +180,19 @@ enum Geometry {
             _ = try checkedSize((max(1, (width * scale * aspectRatio).rounded()), max(1, (height * scale).rounded())),
                                 of: "CILanczosScaleTransform", maxPixels: maxPixels)
             return try image.resized(horizontal: scale * aspectRatio, vertical: scale)
+        case .bicubicScale(let scale, let aspectRatio, let b, let c):
+            let (outWidth, outHeight) = try checkedSize((max(1, (width * scale * aspectRatio).rounded()), max(1, (height * scale).rounded())),
+                                                        of: "CIBicubicScaleTransform", maxPixels: maxPixels)
+            let across = CubicResampleKernel(b: b, c: c, scale: scale * aspectRatio, horizontal: true)
+            let down = CubicResampleKernel(b: b, c: c, scale: scale, horizontal: false)
+            // A shrink stretches the kernel: each tile then reads 4/scale input pixels per output pixel.
+            let reach = max(across.radius, down.radius)
+            guard reach < Double(ImageRenderer.maximumMargin) else {
+                throw ItemFailure(.unsupported, "CIBicubicScaleTransform: shrinking by \(scale * aspectRatio) reaches \(Int(reach.rounded(.up))) "
+                                  + "pixels around each pixel, more than the \(ImageRenderer.maximumMargin) Medley renders; shrink in steps")
+            }
+            let wide = try image.resampled(across, to: outWidth, margin: Int(across.radius.rounded(.up)) + 1)
+            return try wide.resampled(down, to: outHeight, margin: Int(down.radius.rounded(.up)) + 1)
         case .resize(let boxWidth, let boxHeight, let mode):
             let size = resizedSize(width: width, height: height, boxWidth: boxWidth, boxHeight: boxHeight, mode: mode)
             _ = try checkedSize(size.scaled, of: "resize", maxPixels: Int.max)
@@ -204,6 +217,20 @@ enum Geometry {
             }
         case .orient:
             return try image.autoOriented()
+        case .warp(let map, let edges, let name):
+            let size = map.outputSize(inputWidth: width, inputHeight: height)
+            let (outWidth, outHeight) = try checkedSize(size, of: name, maxPixels: maxPixels)
+            let index = try VipsImage.constant(width: outWidth, height: outHeight, values: [0, 0])
+                .mapRows(WarpIndexKernel(map: map, edges: edges, outputHeight: outHeight,
+                                         inputWidth: image.width, inputHeight: image.height))
+            return try image.mapped(by: index)
+        case .extent(let outWidth, let outHeight):
+            _ = try checkedSize((Double(outWidth), Double(outHeight)), of: "a generator", maxPixels: maxPixels)
+            if outWidth == image.width && outHeight == image.height { return image }
+            // Anchored at the bottom-left: crop what lies above or right of the box, pad the rest.
+            let kept = try image.cropped(left: 0, top: max(0, image.height - outHeight),
+                                         width: min(image.width, outWidth), height: min(image.height, outHeight))
+            return try kept.embedded(x: 0, y: outHeight - kept.height, width: outWidth, height: outHeight)
         }
     }
 

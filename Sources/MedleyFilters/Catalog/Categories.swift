@@ -8,6 +8,10 @@ enum Category {
     static let geometryAdjustment = "CICategoryGeometryAdjustment"
     static let compositeOperation = "CICategoryCompositeOperation"
     static let generator = "CICategoryGenerator"
+    static let halftoneEffect = "CICategoryHalftoneEffect"
+    static let distortionEffect = "CICategoryDistortionEffect"
+    static let tileEffect = "CICategoryTileEffect"
+    static let gradient = "CICategoryGradient"
     static let video = "CICategoryVideo"
     static let stillImage = "CICategoryStillImage"
     static let interlaced = "CICategoryInterlaced"
@@ -18,4 +22,6 @@ enum Category {
 
     /// The categories most built-in filters carry after their main one.
     static let common = [video, stillImage, interlaced, nonSquarePixels, builtIn]
+    /// The categories Core Image's generators carry after their main one.
+    static let generated = [video, stillImage, highDynamicRange, builtIn]
 }

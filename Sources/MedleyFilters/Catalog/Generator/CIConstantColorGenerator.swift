@@ -19,8 +19,3 @@ enum ConstantColorGenerator: FilterDefinition {
         return .constant(colour)
     }
 }
-
-/// Generators.
-enum GeneratorGroup {
-    static let filters: [FilterDefinition.Type] = [ConstantColorGenerator.self]
-}
