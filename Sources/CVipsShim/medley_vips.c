@@ -888,3 +888,10 @@ MedleyImage *medley_image_luminance(MedleyImage *image) {
     g_object_unref(single);
     return failed ? NULL : HANDLE(out);
 }
+
+/* ---- measured filter steps ---- */
+
+MedleyImage *medley_image_copy_memory(MedleyImage *image) {
+    VipsImage *out = vips_image_copy_memory(IMG(image));
+    return out ? HANDLE(out) : NULL;
+}

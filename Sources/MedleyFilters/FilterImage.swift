@@ -16,6 +16,9 @@ public indirect enum FilterImage: Sendable {
     /// Two images combined pixel by pixel: `foreground` over `background`, with the background's
     /// extent (Core Image aligns both at the origin).
     case composite(RowKernel2, foreground: FilterImage, background: FilterImage)
+    /// A point-wise change made from pixels at render time: those of `table` (CIColorMap's gradient,
+    /// CIPalettize's palette) or, with no table, the input's histogram (CIColorThresholdOtsu).
+    case measured(MeasuredOperation, of: FilterImage, table: FilterImage?)
     /// One colour everywhere (Core Image's generators are infinite; Medley gives them the extent
     /// of the graph's input image).
     case constant(SIMD4<Float>)

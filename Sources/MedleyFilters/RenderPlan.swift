@@ -38,6 +38,7 @@ public indirect enum RenderNode: Sendable {
     case region(RegionKernel, of: RenderNode)
     case geometry(GeometryOperation, of: RenderNode)
     case composite(RowKernel2, foreground: RenderNode, background: RenderNode)
+    case measured(MeasuredOperation, of: RenderNode, table: RenderNode?)
     case constant(SIMD4<Float>)
 
     /// Whether the whole tree is point-wise passes over one source (the fast stored-sample path).
@@ -57,6 +58,7 @@ public indirect enum RenderNode: Sendable {
         case .composite, .constant: return true
         case .geometry(let operation, let input): return operation.makesTransparency || input.needsAlpha
         case .points(_, let input), .region(_, let input): return input.needsAlpha
+        case .measured(_, let input, let table): return input.needsAlpha || (table?.needsAlpha ?? false)
         }
     }
 
@@ -67,6 +69,19 @@ public indirect enum RenderNode: Sendable {
         case .points(let step, let input): return step.operations.contains { $0.changesAlpha } || input.changesAlpha
         case .region(_, let input), .geometry(_, let input): return input.changesAlpha
         case .composite(_, let foreground, let background): return foreground.changesAlpha || background.changesAlpha
+        // The table's alpha becomes the output's (a gradient or palette with transparent colours).
+        case .measured(_, let input, let table): return input.changesAlpha || table != nil
+        }
+    }
+
+    /// Whether any step is measured from pixels before its pass (CIColorMap, CIPalettize,
+    /// CIColorThresholdOtsu): the renderer then reads the source more than once, so holds it in memory.
+    public var isMeasured: Bool {
+        switch self {
+        case .source, .constant: return false
+        case .measured: return true
+        case .points(_, let input), .region(_, let input), .geometry(_, let input): return input.isMeasured
+        case .composite(_, let foreground, let background): return foreground.isMeasured || background.isMeasured
         }
     }
 
@@ -75,7 +90,8 @@ public indirect enum RenderNode: Sendable {
     public var firstGeometry: GeometryOperation? {
         switch self {
         case .geometry(let operation, .source): return operation
-        case .points(_, let input), .region(_, let input), .geometry(_, let input): return input.firstGeometry
+        case .points(_, let input), .region(_, let input), .geometry(_, let input), .measured(_, let input, _):
+            return input.firstGeometry
         default: return nil
         }
     }
@@ -127,6 +143,8 @@ public struct RenderPlan: Sendable {
             case .geometry(let operation, let input): below = .geometry(operation, of: optimise(input))
             case .composite(let kernel, let foreground, let background):
                 below = .composite(kernel, foreground: optimise(foreground), background: optimise(background))
+            case .measured(let operation, let input, let table):
+                below = .measured(operation, of: optimise(input), table: table.map(optimise))
             case .constant(let colour): below = .constant(colour)
             }
             break

@@ -342,6 +342,23 @@ public final class VipsImage: @unchecked Sendable {
         }
     }
 
+    /// The image computed once into memory, so that it can be read more than once (a file opened for one
+    /// sequential read cannot be).
+    public func copiedToMemory() throws -> VipsImage {
+        try Self.wrap(medley_image_copy_memory(handle), "cannot hold the image in memory")
+    }
+
+    /// All samples of a float image, interleaved (small images only: tables, palettes).
+    public func floatPixels() throws -> [Float] {
+        var length = 0
+        guard let memory = medley_image_render_to_memory(handle, &length) else {
+            throw MediaError(Vips.takeError())
+        }
+        defer { free(memory) }
+        guard sampleBytes == 4 else { throw MediaError("expected float samples, found \(sampleBytes)-byte ones") }
+        return Array(UnsafeBufferPointer(start: memory.assumingMemoryBound(to: Float.self), count: length / 4))
+    }
+
     /// All pixels, interleaved, as stored (tests and small images only).
     public func pixels() throws -> [UInt8] {
         var length = 0

@@ -64,7 +64,7 @@ final class BlendCatalogTests: XCTestCase {
             return output
         case .constant(let colour):
             return Array((0..<width).map { _ in [colour.x, colour.y, colour.z, colour.w] }.joined())
-        case .region, .geometry:
+        case .region, .geometry, .measured:
             XCTFail("not a recipe of these tests")
             return []
         }

@@ -61,7 +61,7 @@ final class CatalogTests: XCTestCase {
         "CISourceInCompositing", "CISourceOutCompositing", "CISubtractBlendMode", "CIVividLightBlendMode",
         "CIBlendWithMask", "CIBlendWithAlphaMask", "CIBlendWithRedMask", "CIBlendWithBlueMask", "CIMix",
         "CIColorClamp", "CIColorPolynomial", "CIColorCrossPolynomial", "CIColorThreshold", "CIDither",
-        "CILinearToSRGBToneCurve", "CISRGBToneCurveToLinear", "CIThermal", "CIXRay",
+        "CILinearToSRGBToneCurve", "CISRGBToneCurveToLinear", "CIThermal", "CIXRay", "CIColorMap", "CIPalettize", "CIColorThresholdOtsu",
         // Issue 16, geometry part: halftones, geometry, distortions, generators.
         "CIDotScreen", "CILineScreen", "CICircularScreen", "CIHatchedScreen", "CICMYKHalftone",
         "CIPerspectiveCorrection", "CIPerspectiveTransform", "CIStraightenFilter", "CIAffineClamp", "CIAffineTile",

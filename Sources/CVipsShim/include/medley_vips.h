@@ -207,4 +207,7 @@ int medley_image_histogram(MedleyImage *image, double *counts, int capacity);
 /* Relative luminance as one band of 8-bit grey (vips_colourspace to B_W, then cast to uchar). */
 MedleyImage *medley_image_luminance(MedleyImage *image);
 
+/* The image computed once into memory (a new image), so it can be read more than once. NULL on error. */
+MedleyImage *medley_image_copy_memory(MedleyImage *image);
+
 #endif

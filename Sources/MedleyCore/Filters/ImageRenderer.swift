@@ -73,6 +73,9 @@ struct ImageRenderer {
             source = try source.importingICCProfile()
         }
         guard let plan else { return source }
+        // A measured step reads its input (or a table made from it) before its pass reads it again; a
+        // file opened for one sequential read cannot be read twice, so the decoded source is held in memory.
+        if plan.root.isMeasured { source = try source.copiedToMemory() }
 
         if plan.root.isPointOnly {
             var image = source
@@ -131,6 +134,23 @@ struct ImageRenderer {
                 throw ItemFailure(.unsupported, "compositing needs RGBA images; here its two sides have \(front.bands) and \(back.bands) bands")
             }
             return try front.mapRows(with: back, kernel)
+        case .measured(let operation, let next, let table):
+            let image = try below(next)
+            let measurement: PixelMeasurement
+            switch operation.needs {
+            case .inputHistogram:
+                measurement = .histogram(try Self.pooledHistogram(of: image))
+            case .tableRow, .tablePixels:
+                guard let table else {
+                    throw ItemFailure(.stage, "a measured filter step has no table image")
+                }
+                measurement = try Self.measure(try below(table), kind: operation.needs, maximum: operation.maximumTablePixels)
+            }
+            guard let pass = operation.operation(from: measurement) else {
+                throw ItemFailure(.unsupported, "the gradient or palette image has no pixels to map colours to")
+            }
+            return try image.mapRows(PointChainKernel(operations: [pass], transfer: .none,
+                                                      imageWidth: image.width, imageHeight: image.height))
         case .constant(let colour):
             // Already in the working space (FilterInputs.color converts CIColor values).
             return try VipsImage.constant(width: input.width, height: input.height,
@@ -140,6 +160,33 @@ struct ImageRenderer {
 }
 
 extension ImageRenderer {
+    /// A table image's pixels for a measured step: its bottom row (Core Image's y = 0) or all of it, RGBA
+    /// floats in the working space, at most `maximum` pixels.
+    static func measure(_ table: VipsImage, kind: MeasurementKind, maximum: Int) throws -> PixelMeasurement {
+        let region = kind == .tableRow ? try table.cropped(left: 0, top: table.height - 1, width: table.width, height: 1) : table
+        let count = region.width * region.height
+        guard count <= maximum else {
+            throw ItemFailure(.limit, "the \(kind == .tableRow ? "gradient" : "palette") image has \(count) pixels"
+                              + "\(kind == .tableRow ? " in its bottom row" : ""), more than the \(maximum) Medley maps colours to")
+        }
+        let values = try region.floatPixels()
+        let bands = region.bands
+        guard bands >= 3, values.count == count * bands else {
+            throw ItemFailure(.unsupported, "the gradient or palette image has \(bands) bands; it needs red, green and blue")
+        }
+        let pixels = (0..<count).map { i in
+            SIMD4(values[i * bands], values[i * bands + 1], values[i * bands + 2], bands > 3 ? values[i * bands + 3] : 1)
+        }
+        return kind == .tableRow ? .row(pixels) : .pixels(pixels)
+    }
+
+    /// 256 counts of the red, green and blue samples of a float image together (values rounded to i/255).
+    static func pooledHistogram(of image: VipsImage) throws -> [Int] {
+        let bytes = try image.bands(0, count: 3).mapRows(EncodeKernel(transfer: .none), to: .uchar)
+        let bands = try bytes.histograms()
+        return (0..<256).map { bin in bands.reduce(0) { $0 + ($1.count > bin ? $1[bin] : 0) } }
+    }
+
     /// The widest margin a neighbourhood kernel may have (a Gaussian of σ ≈ 1365, a 4096-pixel pixellate cell).
     static let maximumMargin = 4096
 }

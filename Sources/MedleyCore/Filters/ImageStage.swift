@@ -157,6 +157,10 @@ extension ImageStage {
             let whole = width * height * stored
             bytes += whole <= Double(ProcessMemory.vipsDiscThreshold) ? whole : width * stored * min(height, 2048)
         }
+        if renderer.plan?.root.isMeasured == true {
+            // A measured step (a palette, a gradient map, Otsu's threshold) reads the source twice: it is held decoded.
+            bytes += width * height * stored
+        }
         if let root = renderer.plan?.root {
             let (stages, margin) = Self.shape(of: root)
             let pixel = root.isPointOnly ? max(stored, 3 * Double(header.sampleBytes)) : 16  // float RGBA
@@ -188,6 +192,9 @@ extension ImageStage {
             case .composite(_, let foreground, let background):
                 pending.append(foreground)
                 pending.append(background)
+            case .measured(_, let next, let table):
+                pending.append(next)
+                if let table { pending.append(table) }
             }
         }
         return (stages, margin)

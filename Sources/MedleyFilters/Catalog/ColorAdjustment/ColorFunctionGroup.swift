@@ -3,11 +3,14 @@
 enum ColorFunctionGroup {
     static let filters: [FilterDefinition.Type] = [
         ColorClamp.self,
+        ColorMap.self,
         ColorCrossPolynomial.self,
         ColorPolynomial.self,
         ColorThreshold.self,
+        ColorThresholdOtsu.self,
         Dither.self,
         LinearToSRGBToneCurve.self,
+        Palettize.self,
         SRGBToneCurveToLinear.self,
         Thermal.self,
         XRay.self,
