@@ -30,8 +30,9 @@ public enum GeometryOperation: Sendable {
     case affine(a: Double, b: Double, c: Double, d: Double, tx: Double, ty: Double)
     /// Lanczos scaling: height × scale, width × scale × aspectRatio.
     case scale(scale: Double, aspectRatio: Double)
-    /// Medley's `resize`: fit into width × height the way a movie player scales.
-    case resize(width: Int, height: Int, mode: ResizeMode)
+    /// Medley's `resize`: fit into width × height the way a movie player scales; without
+    /// `enlarge`, a picture smaller than the box keeps its size.
+    case resize(width: Int, height: Int, mode: ResizeMode, enlarge: Bool = true)
     /// Apply the EXIF orientation and reset it.
     case orient
 }
