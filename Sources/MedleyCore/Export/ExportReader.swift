@@ -209,7 +209,11 @@ extension SchemaReader {
                 }
             default:
                 guard let depth = integer(node, what: "export.bitdepth") else { continue }
-                if [8, 10, 12].contains(depth) { options.bitDepth = depth } else {
+                if depth == 10 && chosen != .heif {
+                    // libheif 1.15 with libaom 3.6 (Debian 12) fails an assertion and aborts the process on 10-bit AV1.
+                    sink.error(node, "export.bitdepth: 10 for AVIF: libaom here aborts on 10-bit AV1 (libheif 1.15, libaom 3.6)",
+                               suggestion: "use 8 or 12 for avif (10 works with format: heic)")
+                } else if [8, 10, 12].contains(depth) { options.bitDepth = depth } else {
                     sink.error(node, "export.bitdepth must be 8, 10 or 12 (libheif's AV1 and HEVC encoders here), not \(depth)")
                 }
             }

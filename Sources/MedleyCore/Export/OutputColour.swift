@@ -25,9 +25,10 @@ struct OutputColour {
             image = try convert(image, to: target)
         }
         if image.sampleBytes > 1 && format.maximumBitDepth < 16 {
-            let bits = format == .heif || format == .avif ? export.encoder.bitDepth ?? format.maximumBitDepth : 8
-            warnings.append("16-bit → \(bits)-bit: .\(format.fileExtension) holds at most \(format.maximumBitDepth) bits a sample"
-                            + (format.maximumBitDepth == 8 ? " (png, tiff and jxl keep 16)" : ""))
+            let chosen = format == .heif || format == .avif ? export.encoder.bitDepth : nil
+            let bits = chosen ?? format.maximumBitDepth
+            warnings.append("16-bit → \(bits)-bit: " + (chosen != nil ? "export.bitdepth is \(bits)"
+                : ".\(format.fileExtension) holds at most \(bits) bits a sample") + " (png, tiff and jxl keep 16)")
         }
         return image
     }
