@@ -59,7 +59,9 @@ static int save_with(VipsImage *in, const char *path, const MedleySaveOptions *o
     VipsOperation *op = vips_operation_new(nickname);
     if (!op) return -1;
     g_object_set(op, "in", in, "filename", path, NULL);
-    /* Metadata is removed from the image (without_metadata); libvips' strip would also drop a kept profile. */
+    /* Metadata is removed from the image (without_metadata) and, unless the profile stays, by libvips'
+     * strip too: without it jpegsave and heifsave write a fresh EXIF block (resolution, EXIF version). */
+    if (o->strip && !o->keep_icc) g_object_set(op, "strip", TRUE, NULL);
     int lossy = o->format != MEDLEY_SAVE_PNG && o->format != MEDLEY_SAVE_TIFF && o->format != MEDLEY_SAVE_GIF;
     if (lossy && o->quality > 0) g_object_set(op, "Q", o->quality, NULL);
     switch (o->format) {

@@ -380,12 +380,15 @@ public struct SaveOptions: Sendable, Equatable {
 extension VipsImage {
     /// Renders and writes the image with the export stage's options.
     public func save(to path: String, format: ImageFormat, options: SaveOptions) throws {
+        // jpegsave cannot keep a profile without writing an EXIF block: stripped whole, the profile added after.
+        let profileAfter = options.strip && options.keepProfile && format == .jpeg ? iccProfile : []
         var settings = MedleySaveOptions(
             format: format.code, quality: Int32(clamping: options.quality ?? 0), strip: options.strip ? 1 : 0,
-            keep_icc: options.keepProfile ? 1 : 0, lossless: options.lossless.map { $0 ? 1 : 0 } ?? -1,
+            keep_icc: options.keepProfile && profileAfter.isEmpty ? 1 : 0, lossless: options.lossless.map { $0 ? 1 : 0 } ?? -1,
             effort: Int32(clamping: options.effort ?? -1), subsample: options.subsampling?.code ?? -1,
             bitdepth: Int32(clamping: options.bitDepth ?? -1))
         guard medley_image_save_with(handle, path, &settings) == 0 else { throw MediaError(Vips.takeError()) }
+        if !profileAfter.isEmpty { try JPEGSegments.insertICCProfile(profileAfter, fileAt: path) }
         if options.strip && format == .webp {
             do { try WebPChunks.stripMetadata(fileAt: path, keepICC: options.keepProfile) } catch {
                 throw MediaError("cannot remove the metadata libvips wrote into the WebP file: \(error.localizedDescription)")

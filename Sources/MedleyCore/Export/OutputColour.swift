@@ -21,7 +21,8 @@ struct OutputColour {
             }
             image = try image.flattened(onto: export.background ?? Self.white)
         }
-        if let target = target(for: image, input: input, warnings: &warnings) {
+        // A format that holds no profile (GIF) gets sRGB pixels, which is what an untagged image means.
+        if let target = format.carries.contains(.icc) ? target(for: image, input: input, warnings: &warnings) : ICCProfile.sRGB {
             image = try convert(image, to: target)
         }
         if image.sampleBytes > 1 && format.maximumBitDepth < 16 {
