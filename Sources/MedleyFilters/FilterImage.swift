@@ -35,8 +35,9 @@ public enum GeometryOperation: Sendable {
     case scale(scale: Double, aspectRatio: Double)
     /// Mitchell–Netravali cubic scaling with parameters B and C: height × scale, width × scale × aspectRatio.
     case bicubicScale(scale: Double, aspectRatio: Double, b: Double, c: Double)
-    /// Medley's `resize`: fit into width × height the way a movie player scales.
-    case resize(width: Int, height: Int, mode: ResizeMode)
+    /// Medley's `resize`: fit into width × height the way a movie player scales; without
+    /// `enlarge`, a picture smaller than the box keeps its size.
+    case resize(width: Int, height: Int, mode: ResizeMode, enlarge: Bool = true)
     /// Apply the EXIF orientation and reset it.
     case orient
     /// Each output pixel shows the input where `map` says (bilinear sampling); `edges` says what

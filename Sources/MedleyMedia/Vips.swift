@@ -137,13 +137,15 @@ public struct LibraryMessages: Sendable {
 
 /// Output image formats.
 public enum ImageFormat: String, Sendable, CaseIterable {
-    case jpeg, png, webp, tiff, heif, gif
+    /// `heif` is HEVC-coded HEIF (`.heic`, as iPhones write it); `avif` is libvips' heifsave with AV1.
+    case jpeg, png, webp, tiff, heif, gif, avif, jxl
 
     /// The file extension written for this format.
     public var fileExtension: String {
         switch self {
         case .jpeg: return "jpg"
         case .tiff: return "tif"
+        case .heif: return "heic"
         default: return rawValue
         }
     }
@@ -164,20 +166,40 @@ public enum ImageFormat: String, Sendable, CaseIterable {
     }
 
     /// What libvips 8.14's saver for this format writes (checked with exiftool): TIFF gets no
-    /// EXIF block, only JPEG gets IPTC, GIF gets nothing.
+    /// EXIF block, only JPEG gets IPTC, GIF gets nothing; jxlsave writes a bare codestream, which
+    /// holds the ICC profile (libvips reads it back) but no EXIF or XMP box.
     public var carries: Set<Metadata> {
         switch self {
         case .jpeg: return [.exif, .xmp, .iptc, .icc]
-        case .png, .webp, .heif: return [.exif, .xmp, .icc]
+        case .png, .webp, .heif, .avif: return [.exif, .xmp, .icc]
         case .tiff: return [.xmp, .icc]
+        case .jxl: return [.icc]
         case .gif: return []
         }
     }
 
     /// Whether `quality` means anything to the encoder.
-    public var isLossy: Bool { self == .jpeg || self == .webp || self == .heif }
+    public var isLossy: Bool { [.jpeg, .webp, .heif, .avif, .jxl].contains(self) }
 
-    var saverName: String { rawValue == "tiff" ? "tiffsave" : rawValue + "save" }
+    /// Whether the format has an alpha channel (JPEG has none: transparent parts are flattened).
+    public var holdsAlpha: Bool { self != .jpeg }
+
+    /// The most bits a sample the saver writes: 16 for PNG, TIFF and JPEG XL, 12 for HEIF/AVIF, else 8.
+    public var maximumBitDepth: Int {
+        switch self {
+        case .png, .tiff, .jxl: return 16
+        case .heif, .avif: return 12
+        case .jpeg, .webp, .gif: return 8
+        }
+    }
+
+    var saverName: String {
+        switch self {
+        case .tiff: return "tiffsave"
+        case .avif: return "heifsave"
+        default: return rawValue + "save"
+        }
+    }
 
     var code: Int32 {
         switch self {
@@ -187,6 +209,8 @@ public enum ImageFormat: String, Sendable, CaseIterable {
         case .tiff: return Int32(MEDLEY_SAVE_TIFF)
         case .heif: return Int32(MEDLEY_SAVE_HEIF)
         case .gif: return Int32(MEDLEY_SAVE_GIF)
+        case .avif: return Int32(MEDLEY_SAVE_AVIF)
+        case .jxl: return Int32(MEDLEY_SAVE_JXL)
         }
     }
 
@@ -197,13 +221,22 @@ public enum ImageFormat: String, Sendable, CaseIterable {
         case "png": self = .png
         case "webp": self = .webp
         case "tif", "tiff": self = .tiff
-        case "heic", "heif", "avif": self = .heif
+        case "heic", "heif": self = .heif
+        case "avif": self = .avif
+        case "jxl": self = .jxl
         case "gif": self = .gif
         default: return nil
         }
     }
 
-    /// The output format for a libvips loader name ("jpegload" → jpeg), used by `format: same`.
+    /// The output format for a libvips loader name ("jpegload" → jpeg), used by `format: same`;
+    /// `heifCompression` (libvips' `heif-compression` field, "av1" or "hevc") tells AVIF from HEIC.
+    public init?(loader: String, heifCompression: String?) {
+        self.init(loader: loader)
+        if self == .heif && heifCompression == "av1" { self = .avif }
+    }
+
+    /// The output format for a libvips loader name ("jpegload" → jpeg).
     public init?(loader: String) {
         let base = loader.replacingOccurrences(of: "load", with: "")
             .replacingOccurrences(of: "_source", with: "").replacingOccurrences(of: "_buffer", with: "")
@@ -213,6 +246,7 @@ public enum ImageFormat: String, Sendable, CaseIterable {
         case "webp": self = .webp
         case "tiff": self = .tiff
         case "heif": self = .heif
+        case "jxl": self = .jxl
         case "gif": self = .gif
         default: return nil
         }

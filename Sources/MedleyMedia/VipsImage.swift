@@ -382,3 +382,115 @@ private final class Box {
     let value: Any
     init(_ value: Any) { self.value = value }
 }
+
+/// How the export stage's saver is set: libvips' options per format, nil for its default.
+public struct SaveOptions: Sendable, Equatable {
+    /// 1…100 for lossy formats.
+    public var quality: Int?
+    /// Drop EXIF, XMP and IPTC, and the ICC profile unless `keepProfile`.
+    public var strip = false
+    public var keepProfile = false
+    /// WebP, HEIF/AVIF, JPEG XL.
+    public var lossless: Bool?
+    /// CPU effort: WebP 0–6, HEIF/AVIF 0–9, JPEG XL 3–9.
+    public var effort: Int?
+    /// Chroma subsampling (JPEG, HEIF/AVIF): libvips' `subsample_mode`.
+    public var subsampling: Subsampling?
+    /// Bits a sample for HEIF/AVIF: 8, 10 or 12.
+    public var bitDepth: Int?
+
+    /// libvips' `VipsForeignSubsample`.
+    public enum Subsampling: String, Sendable, CaseIterable {
+        case auto, on, off
+        var code: Int32 { self == .auto ? 0 : self == .on ? 1 : 2 }
+    }
+
+    public init(quality: Int? = nil, strip: Bool = false, keepProfile: Bool = false, lossless: Bool? = nil,
+                effort: Int? = nil, subsampling: Subsampling? = nil, bitDepth: Int? = nil) {
+        self.quality = quality
+        self.strip = strip
+        self.keepProfile = keepProfile
+        self.lossless = lossless
+        self.effort = effort
+        self.subsampling = subsampling
+        self.bitDepth = bitDepth
+    }
+}
+
+extension VipsImage {
+    /// Renders and writes the image with the export stage's options.
+    public func save(to path: String, format: ImageFormat, options: SaveOptions) throws {
+        // jpegsave cannot keep a profile without writing an EXIF block: stripped whole, the profile added after.
+        let profileAfter = options.strip && options.keepProfile && format == .jpeg ? iccProfile : []
+        var settings = MedleySaveOptions(
+            format: format.code, quality: Int32(clamping: options.quality ?? 0), strip: options.strip ? 1 : 0,
+            keep_icc: options.keepProfile && profileAfter.isEmpty ? 1 : 0, lossless: options.lossless.map { $0 ? 1 : 0 } ?? -1,
+            effort: Int32(clamping: options.effort ?? -1), subsample: options.subsampling?.code ?? -1,
+            bitdepth: Int32(clamping: options.bitDepth ?? -1))
+        guard medley_image_save_with(handle, path, &settings) == 0 else { throw MediaError(Vips.takeError()) }
+        if !profileAfter.isEmpty { try JPEGSegments.insertICCProfile(profileAfter, fileAt: path) }
+        if options.strip && format == .webp {
+            do { try WebPChunks.stripMetadata(fileAt: path, keepICC: options.keepProfile) } catch {
+                throw MediaError("cannot remove the metadata libvips wrote into the WebP file: \(error.localizedDescription)")
+            }
+        }
+    }
+
+    /// The pixels converted into the ICC profile `profile` (which is then attached), same bit
+    /// depth, relative colorimetric. They are read in the embedded profile when `fromEmbedded`
+    /// and the image has one, else as sRGB.
+    public func converted(toProfile profile: [UInt8], fromEmbedded: Bool) throws -> VipsImage {
+        let converted = profile.withUnsafeBytes {
+            medley_image_icc_convert(handle, $0.baseAddress, $0.count, fromEmbedded ? 1 : 0)
+        }
+        guard let converted else {
+            throw MediaError("cannot convert to the ICC profile '\(ICCProfile.description(profile) ?? "unnamed")': \(Vips.takeError())")
+        }
+        return VipsImage(converted)
+    }
+
+    /// The same pixels with `profile` as their ICC profile (none when empty).
+    public func withICCProfile(_ profile: [UInt8]) throws -> VipsImage {
+        let tagged = profile.withUnsafeBytes { medley_image_with_icc(handle, $0.baseAddress, $0.count) }
+        guard let tagged else { throw MediaError("cannot attach the ICC profile: \(Vips.takeError())") }
+        return VipsImage(tagged)
+    }
+
+    /// Alpha flattened onto an sRGB colour (each 0…1); images without alpha unchanged.
+    public func flattened(onto colour: (red: Double, green: Double, blue: Double)) throws -> VipsImage {
+        guard let flat = medley_image_flatten_onto(handle, colour.red, colour.green, colour.blue) else {
+            throw MediaError("cannot flatten the alpha channel: \(Vips.takeError())")
+        }
+        return VipsImage(flat)
+    }
+
+    /// A file decoded straight to at most width × height, EXIF orientation applied, never
+    /// larger than it is (libvips' `size: down`, vipsthumbnail's `>`).
+    public static func thumbnailWithoutEnlarging(_ path: String, width: Int, height: Int, crop: Bool) throws -> VipsImage {
+        try Vips.start()
+        return try wrap(medley_image_thumbnail_down(path, try int32(width), try int32(height), crop ? 1 : 0, 1), "cannot decode")
+    }
+
+    /// The text of one metadata field (e.g. "heif-compression"), or nil.
+    public func field(_ name: String) -> String? {
+        fields.first { $0.name == name }?.value
+    }
+}
+
+extension ICCProfile {
+    /// libvips' built-in sRGB profile (the one its `srgb` name stands for).
+    public static let sRGB: [UInt8] = {
+        guard (try? Vips.start()) != nil else { return [] }
+        var length = 0
+        guard let data = medley_srgb_profile(&length) else { return [] }
+        defer { free(data) }
+        return Array(UnsafeRawBufferPointer(start: data, count: length))
+    }()
+
+    /// Nil when lcms takes the bytes as an RGB output profile; else why not, in lcms' or libvips' words.
+    public static func problemAsRGBOutput(_ bytes: [UInt8]) -> String? {
+        guard (try? Vips.start()) != nil else { return "libvips could not start" }
+        let failed = bytes.withUnsafeBytes { medley_icc_check_rgb($0.baseAddress, $0.count) } != 0
+        return failed ? Vips.takeError() : nil
+    }
+}

@@ -8,22 +8,24 @@ import Foundation
 enum WebPChunks {
     /// Removes the EXIF, XMP and ICC chunks of the WebP file at `path` and clears their flags in
     /// the VP8X header. A file that is not a well-formed WebP is left as it is.
-    static func stripMetadata(fileAt path: String) throws {
+    /// With `keepICC`, the ICC chunk stays.
+    static func stripMetadata(fileAt path: String, keepICC: Bool = false) throws {
         let url = URL(fileURLWithPath: path)
         let bytes = [UInt8](try Data(contentsOf: url))
-        guard let cleaned = strippingMetadata(bytes), cleaned != bytes else { return }
+        guard let cleaned = strippingMetadata(bytes, keepICC: keepICC), cleaned != bytes else { return }
         try Data(cleaned).write(to: url)
     }
 
     /// The file without its EXIF, XMP and ICCP chunks, or nil when it is not a RIFF WebP.
-    static func strippingMetadata(_ bytes: [UInt8]) -> [UInt8]? {
+    static func strippingMetadata(_ bytes: [UInt8], keepICC: Bool = false) -> [UInt8]? {
         func u32(_ at: Int) -> Int {
             Int(bytes[at]) | Int(bytes[at + 1]) << 8 | Int(bytes[at + 2]) << 16 | Int(bytes[at + 3]) << 24
         }
         guard bytes.count >= 12, bytes[0..<4].elementsEqual("RIFF".utf8), bytes[8..<12].elementsEqual("WEBP".utf8) else {
             return nil
         }
-        let dropped: Set<String> = ["EXIF", "XMP ", "ICCP"]
+        let dropped: Set<String> = keepICC ? ["EXIF", "XMP "] : ["EXIF", "XMP ", "ICCP"]
+        let flags = UInt8(0x08 | 0x04) | (keepICC ? 0 : 0x20)
         var body: [UInt8] = Array("WEBP".utf8)
         var at = 12
         while at + 8 <= bytes.count {
@@ -35,7 +37,7 @@ enum WebPChunks {
             if !dropped.contains(code) {
                 var chunk = Array(bytes[at..<chunkEnd])
                 // VP8X flags: ICC 0x20, EXIF 0x08, XMP 0x04.
-                if code == "VP8X", chunk.count > 8 { chunk[8] &= ~UInt8(0x20 | 0x08 | 0x04) }
+                if code == "VP8X", chunk.count > 8 { chunk[8] &= ~flags }
                 body += chunk
             }
             at = chunkEnd

@@ -378,7 +378,7 @@ final class ColourAndExampleTests: EndToEndCase {
             jobs:
               - name: icc
                 ingest: { from: [\(p3)] }
-                export: { to: out, format: png }
+                export: { to: out, format: png, profile: srgb }
             """)
         let result = try Tool.medley(["run", path, "--quiet"])
         XCTAssertEqual(result.status, 0, result.stderr)

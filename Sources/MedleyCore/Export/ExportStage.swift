@@ -22,4 +22,30 @@ public struct ExportStage: Sendable {
     public let strip: Bool
     public let overwrite: OverwritePolicy
     public let autoOrient: Bool
+    /// The ICC profile the pixels are written in (`export.profile`, default keep).
+    public var profile: ExportProfile = .keep
+    /// With `strip`: the ICC profile stays (sharp's `keepIccProfile`).
+    public var keepProfile = false
+    /// The colour transparent parts are flattened onto (sRGB, 0…1): always when the user names
+    /// one (`export.background`), else white for formats without alpha (JPEG).
+    public var background: (red: Double, green: Double, blue: Double)?
+    /// The saver's format-specific options (lossless, effort, subsampling, bit depth).
+    public var encoder = EncoderOptions()
+}
+
+/// `export.profile`.
+public enum ExportProfile: Sendable, Equatable {
+    /// The input's own RGB profile (a grey one for grey output); sRGB for CMYK inputs.
+    case keep
+    /// Convert into this profile and embed it (`srgb`, `p3`, `adobe-rgb` or an `.icc` file).
+    case convert(name: String, bytes: [UInt8])
+}
+
+/// `export.lossless`, `effort`, `subsampling`, `bitdepth`: nil leaves libvips' default.
+public struct EncoderOptions: Sendable, Equatable {
+    public var lossless: Bool?
+    public var effort: Int?
+    public var subsampling: SaveOptions.Subsampling?
+    public var bitDepth: Int?
+    public init() {}
 }

@@ -28,13 +28,14 @@ struct ImageRenderer {
     private func render(_ path: String, header: VipsImage, warnings: inout [String]) throws -> VipsImage {
         var shrunkOnLoad = false
         var source: VipsImage
-        if case .resize(let width, let height, let mode)? = plan?.root.firstGeometry, mode != .none {
+        if case .resize(let width, let height, let mode, let enlarge)? = plan?.root.firstGeometry, mode != .none,
+           enlarge || mode != .fill {
             // Shrink while decoding (JPEG DCT scaling, WebP/HEIF subsampling): far less to decode.
             // libvips' thumbnail applies the EXIF orientation, so the box is for the picture as shown.
             let turned = header.orientation >= 5
             let shownWidth = turned ? header.height : header.width, shownHeight = turned ? header.width : header.height
             let size = Geometry.resizedSize(width: Double(shownWidth), height: Double(shownHeight),
-                                            boxWidth: width, boxHeight: height, mode: mode)
+                                            boxWidth: width, boxHeight: height, mode: mode, enlarge: enlarge)
             _ = try Geometry.checkedSize(size.scaled, of: "resize", maxPixels: Int.max)
             _ = try Geometry.checkedSize(size.output, of: "resize", maxPixels: maxPixels)
             // An unbounded side (0) must not constrain: libvips reads a missing height as "square".
@@ -45,8 +46,12 @@ struct ImageRenderer {
             let bothSides = width > 0 && height > 0
             let boxWidth = width > 0 ? width : (mode == .fill ? shownWidth : unbounded)
             let boxHeight = height > 0 ? height : (mode == .fill ? shownHeight : unbounded)
-            source = try VipsImage.thumbnail(path, width: boxWidth, height: boxHeight,
-                                             crop: mode == .aspectFill && bothSides, force: mode == .fill)
+            // Without enlarging (fill never shrinks on load then), libvips' `size: down` leaves a smaller picture as it is.
+            source = enlarge
+                ? try VipsImage.thumbnail(path, width: boxWidth, height: boxHeight,
+                                          crop: mode == .aspectFill && bothSides, force: mode == .fill)
+                : try VipsImage.thumbnailWithoutEnlarging(path, width: boxWidth, height: boxHeight,
+                                                          crop: mode == .aspectFill && bothSides)
             shrunkOnLoad = true
         } else {
             // Rotation reads rows out of order, so it needs random access; everything else streams.
@@ -68,8 +73,10 @@ struct ImageRenderer {
         let normal = try source.inRGBSpace()
         source = normal.image
         warnings += normal.warnings
+        // Filters work on sRGB primaries: another RGB profile's pixels are converted on the way in. Without
+        // filters the pixels stay in their own profile, which the export converts once, straight to its own.
         let profile = source.iccProfile
-        if !profile.isEmpty && !ICCProfile.isSRGB(profile) && source.bands >= 3 {
+        if plan != nil && !profile.isEmpty && !ICCProfile.isSRGB(profile) && source.bands >= 3 {
             source = try source.importingICCProfile()
         }
         guard let plan else { return source }
@@ -240,8 +247,9 @@ enum Geometry {
             }
             let wide = try image.resampled(across, to: outWidth, margin: Int(across.radius.rounded(.up)) + 1)
             return try wide.resampled(down, to: outHeight, margin: Int(down.radius.rounded(.up)) + 1)
-        case .resize(let boxWidth, let boxHeight, let mode):
-            let size = resizedSize(width: width, height: height, boxWidth: boxWidth, boxHeight: boxHeight, mode: mode)
+        case .resize(let boxWidth, let boxHeight, let mode, let enlarge):
+            let size = resizedSize(width: width, height: height, boxWidth: boxWidth, boxHeight: boxHeight, mode: mode,
+                                   enlarge: enlarge)
             _ = try checkedSize(size.scaled, of: "resize", maxPixels: Int.max)
             _ = try checkedSize(size.output, of: "resize", maxPixels: maxPixels)
             let w = Double(boxWidth > 0 ? boxWidth : Int.max), h = Double(boxHeight > 0 ? boxHeight : Int.max)
@@ -249,14 +257,18 @@ enum Geometry {
             case .none:
                 return image
             case .fill:
-                return try image.resized(horizontal: Double(boxWidth > 0 ? boxWidth : image.width) / width,
-                                         vertical: Double(boxHeight > 0 ? boxHeight : image.height) / height)
+                let horizontal = Double(boxWidth > 0 ? boxWidth : image.width) / width
+                let vertical = Double(boxHeight > 0 ? boxHeight : image.height) / height
+                if !enlarge && horizontal >= 1 && vertical >= 1 { return image }
+                return try image.resized(horizontal: enlarge ? horizontal : min(horizontal, 1),
+                                         vertical: enlarge ? vertical : min(vertical, 1))
             case .aspectFit:
-                let s = min(w / width, h / height)
-                return try image.resized(horizontal: s, vertical: s)
+                let s = enlarge ? min(w / width, h / height) : min(w / width, h / height, 1)
+                return s == 1 ? image : try image.resized(horizontal: s, vertical: s)
             case .aspectFill:
-                let s = max(boxWidth > 0 ? w / width : 0, boxHeight > 0 ? h / height : 0)
-                let scaled = try image.resized(horizontal: s, vertical: s)
+                let cover = max(boxWidth > 0 ? w / width : 0, boxHeight > 0 ? h / height : 0)
+                let s = enlarge ? cover : min(cover, 1)
+                let scaled = s == 1 ? image : try image.resized(horizontal: s, vertical: s)
                 let cropWidth = min(scaled.width, boxWidth > 0 ? boxWidth : scaled.width)
                 let cropHeight = min(scaled.height, boxHeight > 0 ? boxHeight : scaled.height)
                 return try scaled.cropped(left: (scaled.width - cropWidth) / 2, top: (scaled.height - cropHeight) / 2,
@@ -284,26 +296,29 @@ enum Geometry {
     /// What `resize` makes of a width × height picture: the scaled picture, and the output (the
     /// scaled picture cropped to the box for aspectFill), before rounding. Side 0 of a box is unbounded.
     /// libvips makes at least one pixel of a side.
-    static func resizedSize(width: Double, height: Double, boxWidth: Int, boxHeight: Int, mode: ResizeMode)
-        -> (scaled: (Double, Double), output: (Double, Double)) {
-        let size = exactResizedSize(width: width, height: height, boxWidth: boxWidth, boxHeight: boxHeight, mode: mode)
+    /// Without `enlarge`, no side is scaled up (the picture stays as it is where the box is bigger).
+    static func resizedSize(width: Double, height: Double, boxWidth: Int, boxHeight: Int, mode: ResizeMode,
+                            enlarge: Bool = true) -> (scaled: (Double, Double), output: (Double, Double)) {
+        let size = exactResizedSize(width: width, height: height, boxWidth: boxWidth, boxHeight: boxHeight, mode: mode,
+                                    enlarge: enlarge)
         return ((max(1, size.scaled.0), max(1, size.scaled.1)), (max(1, size.output.0), max(1, size.output.1)))
     }
 
-    private static func exactResizedSize(width: Double, height: Double, boxWidth: Int, boxHeight: Int, mode: ResizeMode)
-        -> (scaled: (Double, Double), output: (Double, Double)) {
+    private static func exactResizedSize(width: Double, height: Double, boxWidth: Int, boxHeight: Int, mode: ResizeMode,
+                                         enlarge: Bool) -> (scaled: (Double, Double), output: (Double, Double)) {
         let w = Double(boxWidth), h = Double(boxHeight)
+        let cap = enlarge ? Double.infinity : 1
         switch mode {
         case .none:
             return ((width, height), (width, height))
         case .fill:
-            let size = (boxWidth > 0 ? w : width, boxHeight > 0 ? h : height)
+            let size = (boxWidth > 0 ? width * min(w / width, cap) : width, boxHeight > 0 ? height * min(h / height, cap) : height)
             return (size, size)
         case .aspectFit:
-            let s = min(boxWidth > 0 ? w / width : .infinity, boxHeight > 0 ? h / height : .infinity)
+            let s = min(boxWidth > 0 ? w / width : .infinity, boxHeight > 0 ? h / height : .infinity, cap)
             return ((width * s, height * s), (width * s, height * s))
         case .aspectFill:
-            let s = max(boxWidth > 0 ? w / width : 0, boxHeight > 0 ? h / height : 0)
+            let s = min(max(boxWidth > 0 ? w / width : 0, boxHeight > 0 ? h / height : 0), cap)
             let scaled = (width * s, height * s)
             return (scaled, (boxWidth > 0 ? min(scaled.0, w) : scaled.0, boxHeight > 0 ? min(scaled.1, h) : scaled.1))
         }

@@ -65,9 +65,23 @@ struct ImageStage {
         switch export.format {
         case .image(let format): return format
         case .same:
-            if let format = ImageFormat(loader: header.loader), Vips.canSave(format) { return format }
+            let compression = header.loader.hasPrefix("heif") ? header.field("heif-compression") : nil
+            if let format = ImageFormat(loader: header.loader, heifCompression: compression), Vips.canSave(format) { return format }
             return .png
         }
+    }
+
+    /// The job's saver options as `format` takes them (with `format: same`, those it has).
+    func saveOptions(for format: ImageFormat) -> SaveOptions {
+        let takes = { (key: String) in SchemaReader.optionFormats[key]?.contains(format) == true }
+        let encoder = export.encoder
+        return SaveOptions(quality: format.isLossy ? export.quality : nil, strip: export.strip, keepProfile: export.keepProfile,
+                           lossless: takes("lossless") ? encoder.lossless : nil,
+                           effort: takes("effort") ? encoder.effort.map { min(max($0, SchemaReader.effortRange(format).lowerBound),
+                                                                                 SchemaReader.effortRange(format).upperBound) } : nil,
+                           subsampling: takes("subsampling") ? encoder.subsampling : nil,
+                           // 10-bit AV1 aborts libaom here (validation refuses it; `same` could still reach it).
+                           bitDepth: takes("bitdepth") && !(format == .avif && encoder.bitDepth == 10) ? encoder.bitDepth : nil)
     }
 
     /// Whether the file is an animation kept animated: a GIF or WebP of several frames, written
@@ -117,13 +131,14 @@ struct ImageStage {
                     let source = again ? try VipsImage.open(path, access: .sequential) : header
                     var (image, warnings) = try isAnimation(header, to: format)
                         ? try renderAnimation(path, header: header, renderer: renderer) : try renderer.render(path, header: source)
+                    image = try OutputColour(export: export).prepare(image, input: source, format: format, warnings: &warnings)
                     image = try image.attributedToCurrentItem()
-                    try image.save(to: temporaryPath, format: format,
-                                   quality: format.isLossy ? export.quality : nil, strip: export.strip)
+                    try image.save(to: temporaryPath, format: format, options: saveOptions(for: format))
                     if header.pages > 1 && !isAnimation(header, to: format) {
                         warnings.append("an animation of \(header.pages) frames: .\(format.fileExtension) holds one, so only the first is written (export as gif or webp to keep them all)")
                     }
-                    let dropped = export.strip ? [] : image.metadataKinds.filter { !format.carries.contains($0) }
+                    let kept = export.strip ? (export.keepProfile ? [ImageFormat.Metadata.icc] : []) : image.metadataKinds
+                    let dropped = kept.filter { !format.carries.contains($0) }
                     if dropped.isEmpty { return warnings }
                     return warnings + [".\(format.fileExtension) output cannot hold the input's \(dropped.map(\.rawValue).joined(separator: ", ")); not written"]
                 }
@@ -148,7 +163,7 @@ extension ImageStage {
         let strip = 64.0  // rows a worker holds per stage: libvips strips of 16–128 rows, double-buffered
         var bytes = width * stored * 256  // decoder and encoder line buffers, libvips' sequential cache
         let shrinksOnLoad: Bool
-        if case .resize(_, _, let mode)? = renderer.plan?.root.firstGeometry, mode != .none {
+        if case .resize(_, _, let mode, let enlarge)? = renderer.plan?.root.firstGeometry, mode != .none, enlarge || mode != .fill {
             shrinksOnLoad = true
         } else {
             shrinksOnLoad = false

@@ -135,7 +135,7 @@ extension Playlist {
     }
 
     /// Extensions of the image files Medley writes (a movie's poster is one).
-    static let imageExtensions: Set<String> = Set(ImageFormat.allCases.map(\.fileExtension) + ["jpeg", "tiff", "avif", "jxl"])
+    static let imageExtensions: Set<String> = Set(ImageFormat.allCases.map(\.fileExtension) + ["jpeg", "tiff", "heif", "avif", "jxl"])
 
     /// Whether an exported item belongs in a playlist: what iTunes puts in one — audio (music,
     /// podcasts, audiobooks) and movies re-encoded as movies; never images, nor a movie's poster

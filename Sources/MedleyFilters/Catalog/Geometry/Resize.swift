@@ -25,6 +25,11 @@ enum Resize: FilterDefinition {
                 name: "mode", type: .choice, displayName: "Mode",
                 description: "How the image fills the box.",
                 defaultValue: .text("aspectFit"), choices: ResizeMode.allCases.map(\.rawValue)),
+            ParameterAttributes(
+                name: "enlarge", type: .boolean, displayName: "Enlarge",
+                description: "Whether a picture smaller than the box is scaled up (false: it keeps its size, as "
+                    + "vipsthumbnail's 'WxH>' and sharp's withoutEnlargement).",
+                defaultValue: .boolean(true)),
         ])
 
     static func outputImage(_ inputs: FilterInputs) -> FilterImage? {
@@ -34,6 +39,7 @@ enum Resize: FilterDefinition {
         let height = Int(saturating: inputs.number("height") ?? 0, in: 0...10_000_000, rounding: .towardZero)
         let mode = ResizeMode(rawValue: inputs.text("mode") ?? "aspectFit") ?? .aspectFit
         if mode == .none || (width == 0 && height == 0) { return image }
-        return .geometry(.resize(width: width, height: height, mode: mode), of: image)
+        let enlarge = inputs.boolean("enlarge") ?? true
+        return .geometry(.resize(width: width, height: height, mode: mode, enlarge: enlarge), of: image)
     }
 }
