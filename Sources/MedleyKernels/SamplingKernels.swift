@@ -189,3 +189,56 @@ public struct GaussianCombineKernel: RegionKernel {
         }
     }
 }
+
+/// Ink lines where the luma changes: m = clamp((intensity·|∇Y| − threshold)·contrast, 0, 1) with
+/// Y the Rec. 709 luma and ∇ the Sobel gradient (CILineOverlay, CIComicEffect).
+public struct LineKernel: RegionKernel {
+    public enum Output: Sendable {
+        /// Black lines with alpha m on transparent (over white when the image has no alpha band).
+        case overlay
+        /// The image darkened by the lines: rgb·(1 − m), alpha kept.
+        case ink
+    }
+
+    public let intensity, threshold, contrast: Float
+    public let output: Output
+    public var margin: Int { 1 }
+
+    public init(intensity: Float, threshold: Float, contrast: Float, output: Output) {
+        self.intensity = intensity
+        self.threshold = threshold
+        self.contrast = contrast
+        self.output = output
+    }
+
+    public func apply(input: UnsafePointer<Float>, inputStride: Int, output out: UnsafeMutablePointer<Float>,
+                      outputStride: Int, width: Int, height: Int, bands: Int, x: Int, y: Int,
+                      imageWidth: Int, imageHeight: Int) {
+        for row in 0..<height {
+            let centre = input + (row + 1) * inputStride + bands
+            let line = out + row * outputStride
+            for column in 0..<width {
+                let p = centre + column * bands
+                func luma(_ dx: Int, _ dy: Int) -> Float {
+                    let q = p + dy * inputStride + dx * bands
+                    return 0.2126 * q[0] + 0.7152 * q[1] + 0.0722 * q[2]
+                }
+                let gx = (luma(1, -1) + 2 * luma(1, 0) + luma(1, 1)) - (luma(-1, -1) + 2 * luma(-1, 0) + luma(-1, 1))
+                let gy = (luma(-1, 1) + 2 * luma(0, 1) + luma(1, 1)) - (luma(-1, -1) + 2 * luma(0, -1) + luma(1, -1))
+                let m = ((intensity * (gx * gx + gy * gy).squareRoot() - threshold) * contrast).unitClamped
+                let o = line + column * bands
+                switch output {
+                case .overlay:
+                    if bands == 4 {
+                        o[0] = 0; o[1] = 0; o[2] = 0; o[3] = m
+                    } else {
+                        o[0] = 1 - m; o[1] = 1 - m; o[2] = 1 - m
+                    }
+                case .ink:
+                    for c in 0..<3 { o[c] = p[c] * (1 - m) }
+                    if bands == 4 { o[3] = p[3] }
+                }
+            }
+        }
+    }
+}

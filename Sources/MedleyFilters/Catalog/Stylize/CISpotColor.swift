@@ -13,8 +13,8 @@ enum SpotColor: FilterDefinition {
         displayName: "Spot Color",
         categories: [Category.stylize] + Category.common,
         summary: "Replaces one or more color ranges with spot colors.",
-        reference: "for each of the three pairs in turn: d = |rgb − centre| (Euclidean, working space), "
-            + "w = 1 − smoothstep(closeness·contrast, closeness, d) (a hard edge at contrast 1), out = mix(out, replacement, w)",
+        reference: "for each of the three ranges in turn: d = |in − centre| (Euclidean, working space, measured on the input "
+            + "pixel), w = 1 − smoothstep(closeness·contrast, closeness, d) (a hard edge at contrast 1), out = mix(out, replacement, w)",
         parameters: [.inputImage] + (1...3).flatMap { i -> [ParameterAttributes] in
             let d = defaults[i - 1]
             func colour(_ c: [Double]) -> FilterValue { .color(red: c[0], green: c[1], blue: c[2], alpha: 1) }
@@ -64,8 +64,10 @@ enum SpotColor: FilterDefinition {
 
         func apply(_ block: PixelBlock) {
             block.forEachVector { r, g, b, _ in
+                // Distances from the input pixel, so one replacement is not caught by the next range.
+                let red = r, green = g, blue = b
                 for range in ranges {
-                    let dr = r - range.centre.x, dg = g - range.centre.y, db = b - range.centre.z
+                    let dr = red - range.centre.x, dg = green - range.centre.y, db = blue - range.centre.z
                     let d = (dr * dr + dg * dg + db * db).squareRoot()
                     let inner = range.closeness * range.contrast
                     let weight: SIMD8<Float>
