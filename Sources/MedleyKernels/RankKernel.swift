@@ -1,6 +1,6 @@
 /// The median of each 3 × 3 neighbourhood, every band on its own (alpha too, as stored), with
 /// Devillard's 19-exchange network for nine values ("Fast median search", 1998), eight samples
-/// at a time: `SIMD8` minimum and maximum lane by lane.
+/// at a time: `SIMD8` compares and blends lane by lane.
 public struct MedianKernel: RegionKernel {
     public var margin: Int { 1 }
     public init() {}
@@ -28,9 +28,12 @@ public struct MedianKernel: RegionKernel {
                 var v0 = load(p, up - side), v1 = load(p, up), v2 = load(p, up + side)
                 var v3 = load(p, -side), v4 = load(p, 0), v5 = load(p, side)
                 var v6 = load(p, down - side), v7 = load(p, down), v8 = load(p, down + side)
+                // A compare and two blends: the standard library's pointwiseMin/Max keep IEEE NaN rules
+                // lane by lane and do not become single vector instructions.
                 @inline(__always) func order(_ a: inout SIMD8<Float>, _ b: inout SIMD8<Float>) {
-                    let low = pointwiseMin(a, b)
-                    b = pointwiseMax(a, b)
+                    let swap = b .< a
+                    let low = a.replacing(with: b, where: swap)
+                    b = b.replacing(with: a, where: swap)
                     a = low
                 }
                 order(&v1, &v2); order(&v4, &v5); order(&v7, &v8)
@@ -127,8 +130,8 @@ public struct MorphologyKernel: RegionKernel {
                 for row in 0..<rows {
                     let from = input + row * inputStride + margin * bands
                     let left = UnsafeRawPointer(from - h * bands), right = UnsafeRawPointer(from + h * bands)
-                    if doMax { Self.fold(runMax + row * count, left, right, count, pointwiseMax) }
-                    if doMin { Self.fold(runMin + row * count, left, right, count, pointwiseMin) }
+                    if doMax { Self.fold(runMax + row * count, left, right, count, Self.larger) }
+                    if doMin { Self.fold(runMin + row * count, left, right, count, Self.smaller) }
                 }
             }
             for (index, half) in halfWidths.enumerated() where half == h {
@@ -136,10 +139,10 @@ public struct MorphologyKernel: RegionKernel {
                 for row in 0..<height {
                     let source = row + margin + dy
                     if let maxTarget {
-                        Self.fold(maxTarget + row * targetStride, UnsafeRawPointer(runMax + source * count), nil, count, pointwiseMax)
+                        Self.fold(maxTarget + row * targetStride, UnsafeRawPointer(runMax + source * count), nil, count, Self.larger)
                     }
                     if let minTarget {
-                        Self.fold(minTarget + row * targetStride, UnsafeRawPointer(runMin + source * count), nil, count, pointwiseMin)
+                        Self.fold(minTarget + row * targetStride, UnsafeRawPointer(runMin + source * count), nil, count, Self.smaller)
                     }
                 }
             }
@@ -156,6 +159,12 @@ public struct MorphologyKernel: RegionKernel {
             }
         }
     }
+
+    /// Lane-wise extremes as one compare and one blend each (see `MedianKernel`).
+    @inline(__always)
+    static func larger(_ a: SIMD8<Float>, _ b: SIMD8<Float>) -> SIMD8<Float> { a.replacing(with: b, where: b .> a) }
+    @inline(__always)
+    static func smaller(_ a: SIMD8<Float>, _ b: SIMD8<Float>) -> SIMD8<Float> { a.replacing(with: b, where: b .< a) }
 
     /// target[i] = combine(target[i], a[i], b[i]) for i in 0..<count (b optional).
     @inline(__always)
