@@ -4,6 +4,8 @@ public enum AttributeType: String, Sendable, CaseIterable {
     case angle = "CIAttributeTypeAngle"
     case distance = "CIAttributeTypeDistance"
     case position = "CIAttributeTypePosition"
+    /// A point in space [x, y, z] (CISpotLight's light position).
+    case position3 = "CIAttributeTypePosition3"
     case offset = "CIAttributeTypeOffset"
     case color = "CIAttributeTypeColor"
     case opaqueColor = "CIAttributeTypeOpaqueColor"
@@ -21,12 +23,15 @@ public enum AttributeType: String, Sendable, CaseIterable {
     /// A message to encode (barcodes' `inputMessage`): Core Image takes NSData; Medley takes text
     /// and encodes it as UTF-8.
     case text = "MedleyAttributeTypeText"
+    /// A CIVector of a fixed number of weights (the convolutions' `inputWeights`, whose length
+    /// `ParameterAttributes.length` gives). Core Image declares no type for them, only the class.
+    case weights = "MedleyAttributeTypeWeights"
 
     /// The class Core Image reports for values of this type (`CIAttributeClass`).
     public var attributeClass: String {
         switch self {
         case .scalar, .angle, .distance, .count, .integer, .boolean: return "NSNumber"
-        case .position, .offset, .rectangle, .vector: return "CIVector"
+        case .position, .position3, .offset, .rectangle, .vector, .weights: return "CIVector"
         case .transform: return "NSAffineTransform"
         case .color, .opaqueColor: return "CIColor"
         case .image: return "CIImage"
@@ -59,12 +64,14 @@ public struct ParameterAttributes: Sendable {
     /// Medley's own hard maximum where Core Image declares none, because the maths or memory
     /// needs one (`MedleyAttributeLimit`): a larger value is a validation error saying why.
     public let limit: ParameterLimit?
+    /// How many numbers a `.weights` vector holds.
+    public let length: Int?
 
     public init(name: String, type: AttributeType, displayName: String, description: String,
                 defaultValue: FilterValue? = nil, identity: FilterValue? = nil,
                 minimum: Double? = nil, maximum: Double? = nil,
                 sliderMinimum: Double? = nil, sliderMaximum: Double? = nil, choices: [String]? = nil,
-                limit: ParameterLimit? = nil) {
+                limit: ParameterLimit? = nil, length: Int? = nil) {
         self.name = name
         self.type = type
         self.displayName = displayName
@@ -77,6 +84,7 @@ public struct ParameterAttributes: Sendable {
         self.sliderMaximum = sliderMaximum
         self.choices = choices
         self.limit = limit
+        self.length = length
     }
 
     /// The standard `inputImage` declaration.

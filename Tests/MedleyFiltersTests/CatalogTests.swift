@@ -69,6 +69,13 @@ final class CatalogTests: XCTestCase {
         "CIHoleDistortion", "CICircleSplashDistortion", "CILinearGradient", "CISmoothLinearGradient", "CIRadialGradient",
         "CICheckerboardGenerator", "CIStripesGenerator", "CIRandomGenerator", "CIRoundedRectangleGenerator",
         "CIQRCodeGenerator", "CICode128BarcodeGenerator",
+        // Issue 16: convolutions, rank and morphology, blurs, stylize.
+        "CIConvolution3X3", "CIConvolution5X5", "CIConvolution7X7", "CIConvolution9Horizontal", "CIConvolution9Vertical",
+        "CIConvolutionRGB3X3", "CIConvolutionRGB5X5", "CIConvolutionRGB7X7", "CIConvolutionRGB9Horizontal",
+        "CIConvolutionRGB9Vertical", "CIMedianFilter", "CIMorphologyMaximum", "CIMorphologyMinimum", "CIMorphologyGradient",
+        "CIMorphologyRectangleMaximum", "CIMorphologyRectangleMinimum", "CIDiscBlur", "CIMotionBlur", "CIZoomBlur",
+        "CIBokehBlur", "CIBloom", "CIGloom", "CIComicEffect", "CICrystallize", "CIPointillize", "CIEdges", "CIEdgeWork",
+        "CILineOverlay", "CIHexagonalPixellate", "CISpotLight", "CISpotColor",
     ]
 
     func testTheCatalogIsComplete() {
