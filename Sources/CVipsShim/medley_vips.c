@@ -747,3 +747,119 @@ static int save_as(VipsImage *in, const char *path, int format, int quality, int
 void *medley_image_render_to_memory(MedleyImage *image, size_t *length) {
     return vips_image_write_to_memory(IMG(image), length);
 }
+
+/* ---- watermarks and text ---- */
+
+MedleyImage *medley_image_from_buffer(const void *bytes, size_t length, int fail_on_error) {
+    /* libvips reads the buffer lazily and does not copy it: decode it whole into memory now (an
+     * asset is small and decoded once per job), so the image outlives the caller's bytes and is
+     * read from any thread. */
+    VipsImage *lazy = vips_image_new_from_buffer(bytes, length, "",
+        "fail_on", fail_on_error ? VIPS_FAIL_ON_WARNING : VIPS_FAIL_ON_NONE, NULL);
+    if (!lazy) return NULL;
+    VipsImage *memory = vips_image_copy_memory(lazy);
+    g_object_unref(lazy);
+    return HANDLE(memory);
+}
+
+MedleyImage *medley_image_text_rgba(const char *markup, const char *font, int dpi,
+                                    double red, double green, double blue, double alpha) {
+    VipsImage *mask = NULL;
+    if (vips_text(&mask, markup, "font", font, "dpi", dpi, NULL)) return NULL;
+    VipsImage *black = NULL, *colour = NULL, *coverage = NULL, *joined = NULL, *out = NULL;
+    double ones[3] = { 1, 1, 1 }, rgb[3] = { red, green, blue };
+    double scale = alpha / 255.0, zero = 0;
+    int failed = vips_black(&black, vips_image_get_width(mask), vips_image_get_height(mask), "bands", 3, NULL)
+        || vips_linear(black, &colour, ones, rgb, 3, "uchar", TRUE, NULL)
+        || vips_linear(mask, &coverage, &scale, &zero, 1, "uchar", TRUE, NULL)
+        || vips_bandjoin2(colour, coverage, &joined, NULL)
+        || vips_copy(joined, &out, "interpretation", VIPS_INTERPRETATION_sRGB, NULL);
+    if (black) g_object_unref(black);
+    if (colour) g_object_unref(colour);
+    if (coverage) g_object_unref(coverage);
+    if (joined) g_object_unref(joined);
+    g_object_unref(mask);
+    return failed ? NULL : HANDLE(out);
+}
+
+/* Releases every image in a list that is set. */
+static void unref_all(VipsImage **images, int count) {
+    for (int i = 0; i < count; i++) if (images[i]) g_object_unref(images[i]);
+}
+
+MedleyImage *medley_image_watermark(MedleyImage *image, MedleyImage *mark, double scale, int x, int y, double opacity,
+                                    int linear, int tile, int gap_x, int gap_y) {
+    VipsImage *in = IMG(image);
+    int deep = vips_image_get_format(in) == VIPS_FORMAT_USHORT;
+    int had_alpha = vips_image_hasalpha(in);
+    int width = vips_image_get_width(in), height = vips_image_get_height(in);
+    VipsBandFormat format = deep ? VIPS_FORMAT_USHORT : VIPS_FORMAT_UCHAR;
+    VipsInterpretation stored = deep ? VIPS_INTERPRETATION_RGB16 : VIPS_INTERPRETATION_sRGB;
+    enum { RGB, PRE, SIZED, UNPRE, FADED, CELL, ROW, TILED, BLEND, BACK, CAST, COLOURS, COUNT };
+    VipsImage *t[COUNT] = { NULL };
+    double keep[4] = { 1, 1, 1, opacity }, none[4] = { 0, 0, 0, 0 };
+    VipsImage *sized = IMG(mark);
+    if (scale != 1) {
+        if (vips_premultiply(sized, &t[PRE], NULL)
+            || vips_resize(t[PRE], &t[SIZED], scale, "kernel", VIPS_KERNEL_LANCZOS3, NULL)
+            || vips_unpremultiply(t[SIZED], &t[UNPRE], NULL)) {
+            unref_all(t, COUNT);
+            return NULL;
+        }
+        sized = t[UNPRE];
+    }
+    if (vips_colourspace(in, &t[RGB], stored, NULL)
+        || vips_linear(sized, &t[FADED], keep, none, 4, "uchar", TRUE, NULL)) {
+        unref_all(t, COUNT);
+        return NULL;
+    }
+    VipsImage *overlay = t[FADED];
+    int at_x = x, at_y = y;
+    if (tile) {
+        /* One cell (the mark and its gap, transparent), repeated to cover the image with a cell
+         * corner at (x, y), then cut to the image. */
+        int cell_w = vips_image_get_width(overlay) + gap_x, cell_h = vips_image_get_height(overlay) + gap_y;
+        int phase_x = ((x % cell_w) + cell_w) % cell_w, phase_y = ((y % cell_h) + cell_h) % cell_h;
+        if (vips_embed(overlay, &t[CELL], 0, 0, cell_w, cell_h, "extend", VIPS_EXTEND_BLACK, NULL)
+            || vips_replicate(t[CELL], &t[ROW], width / cell_w + 2, height / cell_h + 2, NULL)
+            || vips_crop(t[ROW], &t[TILED], (cell_w - phase_x) % cell_w, (cell_h - phase_y) % cell_h,
+                         width, height, NULL)) {
+            unref_all(t, COUNT);
+            return NULL;
+        }
+        overlay = t[TILED];
+        at_x = 0;
+        at_y = 0;
+    }
+    VipsInterpretation space = linear ? VIPS_INTERPRETATION_scRGB : stored;
+    if (vips_composite2(t[RGB], overlay, &t[BLEND], VIPS_BLEND_MODE_OVER, "x", at_x, "y", at_y,
+                        "compositing_space", space, NULL)
+        || vips_colourspace(t[BLEND], &t[BACK], stored, NULL)
+        || vips_cast(t[BACK], &t[CAST], format, NULL)) {
+        unref_all(t, COUNT);
+        return NULL;
+    }
+    /* composite2 always adds an alpha band: an opaque image stays opaque. */
+    VipsImage *out = NULL;
+    if (had_alpha) {
+        out = t[CAST];
+        t[CAST] = NULL;
+    } else if (vips_extract_band(t[CAST], &t[COLOURS], 0, "n", 3, NULL)) {
+        unref_all(t, COUNT);
+        return NULL;
+    } else {
+        out = t[COLOURS];
+        t[COLOURS] = NULL;
+    }
+    unref_all(t, COUNT);
+    return HANDLE(out);
+}
+
+int medley_image_buffer_size(const void *bytes, size_t length, int *width, int *height) {
+    VipsImage *lazy = vips_image_new_from_buffer(bytes, length, "", NULL);
+    if (!lazy) return -1;
+    *width = vips_image_get_width(lazy);
+    *height = vips_image_get_height(lazy);
+    g_object_unref(lazy);
+    return 0;
+}

@@ -93,6 +93,7 @@ public enum FilterError: Error, Equatable, CustomStringConvertible {
         case .color, .opaqueColor: return "a colour [r, g, b] or [r, g, b, a] with components 0…1"
         case .image: return "an image"
         case .choice: return "one word of a list"
+        case .text: return "a text"
         }
     }
 }
@@ -189,6 +190,8 @@ public final class Filter {
              (.opaqueColor, .vector(let v)) where v.count == 3:
             return .color(red: v[0], green: v[1], blue: v[2], alpha: v.count == 4 ? v[3] : 1)
         case (.color, .color), (.opaqueColor, .color):
+            return value
+        case (.text, .text):
             return value
         case (.choice, .text(let word)):
             guard let choices = parameter.choices, choices.contains(word) else {

@@ -15,6 +15,9 @@ public enum AttributeType: String, Sendable, CaseIterable {
     case image = "CIAttributeTypeImage"
     /// Medley's own filters: one word from a fixed list (`resize`'s `mode`). Core Image has none.
     case choice = "MedleyAttributeTypeChoice"
+    /// Free text (`CITextImageGenerator`'s `inputText`, `inputFontName`): Core Image declares such
+    /// inputs by their class (NSString) alone.
+    case text = "MedleyAttributeTypeText"
 
     /// The class Core Image reports for values of this type (`CIAttributeClass`).
     public var attributeClass: String {
@@ -24,7 +27,7 @@ public enum AttributeType: String, Sendable, CaseIterable {
         case .transform: return "NSAffineTransform"
         case .color, .opaqueColor: return "CIColor"
         case .image: return "CIImage"
-        case .choice: return "NSString"
+        case .choice, .text: return "NSString"
         }
     }
 

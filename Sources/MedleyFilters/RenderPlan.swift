@@ -40,10 +40,10 @@ public indirect enum RenderNode: Sendable {
     case composite(RowKernel2, foreground: RenderNode, background: RenderNode)
     case constant(SIMD4<Float>)
 
-    /// Whether the whole tree is point-wise passes over one source (the fast stored-sample path).
+    /// Whether the whole tree is point-wise passes over the ingested image (the fast stored-sample path).
     public var isPointOnly: Bool {
         switch self {
-        case .source: return true
+        case .source(let name): return name == "input"
         case .points(_, let input): return input.isPointOnly
         default: return false
         }
@@ -63,7 +63,7 @@ public indirect enum RenderNode: Sendable {
     /// `resize` there can shrink while decoding).
     public var firstGeometry: GeometryOperation? {
         switch self {
-        case .geometry(let operation, .source): return operation
+        case .geometry(let operation, .source("input")): return operation
         case .points(_, let input), .region(_, let input), .geometry(_, let input): return input.firstGeometry
         default: return nil
         }

@@ -22,7 +22,8 @@ enum ImageStep {
         var warnings: [String] = []
         try exporter.write(&entry, item.file, ext: format.fileExtension, fileExtension: format.fileExtension,
                            memory: stage.workingMemory(header, threads: threads), property: { opened[$0] }) { temporary, _ in
-            warnings = try stage.render(item.source, header: header, format: format, to: temporary, messages: &messages)
+            warnings = try stage.render(item.source, header: header, format: format, to: temporary, messages: &messages,
+                                        property: { opened[$0] })
         }
         guard entry.status != .skipped else { return }
         entry.warnings += warnings + messages.lines

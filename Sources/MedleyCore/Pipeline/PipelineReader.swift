@@ -68,7 +68,7 @@ struct SchemaReader {
     /// The longest job name, in characters (each becomes one byte of `manifest-<job>.jsonl`).
     static let maximumJobName = 100
     static let jobKeys = ["name", "ingest", "where", "tag", "filters", "graph", "colorSpace", "transcode",
-                          "analyze", "poster", "export", "playlist", "report", "limits"]
+                          "analyze", "poster", "export", "playlist", "report", "limits", "watermark"]
 
     // MARK: structure
 
@@ -151,7 +151,7 @@ struct SchemaReader {
 
         let export = fields["export"].flatMap(export)
         if let ingest, let export, let exportNode = fields["export"] { checkExportRoot(export, against: ingest, exportNode: exportNode) }
-        if fields["export"] == nil, graph != nil {
+        if fields["export"] == nil, graph != nil || fields["watermark"] != nil {
             sink.error(node, "job '\(name ?? "?")' filters images but has no 'export'",
                        suggestion: "add 'export: { to: out, format: jpeg }'")
         }
@@ -163,6 +163,8 @@ struct SchemaReader {
         }
 
         if let graph { checkOutputSizes(graph, maxPixels: maxPixels ?? ImageStage.defaultMaxPixels) }
+        if let graph { checkAssetImages(graph, maxPixels: maxPixels ?? ImageStage.defaultMaxPixels) }
+        let watermark = fields["watermark"].flatMap { self.watermark($0, maxPixels: maxPixels ?? ImageStage.defaultMaxPixels) }
 
         let transcode = fields["transcode"].flatMap { TranscodeSettings.read($0, sink: sink) }
         var metering = false
@@ -193,19 +195,20 @@ struct SchemaReader {
         // Without an explicit media list, a job takes what its stages can process.
         var selected = ingest
         if fields["ingest"].flatMap({ Self.field("media", of: $0) }) == nil {
-            selected = ingest.selecting(IngestStage.defaultMedia(filters: graph != nil, transcode: transcode, poster: poster != nil))
+            selected = ingest.selecting(IngestStage.defaultMedia(filters: graph != nil || watermark != nil, transcode: transcode, poster: poster != nil))
         }
         var job = Job(name: name, mark: node.mark, ingest: selected, imageGraph: graph, workingSpace: space,
                       export: export, transcode: transcode, metering: metering, maxPixels: maxPixels,
                       where: whereClause, tag: tag, playlist: playlist)
         job.report = report
         job.poster = poster
+        job.watermark = watermark
         func settings(_ keys: [String]) -> String {
             keys.map { key in key + "=" + (fields[key]?.canonicalText ?? "-") }.joined(separator: ";")
         }
         // The contents of the files the job names (LUTs, logos, profiles) shape its outputs as its keys do.
         let assetPrints = assets.jobFingerprints.isEmpty ? "" : ";assets=" + assets.jobFingerprints.joined(separator: ",")
-        job.settings = JobSettings(image: settings(["filters", "graph", "colorSpace", "limits", "export", "poster"]) + assetPrints,
+        job.settings = JobSettings(image: settings(["filters", "graph", "colorSpace", "limits", "export", "poster", "watermark"]) + assetPrints,
                                    audio: settings(["transcode", "analyze", "tag", "export"]) + assetPrints)
         return job
     }

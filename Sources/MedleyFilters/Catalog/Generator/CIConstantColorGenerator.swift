@@ -22,5 +22,5 @@ enum ConstantColorGenerator: FilterDefinition {
 
 /// Generators.
 enum GeneratorGroup {
-    static let filters: [FilterDefinition.Type] = [ConstantColorGenerator.self]
+    static let filters: [FilterDefinition.Type] = [ConstantColorGenerator.self, TextImageGenerator.self]
 }
