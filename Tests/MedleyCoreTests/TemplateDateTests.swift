@@ -24,8 +24,8 @@ final class TemplateDateTests: XCTestCase {
         XCTAssertEqual(try text("{releaseDate:yyyy}", ["releaseDate": .text("1984")]), "1984")
         XCTAssertEqual(try text("{year:yyyy}", ["year": .integer(1984)]), "1984")
         // A spec the value cannot fill falls through to the next alternative, or fails without one.
-        XCTAssertEqual(try text("{releaseDate:MM|\"??\"}", ["releaseDate": .text("1984")]), "??")
-        XCTAssertEqual(try text("{title:yyyy|\"undated\"}", ["title": .text("Spring 2021")]), "undated")
+        XCTAssertEqual(try text("{releaseDate|\"??\":MM}", ["releaseDate": .text("1984")]), "??")
+        XCTAssertEqual(try text("{title|\"undated\":yyyy}", ["title": .text("Spring 2021")]), "undated")
         XCTAssertThrowsError(try text("{releaseDate:yyyy}", ["releaseDate": .text("2021-13-01")]), "month 13 is no date")
     }
 
