@@ -38,6 +38,8 @@ PACKAGES=(
   webp icc-profiles-free colord-data
   # renders the HTML run report in its test (DOM, screenshot, network log)
   chromium
+  # text watermarks and CITextImageGenerator: vips_text draws with fontconfig's fonts (DejaVu Sans is the default)
+  fonts-dejavu-core
 )
 
 missing=()
