@@ -795,7 +795,7 @@ MedleyImage *medley_image_watermark(MedleyImage *image, MedleyImage *mark, doubl
     int width = vips_image_get_width(in), height = vips_image_get_height(in);
     VipsBandFormat format = deep ? VIPS_FORMAT_USHORT : VIPS_FORMAT_UCHAR;
     VipsInterpretation stored = deep ? VIPS_INTERPRETATION_RGB16 : VIPS_INTERPRETATION_sRGB;
-    enum { RGB, PRE, SIZED, UNPRE, FADED, CELL, ROW, TILED, BLEND, BACK, CAST, COLOURS, COUNT };
+    enum { RGB, PRE, SIZED, UNPRE, FADED, CELL, ROW, TILED, PATCH, BLEND, BACK, CAST, COLOURS, COUNT };
     VipsImage *t[COUNT] = { NULL };
     double keep[4] = { 1, 1, 1, opacity }, none[4] = { 0, 0, 0, 0 };
     VipsImage *sized = IMG(mark);
@@ -832,24 +832,31 @@ MedleyImage *medley_image_watermark(MedleyImage *image, MedleyImage *mark, doubl
         at_y = 0;
     }
     VipsInterpretation space = linear ? VIPS_INTERPRETATION_scRGB : stored;
-    if (vips_composite2(t[RGB], overlay, &t[BLEND], VIPS_BLEND_MODE_OVER, "x", at_x, "y", at_y,
-                        "compositing_space", space, NULL)
-        || vips_colourspace(t[BLEND], &t[BACK], stored, NULL)
-        || vips_cast(t[BACK], &t[CAST], format, NULL)) {
-        unref_all(t, COUNT);
-        return NULL;
-    }
-    /* composite2 always adds an alpha band: an opaque image stays opaque. */
+    /* Only the part of the image under the mark is composited (in float when in linear light),
+     * then put back in place: the rest of the image passes through untouched. */
+    int left = at_x > 0 ? at_x : 0, top = at_y > 0 ? at_y : 0;
+    int right = at_x + vips_image_get_width(overlay), bottom = at_y + vips_image_get_height(overlay);
+    if (right > width) right = width;
+    if (bottom > height) bottom = height;
     VipsImage *out = NULL;
-    if (had_alpha) {
-        out = t[CAST];
-        t[CAST] = NULL;
-    } else if (vips_extract_band(t[CAST], &t[COLOURS], 0, "n", 3, NULL)) {
+    if (right <= left || bottom <= top) {
+        /* The mark lies wholly outside: nothing to draw. */
+        out = t[RGB];
+        t[RGB] = NULL;
+        unref_all(t, COUNT);
+        return HANDLE(out);
+    }
+    int colours = had_alpha ? 4 : 3;
+    if (vips_crop(t[RGB], &t[PATCH], left, top, right - left, bottom - top, NULL)
+        || vips_composite2(t[PATCH], overlay, &t[BLEND], VIPS_BLEND_MODE_OVER, "x", at_x - left, "y", at_y - top,
+                           "compositing_space", space, NULL)
+        || vips_colourspace(t[BLEND], &t[BACK], stored, NULL)
+        || vips_cast(t[BACK], &t[CAST], format, NULL)
+        /* composite2 always adds an alpha band: an opaque image stays opaque. */
+        || vips_extract_band(t[CAST], &t[COLOURS], 0, "n", colours, NULL)
+        || vips_insert(t[RGB], t[COLOURS], &out, left, top, NULL)) {
         unref_all(t, COUNT);
         return NULL;
-    } else {
-        out = t[COLOURS];
-        t[COLOURS] = NULL;
     }
     unref_all(t, COUNT);
     return HANDLE(out);

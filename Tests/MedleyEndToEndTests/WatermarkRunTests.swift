@@ -210,6 +210,22 @@ final class WatermarkRunTests: EndToEndCase {
         try assertDrawn(out, markup: "x &amp; black", font: "DejaVu Serif 24", x: 0, y: 60 - height)
     }
 
+    func testAHostileTagIsCutWithAWarningAndDrawnLiterally() throws {
+        let black = try blackJPEG()
+        // 500 characters with markup, an entity and a control character (exiftool writes the byte as is).
+        let artist = "<span size='999999'>" + String(repeating: "x", count: 480) + "&amp;\u{1}"
+        let tagged = try Tool.run("exiftool", ["-q", "-overwrite_original", "-Artist=" + artist, black])
+        XCTAssertEqual(tagged.status, 0, tagged.stderr)
+        let out = try run("    watermark: { text: \"{exif.Artist}\", size: 12, gravity: northwest }", input: black, colorSpace: "none")
+        let manifest = try String(contentsOfFile: (out as NSString).deletingLastPathComponent + "/.medley/manifest-w.jsonl", encoding: .utf8)
+        XCTAssertTrue(manifest.contains("only the first 200 are drawn"), manifest)
+        // The first 200 characters, shown as text: the span tag is not markup (the image stays 320 × 60).
+        let first = String(artist.prefix(200))
+        let escaped = first.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
+            .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "'", with: "&apos;")
+        try assertDrawn(out, markup: escaped, font: "DejaVu Sans 12", x: 0, y: 0)
+    }
+
     // MARK: graph image nodes
 
     func testImageNodeFromAFileCompositesAtTheOrigin() throws {

@@ -21,7 +21,8 @@ enum PosterStep {
                 try Movie.poster(path: item.source, at: poster.at).save(to: frame.path, format: .png, quality: nil, strip: true)
             }
             let header = try stage.openHeader(frame.path, messages: &messages)
-            warnings = try stage.render(frame.path, header: header, format: format, to: temporary, messages: &messages)
+            warnings = try stage.render(frame.path, header: header, format: format, to: temporary, messages: &messages,
+                                        property: { opened[$0] })
         }
         guard entry.status != .skipped else { return }
         entry.warnings += warnings + messages.lines
