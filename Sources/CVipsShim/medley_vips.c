@@ -795,9 +795,10 @@ MedleyImage *medley_image_watermark(MedleyImage *image, MedleyImage *mark, doubl
     int width = vips_image_get_width(in), height = vips_image_get_height(in);
     VipsBandFormat format = deep ? VIPS_FORMAT_USHORT : VIPS_FORMAT_UCHAR;
     VipsInterpretation stored = deep ? VIPS_INTERPRETATION_RGB16 : VIPS_INTERPRETATION_sRGB;
-    enum { RGB, PRE, SIZED, UNPRE, FADED, CELL, ROW, TILED, PATCH, BLEND, BACK, CAST, COLOURS, COUNT };
+    enum { RGB, PRE, SIZED, UNPRE, FADED, CELL, ROW, TILED, PATCH, LINEAR, SCALED, BLEND, UNSCALED, BACK, CAST, COLOURS, COUNT };
     VipsImage *t[COUNT] = { NULL };
-    double keep[4] = { 1, 1, 1, opacity }, none[4] = { 0, 0, 0, 0 };
+    /* The faded alpha is rounded to 8 bits (the cast to uchar truncates: + 0.5). */
+    double keep[4] = { 1, 1, 1, opacity }, none[4] = { 0, 0, 0, 0 }, half[4] = { 0, 0, 0, 0.5 };
     VipsImage *sized = IMG(mark);
     if (scale != 1) {
         if (vips_premultiply(sized, &t[PRE], NULL)
@@ -809,7 +810,7 @@ MedleyImage *medley_image_watermark(MedleyImage *image, MedleyImage *mark, doubl
         sized = t[UNPRE];
     }
     if (vips_colourspace(in, &t[RGB], stored, NULL)
-        || vips_linear(sized, &t[FADED], keep, none, 4, "uchar", TRUE, NULL)) {
+        || vips_linear(sized, &t[FADED], keep, half, 4, "uchar", TRUE, NULL)) {
         unref_all(t, COUNT);
         return NULL;
     }
@@ -847,10 +848,28 @@ MedleyImage *medley_image_watermark(MedleyImage *image, MedleyImage *mark, doubl
         return HANDLE(out);
     }
     int colours = had_alpha ? 4 : 3;
-    if (vips_crop(t[RGB], &t[PATCH], left, top, right - left, bottom - top, NULL)
-        || vips_composite2(t[PATCH], overlay, &t[BLEND], VIPS_BLEND_MODE_OVER, "x", at_x - left, "y", at_y - top,
-                           "compositing_space", space, NULL)
-        || vips_colourspace(t[BLEND], &t[BACK], stored, NULL)
+    if (vips_crop(t[RGB], &t[PATCH], left, top, right - left, bottom - top, NULL)) {
+        unref_all(t, COUNT);
+        return NULL;
+    }
+    VipsImage *under = t[PATCH];
+    /* libvips carries a 16-bit alpha into scRGB as alpha / 256 (opaque: 255.996, beyond the 255 its
+     * blend takes as opaque) and back as × 256: rescale it to 0…255 exactly, and back after. */
+    int rescale = linear && deep && had_alpha;
+    double in_alpha[4] = { 1, 1, 1, 256.0 / 257.0 }, out_alpha[4] = { 1, 1, 1, 257.0 / 256.0 };
+    if (rescale && (vips_colourspace(t[PATCH], &t[LINEAR], VIPS_INTERPRETATION_scRGB, NULL)
+                    || vips_linear(t[LINEAR], &t[SCALED], in_alpha, none, 4, NULL))) {
+        unref_all(t, COUNT);
+        return NULL;
+    }
+    if (rescale) under = t[SCALED];
+    if (vips_composite2(under, overlay, &t[BLEND], VIPS_BLEND_MODE_OVER, "x", at_x - left, "y", at_y - top,
+                        "compositing_space", space, NULL)
+        || (rescale && vips_linear(t[BLEND], &t[UNSCALED], out_alpha, none, 4, NULL))) {
+        unref_all(t, COUNT);
+        return NULL;
+    }
+    if (vips_colourspace(rescale ? t[UNSCALED] : t[BLEND], &t[BACK], stored, NULL)
         || vips_cast(t[BACK], &t[CAST], format, NULL)
         /* composite2 always adds an alpha band: an opaque image stays opaque. */
         || vips_extract_band(t[CAST], &t[COLOURS], 0, "n", colours, NULL)

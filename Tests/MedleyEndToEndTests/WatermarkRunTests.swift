@@ -117,6 +117,31 @@ final class WatermarkRunTests: EndToEndCase {
         }
     }
 
+    func testSixteenBitAlphaIsBlendedAsSourceOver() throws {
+        let photo = try photo(), deep = work + "/deep.png", p16 = work + "/p16.v"
+        try Tool.vips(["colourspace", photo, p16, "rgb16"])
+        try Tool.vips(["bandjoin_const", p16, deep, "40000"])
+        let out = try run("    watermark: { image: logos/logo.png, gravity: northwest, opacity: 0.5 }", input: deep)
+        let base = try Tool.pixels(deep, channels: "rgba", depth: 16).samples
+        let mine = try Tool.pixels(out, channels: "rgba", depth: 16).samples
+        func at(_ samples: [Int], _ x: Int, _ y: Int) -> [Double] {
+            Array(samples[((y * 200 + x) * 4)..<((y * 200 + x) * 4 + 4)]).map { Double($0) / 65535 }
+        }
+        // Outside the mark: untouched.
+        XCTAssertEqual(at(mine, 100, 100), at(base, 100, 100))
+        // Under the opaque red half (alpha 255 × 0.5 → 128 in 8 bits), source-over in linear light:
+        // a = am + ab(1 − am), colour = (cm·am + cb·ab(1 − am)) / a, linear values.
+        let am = 128.0 / 255, pixel = at(base, 5, 5), ab = pixel[3]
+        let a = am + ab * (1 - am)
+        let got = at(mine, 5, 5)
+        // The mark is 8-bit: within 1/1000 of the range for alpha, 1/250 for colours.
+        XCTAssertEqual(got[3], a, accuracy: 0.001, "alpha")
+        for (channel, markColour) in [1.0, 0, 0].enumerated() {
+            let expected = Reference.toSRGB((markColour * am + Reference.toLinear(pixel[channel]) * ab * (1 - am)) / a)
+            XCTAssertEqual(got[channel], expected, accuracy: 0.004, "channel \(channel)")
+        }
+    }
+
     func testTilesRepeatWithTheirSpacingFromThePlacedCopy() throws {
         let photo = try photo()
         let out = try run("    watermark: { image: logos/logo.png, gravity: northwest, offset: [5, 5], opacity: 1, tile: true, spacing: [10, 6] }",
