@@ -170,6 +170,27 @@ final class WatermarkRunTests: EndToEndCase {
         XCTAssertEqual(pixel(mine, 2, 10), pixel(base, 2, 10))
     }
 
+    func testEditingTheLogoRedoesTheItemsOnTheNextRun() throws {
+        let photo = try photo(), logo = try logo()
+        let path = try pipeline("""
+            version: 1
+            assets: [logos]
+            jobs:
+              - name: w
+                ingest: { from: [\(photo)] }
+                colorSpace: none
+                watermark: { image: logos/logo.png, gravity: northwest }
+                export: { to: \(work!)/out, format: png }
+            """)
+        XCTAssertEqual(try Tool.medley(["run", path, "--quiet"]).status, 0)
+        XCTAssertEqual(Array(try Tool.pixels(work + "/out/photo.png").samples[((5 * 200 + 5) * 3)..<((5 * 200 + 5) * 3 + 3)]), [255, 0, 0])
+        // The same name, new bytes: an opaque green logo.
+        let made = try Tool.run("convert", ["-size", "40x24", "xc:rgba(0,255,0,1)", "PNG32:" + logo])
+        XCTAssertEqual(made.status, 0, made.stderr)
+        XCTAssertEqual(try Tool.medley(["run", path, "--quiet"]).status, 0)
+        XCTAssertEqual(Array(try Tool.pixels(work + "/out/photo.png").samples[((5 * 200 + 5) * 3)..<((5 * 200 + 5) * 3 + 3)]), [0, 255, 0])
+    }
+
     // MARK: text, against vips text
 
     /// A black 320 × 60 picture (JPEG at quality 100: a flat block decodes to exactly 0).
