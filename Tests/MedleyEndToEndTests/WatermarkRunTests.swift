@@ -325,6 +325,11 @@ final class WatermarkRunTests: EndToEndCase {
                           line: 7, message: "outside the folders this pipeline may read")
         try assertRefused("    watermark:\n      image: logos/notes.png",
                           line: 7, message: "is not an image libvips can decode")
+        // A small file that decodes to 50 MP (a flat PNG): over the 40 MP a pipeline's own picture may have.
+        let bomb = work + "/logos/huge.png"
+        let made = try Tool.run("convert", ["-size", "10000x5000", "xc:white", bomb])
+        XCTAssertEqual(made.status, 0, made.stderr)
+        try assertRefused("    watermark:\n      image: logos/huge.png", line: 7, message: "over the 40 MP limit")
         try assertRefused("    watermark:\n      text: \"{exif.Artist} {exif.DateTimeOriginal:yyyq}\"",
                           line: 7, message: "bad format spec 'yyyq'")
         try assertRefused("    graph:\n      logo: { image: logos/notes.png }\n      output: { filter: CISourceOverCompositing, inputImage: logo, inputBackgroundImage: input }",

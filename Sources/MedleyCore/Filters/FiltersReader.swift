@@ -205,11 +205,14 @@ extension SchemaReader {
                        suggestion: "name a PNG, JPEG, WebP, TIFF or another image file")
             return false
         }
+        // It is decoded whole into memory once per job: a file of a few MB must not become gigabytes.
+        let limit = min(maxPixels, AssetImages.maximumPixels)
         let pixels = size.width.multipliedReportingOverflow(by: size.height)
-        if pixels.overflow || pixels.partialValue > maxPixels {
-            sink.error(at: mark, String(format: "%@: '%@' is %d × %d pixels, over the %.0f MP limit (limits.maxPixels)",
-                                        what, asset.path, size.width, size.height, Double(maxPixels) / 1e6),
-                       suggestion: "a smaller image, or a higher limits.maxPixels")
+        if pixels.overflow || pixels.partialValue > limit || size.width <= 0 || size.height <= 0 {
+            sink.error(at: mark, String(format: "%@: '%@' is %d × %d pixels, over the %.0f MP limit (%@)",
+                                        what, asset.path, size.width, size.height, Double(limit) / 1e6,
+                                        limit == maxPixels ? "limits.maxPixels" : "Medley's limit for a pipeline's own images"),
+                       suggestion: "a smaller image")
             return false
         }
         return true

@@ -130,6 +130,9 @@ struct PreparedWatermark {
 
 /// Pictures a pipeline names (graph image nodes, watermark logos), decoded once per job.
 enum AssetImages {
+    /// The most pixels such a picture may have: it is decoded whole (4 bytes a pixel) and kept for the job.
+    static let maximumPixels = 40_000_000
+
     /// The file decoded whole, in sRGB (its ICC profile applied), 8-bit RGB + alpha.
     static func rgba(_ asset: AssetFile) throws -> VipsImage {
         do {
