@@ -40,6 +40,8 @@ PACKAGES=(
   chromium
   # CIQRCodeGenerator's symbols come from libqrencode; zbarimg decodes QR and Code 128 outputs in tests
   libqrencode-dev zbar-tools
+  # text watermarks and CITextImageGenerator: vips_text draws with fontconfig's fonts (DejaVu Sans is the default)
+  fonts-dejavu-core
 )
 
 missing=()

@@ -233,7 +233,7 @@ public final class Filter {
             return value
         case (.text, .text(let message)):
             if message.isEmpty {
-                throw FilterError.badText(filter: attributes.name, key: key, reason: "the message is empty")
+                throw FilterError.badText(filter: attributes.name, key: key, reason: "the text is empty")
             }
             if let limit = parameter.limit, Double(message.utf8.count) > limit.maximum {
                 throw FilterError.badText(filter: attributes.name, key: key,

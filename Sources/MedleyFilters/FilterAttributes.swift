@@ -35,8 +35,7 @@ public enum AttributeType: String, Sendable, CaseIterable {
         case .transform: return "NSAffineTransform"
         case .color, .opaqueColor: return "CIColor"
         case .image: return "CIImage"
-        case .choice: return "NSString"
-        case .text: return "NSData"
+        case .choice, .text: return "NSString"
         }
     }
 

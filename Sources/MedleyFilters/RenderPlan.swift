@@ -41,10 +41,10 @@ public indirect enum RenderNode: Sendable {
     case measured(MeasuredOperation, of: RenderNode, table: RenderNode?)
     case constant(SIMD4<Float>)
 
-    /// Whether the whole tree is point-wise passes over one source (the fast stored-sample path).
+    /// Whether the whole tree is point-wise passes over the ingested image (the fast stored-sample path).
     public var isPointOnly: Bool {
         switch self {
-        case .source: return true
+        case .source(let name): return name == "input"
         case .points(_, let input): return input.isPointOnly
         default: return false
         }
@@ -89,7 +89,7 @@ public indirect enum RenderNode: Sendable {
     /// `resize` there can shrink while decoding).
     public var firstGeometry: GeometryOperation? {
         switch self {
-        case .geometry(let operation, .source): return operation
+        case .geometry(let operation, .source("input")): return operation
         case .points(_, let input), .region(_, let input), .geometry(_, let input), .measured(_, let input, _):
             return input.firstGeometry
         default: return nil

@@ -494,3 +494,53 @@ extension ICCProfile {
         return failed ? Vips.takeError() : nil
     }
 }
+
+// MARK: watermarks and text
+
+extension VipsImage {
+    /// An image decoded from bytes in memory (a pipeline's logo or mask, read once at validation),
+    /// decoded whole: it outlives the bytes and any thread may read it. Damaged data fails.
+    public static func decoded(bytes: [UInt8]) throws -> VipsImage {
+        try Vips.start()
+        guard !bytes.isEmpty else { throw MediaError("cannot decode: no bytes") }
+        let handle = bytes.withUnsafeBytes { medley_image_from_buffer($0.baseAddress, $0.count, 1) }
+        return try wrap(handle, "cannot decode")
+    }
+
+    /// The size an image's header claims, read from bytes in memory without decoding its pixels.
+    public static func headerSize(bytes: [UInt8]) throws -> (width: Int, height: Int) {
+        try Vips.start()
+        guard !bytes.isEmpty else { throw MediaError("the file is empty") }
+        var width: Int32 = 0, height: Int32 = 0
+        let status = bytes.withUnsafeBytes { medley_image_buffer_size($0.baseAddress, $0.count, &width, &height) }
+        guard status == 0 else { throw MediaError(Vips.takeError()) }
+        return (Int(width), Int(height))
+    }
+
+    /// Pango markup (already escaped: see `TextImage`) drawn in one colour, as 8-bit sRGB plus alpha
+    /// (alpha = the glyphs' coverage × `rgba`'s alpha). `font` is a Pango font description without
+    /// its size; `pixelSize` is the em size in pixels.
+    public static func text(markup: String, font: String, pixelSize: Int, rgba: SIMD4<Double>) throws -> VipsImage {
+        try Vips.start()
+        guard pixelSize >= 1 else { throw MediaError("cannot draw text of \(pixelSize) pixels") }
+        // At 72 dots per inch a point is a pixel.
+        let description = "\(font) \(pixelSize)"
+        let clamped = rgba.clamped(lowerBound: .zero, upperBound: SIMD4(repeating: 1)) * 255
+        return try wrap(medley_image_text_rgba(markup, description, 72, clamped.x, clamped.y, clamped.z, clamped.w),
+                        "cannot draw the text")
+    }
+
+    /// `mark` (8-bit sRGB + alpha) resized by `scale` (alpha-aware Lanczos), composited source-over
+    /// onto this image with its alpha × `opacity`, its top-left corner at (x, y) in this image's
+    /// pixels (y down); `tile` repeats it with `gap` pixels between copies. In linear light when
+    /// `linear`, else on the stored sRGB values. The result keeps this image's depth; grey becomes RGB.
+    public func watermarked(by mark: VipsImage, scale: Double, x: Int, y: Int, opacity: Double, linear: Bool,
+                            tile: Bool, gap: (x: Int, y: Int)) throws -> VipsImage {
+        guard mark.bands == 4 else { throw MediaError("a watermark needs RGB + alpha, not \(mark.bands) bands") }
+        guard scale.isFinite, scale > 0 else { throw MediaError("a watermark cannot be scaled by \(scale)") }
+        let handle = medley_image_watermark(self.handle, mark.handle, scale, try Self.int32(x), try Self.int32(y),
+                                            min(max(opacity, 0), 1), linear ? 1 : 0, tile ? 1 : 0,
+                                            try Self.int32(max(0, gap.x)), try Self.int32(max(0, gap.y)))
+        return try withExtendedLifetime(mark) { try Self.wrap(handle, "cannot composite the watermark") }
+    }
+}

@@ -76,6 +76,7 @@ final class CatalogTests: XCTestCase {
         "CIMorphologyRectangleMaximum", "CIMorphologyRectangleMinimum", "CIDiscBlur", "CIMotionBlur", "CIZoomBlur",
         "CIBokehBlur", "CIBloom", "CIGloom", "CIComicEffect", "CICrystallize", "CIPointillize", "CIEdges", "CIEdgeWork",
         "CILineOverlay", "CIHexagonalPixellate", "CISpotLight", "CISpotColor",
+        "CITextImageGenerator",
     ]
 
     func testTheCatalogIsComplete() {

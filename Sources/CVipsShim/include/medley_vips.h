@@ -210,4 +210,25 @@ MedleyImage *medley_image_luminance(MedleyImage *image);
 /* The image computed once into memory (a new image), so it can be read more than once. NULL on error. */
 MedleyImage *medley_image_copy_memory(MedleyImage *image);
 
+/* ---- watermarks and text (Watermark/, CITextImageGenerator) ---- */
+/* Decodes an image from bytes in memory (header now, pixels when asked for), random access.
+ * fail_on_error as for medley_image_open. NULL on error. */
+MedleyImage *medley_image_from_buffer(const void *bytes, size_t length, int fail_on_error);
+/* The size an image in memory claims in its header (nothing else is decoded). 0 on success. */
+int medley_image_buffer_size(const void *bytes, size_t length, int *width, int *height);
+/* Pango markup (the caller escapes text) rendered by vips_text with `font` (a Pango font
+ * description, "DejaVu Sans 24": the size in points) at `dpi` (72: a point is a pixel), as 8-bit
+ * sRGB + alpha of one colour: red, green, blue 0…255 everywhere, alpha = coverage × alpha/255.
+ * NULL on error (an empty text is one). */
+MedleyImage *medley_image_text_rgba(const char *markup, const char *font, int dpi,
+                                    double red, double green, double blue, double alpha);
+/* `mark` (RGB + alpha, 8-bit sRGB), first resized by `scale` (Lanczos-3 on premultiplied
+ * colours, so transparent pixels do not darken its edges; 1: as it is), over `image`, the mark's alpha scaled by `opacity`, its
+ * top-left corner at (x, y) (outside the image it is clipped). tile: the mark is repeated
+ * every (mark width + gap_x, mark height + gap_y) pixels in both directions from (x, y) over the
+ * whole image. Source-over (libvips composite2, OVER) in linear light (scRGB) when `linear`,
+ * otherwise on the stored sRGB values. The result has `image`'s sample format (8 or 16 bits);
+ * grey becomes RGB, alpha is kept. NULL on error. */
+MedleyImage *medley_image_watermark(MedleyImage *image, MedleyImage *mark, double scale, int x, int y, double opacity,
+                                    int linear, int tile, int gap_x, int gap_y);
 #endif

@@ -1,4 +1,5 @@
 import MedleyFilters
+import MedleyMedia
 import MedleyYAML
 
 /// Reading `filters:` (a chain) and `graph:` (named nodes) into an `ImageGraph`, each filter
@@ -68,6 +69,11 @@ extension SchemaReader {
                 sink.error(key, "'input' is the ingested image and cannot be a node name"); ok = false; continue
             }
             guard let fields = mapping(value, keys: nil, what: "graph node '\(name)'") else { ok = false; continue }
+            if let imageNode = fields["image"] {
+                guard let built = self.imageNode(name: name, imageNode, fields: value) else { ok = false; continue }
+                nodes.append(built)
+                continue
+            }
             guard let filterNode = fields["filter"], let filterName = string(filterNode, what: "filter") else {
                 if fields["filter"] == nil {
                     sink.error(value, "graph node '\(name)' has no 'filter'", suggestion: "add 'filter: CISepiaTone'")
@@ -163,6 +169,55 @@ extension SchemaReader {
         }
     }
 
+    /// `logo: { image: logos/logo.png }`: a file read once (`assetFile`), usable wherever an image
+    /// input goes. That it decodes as an image within the pixel limit is checked with the job's
+    /// limit (`checkAssetImages`).
+    func imageNode(name: String, _ imageNode: YAMLNode, fields: YAMLNode) -> ImageGraph.Node? {
+        if case .mapping(let pairs, _) = fields, let extra = pairs.first(where: { $0.key.scalarText != "image" }) {
+            sink.error(extra.key, "graph node '\(name)' reads an image file and takes only 'image'",
+                       suggestion: "feed it into a filter node: 'inputBackgroundImage: \(name)'")
+            return nil
+        }
+        guard let asset = assetFile(imageNode, what: "graph node '\(name)'.image") else { return nil }
+        var node = ImageGraph.Node(name: name, filter: ImageGraph.imageNodeFilter, parameters: [], imageInputs: [],
+                                   mark: imageNode.mark)
+        node.asset = asset
+        return node
+    }
+
+    /// Every image file a graph names decodes (its header, read from the bytes) to an image within
+    /// the job's pixel limit.
+    func checkAssetImages(_ graph: ImageGraph, maxPixels: Int) {
+        for node in graph.nodes {
+            guard let asset = node.asset else { continue }
+            checkAssetImage(asset, at: node.mark, what: "graph node '\(node.name)'.image", maxPixels: maxPixels)
+        }
+    }
+
+    /// One image file's header decoded from its bytes, within `maxPixels`; a diagnostic at `mark` otherwise.
+    @discardableResult
+    func checkAssetImage(_ asset: AssetFile, at mark: SourceMark, what: String, maxPixels: Int) -> Bool {
+        let size: (width: Int, height: Int)
+        do {
+            size = try VipsImage.headerSize(bytes: asset.bytes)
+        } catch {
+            sink.error(at: mark, "\(what): '\(asset.path)' is not an image libvips can decode (\(error))",
+                       suggestion: "name a PNG, JPEG, WebP, TIFF or another image file")
+            return false
+        }
+        // It is decoded whole into memory once per job: a file of a few MB must not become gigabytes.
+        let limit = min(maxPixels, AssetImages.maximumPixels)
+        let pixels = size.width.multipliedReportingOverflow(by: size.height)
+        if pixels.overflow || pixels.partialValue > limit || size.width <= 0 || size.height <= 0 {
+            sink.error(at: mark, String(format: "%@: '%@' is %d × %d pixels, over the %.0f MP limit (%@)",
+                                        what, asset.path, size.width, size.height, Double(limit) / 1e6,
+                                        limit == maxPixels ? "limits.maxPixels" : "Medley's limit for a pipeline's own images"),
+                       suggestion: "a smaller image")
+            return false
+        }
+        return true
+    }
+
     /// One filter with its parameters checked against its declared attributes.
     func filterNode(name: String, filter: String, filterMark: YAMLNode, parameters: YAMLNode?,
                     defaultInput: String?, graphNames: [String]?) -> ImageGraph.Node? {
@@ -217,6 +272,14 @@ extension SchemaReader {
                 } else {
                     images.append((key, source))
                 }
+                continue
+            }
+            if filter == ImageGraph.textFilter, key == "inputText", textTemplate(valueNode, what: "\(filter).inputText") == nil {
+                ok = false
+                continue
+            }
+            if filter == ImageGraph.textFilter, key == "inputFontName", fontName(valueNode, what: "\(filter).inputFontName") == nil {
+                ok = false
                 continue
             }
             guard let value = filterValue(valueNode, for: parameter, filter: filter) else { ok = false; continue }

@@ -13,7 +13,18 @@ public struct ImageGraph: Sendable {
         /// Image parameter → the node (or "input") that feeds it.
         public let imageInputs: [(key: String, source: String)]
         public let mark: SourceMark
+        /// An image node (`logo: { image: logos/logo.png }`): the file's bytes, decoded once per job
+        /// (`filter` is then `ImageGraph.imageNodeFilter` and there are no parameters).
+        public var asset: AssetFile? = nil
     }
+
+    /// The `filter` of an image node, which reads a file instead of running a filter.
+    public static let imageNodeFilter = "image"
+    /// The recipe source of an image node, by its name: `.source("asset:logo")`.
+    public static func assetSource(_ node: String) -> String { "asset:" + node }
+    /// The recipe source of a text node (CITextImageGenerator), drawn per item: `.source("text:caption")`.
+    public static func textSource(_ node: String) -> String { "text:" + node }
+    public static let textFilter = "CITextImageGenerator"
 
     /// The name of the ingested image inside a graph.
     public static let inputName = "input"
@@ -33,6 +44,11 @@ public struct ImageGraph: Sendable {
         var built: [String: FilterImage] = [Self.inputName: .source(Self.inputName)]
         func image(of name: String) throws -> FilterImage {
             if let done = built[name] { return done }
+            if let node = byName[name], node.asset != nil || node.filter == Self.textFilter {
+                let source = FilterImage.source(node.asset != nil ? Self.assetSource(name) : Self.textSource(name))
+                built[name] = source
+                return source
+            }
             guard let node = byName[name], let filter = Filter(name: node.filter) else {
                 throw FilterError.unknownFilter(name, suggestion: nil)
             }

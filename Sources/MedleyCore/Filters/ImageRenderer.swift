@@ -16,16 +16,23 @@ struct ImageRenderer {
     let autoOrient: Bool
     /// The job's pixel limit: no step may make a bigger image either.
     let maxPixels: Int
+    /// The graph's image and text nodes (`Watermark/RenderSources.swift`).
+    var sources: RenderSources? = nil
+    /// The job's `watermark:`, composited after the plan.
+    var watermark: PreparedWatermark? = nil
 
     /// The rendered (still lazy) image of one file, ready to save, and what could not be carried
     /// over (the item's warnings).
-    func render(_ path: String, header: VipsImage) throws -> (image: VipsImage, warnings: [String]) {
+    /// `property` gives the item's properties, for text templates.
+    func render(_ path: String, header: VipsImage,
+                property: (String) -> TemplateValue? = { _ in nil }) throws -> (image: VipsImage, warnings: [String]) {
         var warnings: [String] = []
-        let image = try render(path, header: header, warnings: &warnings)
+        let image = try render(path, header: header, property: property, warnings: &warnings)
         return (image, warnings)
     }
 
-    private func render(_ path: String, header: VipsImage, warnings: inout [String]) throws -> VipsImage {
+    private func render(_ path: String, header: VipsImage, property: (String) -> TemplateValue?,
+                        warnings: inout [String]) throws -> VipsImage {
         var shrunkOnLoad = false
         var source: VipsImage
         if case .resize(let width, let height, let mode, let enlarge)? = plan?.root.firstGeometry, mode != .none,
@@ -58,15 +65,27 @@ struct ImageRenderer {
             let rotate = autoOrient && header.orientation != 1
             source = rotate ? try VipsImage.open(path, access: .random).autoOriented() : header
         }
-        return try render(loaded: source, shrunkOnLoad: shrunkOnLoad, warnings: &warnings)
+        return try render(loaded: source, shrunkOnLoad: shrunkOnLoad, property: property, warnings: &warnings)
     }
 
     /// One frame of an animation (already decoded, upright) through the plan.
-    func render(frame: VipsImage, warnings: inout [String]) throws -> VipsImage {
-        try render(loaded: frame, shrunkOnLoad: false, warnings: &warnings)
+    func render(frame: VipsImage, property: (String) -> TemplateValue? = { _ in nil },
+                warnings: inout [String]) throws -> VipsImage {
+        try render(loaded: frame, shrunkOnLoad: false, property: property, warnings: &warnings)
     }
 
-    private func render(loaded: VipsImage, shrunkOnLoad: Bool, warnings: inout [String]) throws -> VipsImage {
+    /// The plan, then the watermark.
+    private func render(loaded: VipsImage, shrunkOnLoad: Bool, property: (String) -> TemplateValue?,
+                        warnings: inout [String]) throws -> VipsImage {
+        let image = try renderPlan(loaded: loaded, shrunkOnLoad: shrunkOnLoad, property: property, warnings: &warnings)
+        guard let watermark else { return image }
+        let marked = try watermark.apply(to: image, workingSpace: workingSpace, property: property, maxPixels: maxPixels)
+        warnings += marked.warnings
+        return marked.image
+    }
+
+    private func renderPlan(loaded: VipsImage, shrunkOnLoad: Bool, property: (String) -> TemplateValue?,
+                            warnings: inout [String]) throws -> VipsImage {
         var source = loaded
         // CMYK, CIELAB, float and many-band files become sRGB (or grey) first, in every path, so
         // that bands mean colours plus at most one alpha from here on.
@@ -96,7 +115,7 @@ struct ImageRenderer {
             }
             return image
         }
-        if shrunkOnLoad, case .geometry(_, .source) = plan.root { return source }
+        if shrunkOnLoad, case .geometry(_, .source(ImageGraph.inputName)) = plan.root { return source }
 
         let deep = source.sampleBytes > 1
         // Alpha only when the image has one or the plan composites: blurs of opaque images run on
@@ -105,19 +124,26 @@ struct ImageRenderer {
         var rgb = try source.rgb(deep: deep)
         if addAlpha { rgb = try rgb.appendingBand(deep ? 65535 : 255) }
         let input = try rgb.mapRows(DecodeKernel(transfer: workingSpace), to: .float)
-        var result = try evaluate(plan.root, input: input, skipFirstResize: shrunkOnLoad)
+        var result = try evaluate(plan.root, input: input, skipFirstResize: shrunkOnLoad, property: property,
+                                  warnings: &warnings)
         if addAlpha && !plan.root.changesAlpha { result = try result.bands(0, count: 3) }
         return try result.mapRows(EncodeKernel(transfer: workingSpace), to: deep ? .ushort : .uchar)
     }
 
     /// One node on float RGBA images.
-    private func evaluate(_ node: RenderNode, input: VipsImage, skipFirstResize: Bool) throws -> VipsImage {
+    private func evaluate(_ node: RenderNode, input: VipsImage, skipFirstResize: Bool,
+                          property: (String) -> TemplateValue?, warnings: inout [String]) throws -> VipsImage {
         func below(_ next: RenderNode) throws -> VipsImage {
-            try evaluate(next, input: input, skipFirstResize: skipFirstResize)
+            try evaluate(next, input: input, skipFirstResize: skipFirstResize, property: property, warnings: &warnings)
         }
         switch node {
-        case .source:
-            return input
+        case .source(let name):
+            if name == ImageGraph.inputName { return input }
+            guard let image = try sources?.image(name, like: input, workingSpace: workingSpace, property: property,
+                                                  warnings: &warnings) else {
+                throw ItemFailure(.unsupported, "the graph reads an image '\(name)' that it does not define")
+            }
+            return image
         case .points(let step, let next):
             let image = try below(next)
             return try image.mapRows(PointChainKernel(operations: step.operations, transfer: .none,
@@ -131,7 +157,7 @@ struct ImageRenderer {
             }
             return try below(next).mapRegions(kernel)
         case .geometry(let operation, let next):
-            if skipFirstResize, case .source = next, case .resize = operation { return input }
+            if skipFirstResize, case .source(ImageGraph.inputName) = next, case .resize = operation { return input }
             return try Geometry.apply(operation, to: try below(next), maxPixels: maxPixels)
         case .composite(let kernel, let foreground, let background):
             let back = try below(background)

@@ -23,8 +23,12 @@ struct ImageStage {
 
     init(job: Job, export: ExportStage) throws {
         maxPixels = job.maxPixels ?? Self.defaultMaxPixels
-        renderer = ImageRenderer(plan: try job.imageGraph.map { RenderPlan(try $0.recipe(workingSpace: job.workingSpace)) },
-                                 workingSpace: job.workingSpace, autoOrient: export.autoOrient, maxPixels: maxPixels)
+        var renderer = ImageRenderer(plan: try job.imageGraph.map { RenderPlan(try $0.recipe(workingSpace: job.workingSpace)) },
+                                     workingSpace: job.workingSpace, autoOrient: export.autoOrient, maxPixels: maxPixels)
+        // Pictures the pipeline names are decoded once here, for every item of the job.
+        renderer.sources = try RenderSources(graph: job.imageGraph)
+        renderer.watermark = try job.watermark.map(PreparedWatermark.init)
+        self.renderer = renderer
         self.export = export
         graph = job.imageGraph
         autoAdjust = job.autoAdjust?.enhance == true ? job.autoAdjust : nil
@@ -91,7 +95,8 @@ struct ImageStage {
     }
 
     /// Every frame through the plan, joined again with the file's delays and loop count.
-    private func renderAnimation(_ path: String, header: VipsImage, renderer: ImageRenderer) throws -> (image: VipsImage, warnings: [String]) {
+    private func renderAnimation(_ path: String, header: VipsImage, renderer: ImageRenderer,
+                                 property: (String) -> TemplateValue?) throws -> (image: VipsImage, warnings: [String]) {
         if renderer.plan?.root.needsAlpha == true {
             throw ItemFailure(.unsupported, "an animation (GIF/WebP of several frames) cannot go through a graph that composites or generates images; run it with point or geometry filters only")
         }
@@ -108,7 +113,7 @@ struct ImageStage {
         for index in 0..<count {
             var frame = try stack.cropped(left: 0, top: index * frameHeight, width: stack.width, height: frameHeight)
             if rotate { frame = try frame.autoOriented() }
-            frames.append(try renderer.render(frame: frame, warnings: &warnings))
+            frames.append(try renderer.render(frame: frame, property: property, warnings: &warnings))
         }
         guard frames.allSatisfy({ $0.width == frames[0].width && $0.height == frames[0].height }) else {
             throw ItemFailure(.unsupported, "the animation's frames came out of different sizes")
@@ -118,9 +123,11 @@ struct ImageStage {
 
     /// Renders `header`'s file into `temporaryPath`; returns the item's warnings. libvips' log
     /// messages are added to `messages` (a run repeated alone after a failure: only its own).
-    /// `renderer`: this item's own (auto-adjusted) one instead of the job's.
+    /// `renderer`: this item's own (auto-adjusted) one instead of the job's; `property` gives the item's
+    /// properties (for text the graph or watermark draws).
     func render(_ path: String, header: VipsImage, format: ImageFormat, to temporaryPath: String,
-                messages: inout LibraryMessages, renderer itemRenderer: ImageRenderer? = nil) throws -> [String] {
+                messages: inout LibraryMessages, renderer itemRenderer: ImageRenderer? = nil,
+                property: (String) -> TemplateValue? = { _ in nil }) throws -> [String] {
         let renderer = itemRenderer ?? self.renderer
         do {
             var collected = LibraryMessages()
@@ -130,7 +137,8 @@ struct ImageStage {
                 return try Vips.collectingMessages(into: &collected) {
                     let source = again ? try VipsImage.open(path, access: .sequential) : header
                     var (image, warnings) = try isAnimation(header, to: format)
-                        ? try renderAnimation(path, header: header, renderer: renderer) : try renderer.render(path, header: source)
+                        ? try renderAnimation(path, header: header, renderer: renderer, property: property)
+                        : try renderer.render(path, header: source, property: property)
                     image = try OutputColour(export: export).prepare(image, input: source, format: format, warnings: &warnings)
                     image = try image.attributedToCurrentItem()
                     try image.save(to: temporaryPath, format: format, options: saveOptions(for: format))

@@ -22,7 +22,8 @@ enum ImageStep {
         var rendered = Rendered()
         try exporter.write(&entry, item.file, ext: format.fileExtension, fileExtension: format.fileExtension,
                            memory: stage.workingMemory(header, threads: threads), property: { opened[$0] }) { temporary, _ in
-            rendered = try render(item.source, header: header, format: format, to: temporary, stage: stage, messages: &messages)
+            rendered = try render(item.source, header: header, format: format, to: temporary, stage: stage, messages: &messages,
+                                  property: { opened[$0] })
         }
         guard entry.status != .skipped else { return }
         rendered.record(into: &entry)
@@ -47,7 +48,8 @@ enum ImageStep {
     /// job's own (this item's own renderer); with `analyze`, the output as written is decoded back
     /// and measured, before it is renamed into place.
     static func render(_ source: String, header: VipsImage, format: ImageFormat, to temporary: String,
-                       stage: ImageStage, messages: inout LibraryMessages) throws -> Rendered {
+                       stage: ImageStage, messages: inout LibraryMessages,
+                       property: (String) -> TemplateValue?) throws -> Rendered {
         var rendered = Rendered()
         var renderer: ImageRenderer?
         if stage.autoAdjust != nil {
@@ -58,7 +60,7 @@ enum ImageStep {
             renderer = try stage.renderer(for: chosen)
         }
         rendered.warnings = try stage.render(source, header: header, format: format, to: temporary, messages: &messages,
-                                             renderer: renderer)
+                                             renderer: renderer, property: property)
         if !stage.analyses.isEmpty {
             do {
                 rendered.analysis = try measure("cannot analyse the output", &messages) {

@@ -35,6 +35,8 @@ public struct Job: Sendable {
     public let playlist: PlaylistStage?
     /// `poster:`: movies become their frame at this time, then go through filters and image export.
     public internal(set) var poster: PosterStage?
+    /// `watermark:`: a logo or text composited onto every image after its filters (nil: none).
+    public internal(set) var watermark: Watermark?
     /// `report:`: an HTML page about each run of the job (nil: none).
     public internal(set) var report: ReportStage?
     /// `analyze:`'s image analyses, recorded in each image's manifest line (`Analyze/`).

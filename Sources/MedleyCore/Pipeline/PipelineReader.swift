@@ -68,7 +68,7 @@ struct SchemaReader {
     /// The longest job name, in characters (each becomes one byte of `manifest-<job>.jsonl`).
     static let maximumJobName = 100
     static let jobKeys = ["name", "ingest", "where", "tag", "filters", "graph", "colorSpace", "transcode",
-                          "analyze", "autoAdjust", "poster", "export", "playlist", "report", "limits"]
+                          "analyze", "autoAdjust", "poster", "export", "playlist", "report", "limits", "watermark"]
 
     // MARK: structure
 
@@ -151,7 +151,7 @@ struct SchemaReader {
 
         let export = fields["export"].flatMap(export)
         if let ingest, let export, let exportNode = fields["export"] { checkExportRoot(export, against: ingest, exportNode: exportNode) }
-        if fields["export"] == nil, graph != nil {
+        if fields["export"] == nil, graph != nil || fields["watermark"] != nil {
             sink.error(node, "job '\(name ?? "?")' filters images but has no 'export'",
                        suggestion: "add 'export: { to: out, format: jpeg }'")
         }
@@ -163,6 +163,8 @@ struct SchemaReader {
         }
 
         if let graph { checkOutputSizes(graph, maxPixels: maxPixels ?? ImageStage.defaultMaxPixels) }
+        if let graph { checkAssetImages(graph, maxPixels: maxPixels ?? ImageStage.defaultMaxPixels) }
+        let watermark = fields["watermark"].flatMap { self.watermark($0, maxPixels: maxPixels ?? ImageStage.defaultMaxPixels) }
 
         let transcode = fields["transcode"].flatMap { TranscodeSettings.read($0, sink: sink) }
         let analyses = fields["analyze"].map(analyses) ?? AnalysisRequest()
@@ -188,7 +190,7 @@ struct SchemaReader {
         // Without an explicit media list, a job takes what its stages can process.
         var selected = ingest
         if fields["ingest"].flatMap({ Self.field("media", of: $0) }) == nil {
-            selected = ingest.selecting(IngestStage.defaultMedia(filters: graph != nil || autoAdjust?.0.enhance == true,
+            selected = ingest.selecting(IngestStage.defaultMedia(filters: graph != nil || watermark != nil || autoAdjust?.0.enhance == true,
                                                                  transcode: transcode, poster: poster != nil))
         }
         checkMeasures(analyses, autoAdjust: autoAdjust, media: selected.media, posters: poster != nil, hasExport: export != nil)
@@ -199,13 +201,15 @@ struct SchemaReader {
         job.poster = poster
         job.imageAnalyses = Set(analyses.image.map(\.kind))
         job.autoAdjust = autoAdjust?.0
+        job.watermark = watermark
         func settings(_ keys: [String]) -> String {
             keys.map { key in key + "=" + (fields[key]?.canonicalText ?? "-") }.joined(separator: ";")
         }
-        // An image's output and manifest line also depend on its auto-adjustment and image analyses
+        // An image's output and manifest line also depend on its auto-adjustment, watermark and image analyses
         // (not on `metering`); added only when used, so other jobs' settings hash as before.
         var imageSettings = settings(["filters", "graph", "colorSpace", "limits", "export", "poster"])
         if fields["autoAdjust"] != nil { imageSettings += ";" + settings(["autoAdjust"]) }
+        if fields["watermark"] != nil { imageSettings += ";" + settings(["watermark"]) }
         if !job.imageAnalyses.isEmpty {
             imageSettings += ";analyze=" + job.imageAnalyses.sorted().map(\.rawValue).joined(separator: ",")
         }

@@ -22,7 +22,7 @@ enum PosterStep {
             }
             let header = try stage.openHeader(frame.path, messages: &messages)
             rendered = try ImageStep.render(frame.path, header: header, format: format, to: temporary, stage: stage,
-                                            messages: &messages)
+                                            messages: &messages, property: { opened[$0] })
         }
         guard entry.status != .skipped else { return }
         rendered.record(into: &entry)

@@ -125,6 +125,9 @@ extension TemplatePlaceholder {
     /// Formats a non-path value according to the spec, before sanitising.
     static func format(_ value: TemplateValue, with format: TemplateFormat?) -> String {
         switch (value, format) {
+        case (_, .date(let fields)?):
+            // Not a date: "" counts as missing, so the next alternative is tried.
+            return TemplateDate(parsing: Self.format(value, with: nil))?.formatted(fields) ?? ""
         case (.text(let text), _), (.path(let text), _):
             return text
         case (.integer(let integer), .zeroPad(let width)?):

@@ -211,7 +211,7 @@ struct TemplateParser {
         if spec.contains("|") {
             throw error("the format spec must come after the last alternative, like {albumTrackNumber|trackNumber:02}", at: specStart)
         }
-        throw error("bad format spec '\(spec)'; use ':0N' to zero-pad integers (e.g. ':02') or ':.Nf' for fixed decimals (e.g. ':.2f')", at: specStart)
+        throw error("bad format spec '\(spec)'; use ':0N' to zero-pad integers (e.g. ':02'), ':.Nf' for fixed decimals (e.g. ':.2f') or a date like ':yyyy' or ':yyyy-MM-dd'", at: specStart)
     }
 
     /// Parses `0N` or `.Nf`; anything else is rejected so that typos do not silently render unformatted.
@@ -229,7 +229,27 @@ struct TemplateParser {
                   decimals <= maximumDecimals else { return nil }
             return .fixed(decimals: decimals)
         }
-        return nil
+        return parseDateFormat(spec)
+    }
+
+    /// `yyyy`, `yy`, `MM`, `dd`, `HH`, `mm`, `ss` joined by `-`, `.`, `:`, `_` or spaces; at least one field.
+    static func parseDateFormat(_ spec: String) -> TemplateFormat? {
+        let tokens: [(String, TemplateDateField)] = [("yyyy", .year), ("yy", .shortYear), ("MM", .month), ("dd", .day),
+                                                     ("HH", .hour), ("mm", .minute), ("ss", .second)]
+        var rest = Substring(spec), fields: [TemplateDateField] = []
+        while let first = rest.first {
+            if let (text, field) = tokens.first(where: { rest.hasPrefix($0.0) }) {
+                fields.append(field)
+                rest = rest.dropFirst(text.count)
+            } else if "-.:_ ".contains(first) {
+                fields.append(.literal(first))
+                rest = rest.dropFirst()
+            } else {
+                return nil
+            }
+        }
+        guard fields.count <= 32, fields.contains(where: { if case .literal = $0 { return false } else { return true } }) else { return nil }
+        return .date(fields)
     }
 
     /// Decides whether an alternative names a property or is literal fallback text.

@@ -33,4 +33,14 @@ enum TemplateFormat: Sendable, Equatable {
     case zeroPad(width: Int)
     /// `:.Nf`: numbers with exactly `decimals` digits after the point.
     case fixed(decimals: Int)
+    /// `:yyyy`, `:yyyy-MM-dd`, `:dd.MM.yy HH:mm`: a date's fields (EXIF "2021:05:03 10:00:00" or
+    /// ISO 8601 "2021-05-03T10:00:00Z") picked out; a value that is not such a date counts as missing.
+    case date([TemplateDateField])
+}
+
+/// One piece of a date format spec.
+enum TemplateDateField: Sendable, Equatable {
+    case year, shortYear, month, day, hour, minute, second
+    /// A separator copied as it is: one of `-`, `.`, `:`, `_`, space.
+    case literal(Character)
 }

@@ -13,6 +13,7 @@ enum GeneratorGroup {
         RoundedRectangleGenerator.self,
         SmoothLinearGradient.self,
         StripesGenerator.self,
+        TextImageGenerator.self,
     ]
 
     /// A position-dependent generator: its operation paints every pixel of a clear image the size
