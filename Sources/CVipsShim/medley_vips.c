@@ -894,6 +894,8 @@ MedleyImage *medley_image_luminance(MedleyImage *image) {
 MedleyImage *medley_image_copy_memory(MedleyImage *image) {
     VipsImage *out = vips_image_copy_memory(IMG(image));
     return out ? HANDLE(out) : NULL;
+}
+
 /* ---- watermarks and text ---- */
 
 MedleyImage *medley_image_from_buffer(const void *bytes, size_t length, int fail_on_error) {
