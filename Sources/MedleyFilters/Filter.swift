@@ -232,7 +232,8 @@ public final class Filter {
         case (.color, .color), (.opaqueColor, .color):
             return value
         case (.text, .text(let message)):
-            if message.isEmpty {
+            // A message to encode must say something; free text whose default is empty may be empty too.
+            if message.isEmpty, parameter.defaultValue != .text("") {
                 throw FilterError.badText(filter: attributes.name, key: key, reason: "the text is empty")
             }
             if let limit = parameter.limit, Double(message.utf8.count) > limit.maximum {
