@@ -102,7 +102,6 @@ public enum FilterError: Error, Equatable, CustomStringConvertible {
         case .boolean: return "true or false"
         case .position, .offset: return "a vector [x, y]"
         case .position3: return "a vector [x, y, z]"
-        case .weights: return "a vector of weights (one number per cell of the matrix)"
         case .rectangle: return "a rectangle [x, y, width, height]"
         case .transform: return "a transform [a, b, c, d, tx, ty]"
         case .color, .opaqueColor: return "a colour [r, g, b] or [r, g, b, a] with components 0…1"
@@ -217,10 +216,8 @@ public final class Filter {
              (.rectangle, .vector(let v)) where v.count == 4, (.transform, .vector(let v)) where v.count == 6,
              (.position3, .vector(let v)) where v.count == 3:
             return value
-        case (.weights, .vector(let v)) where v.count == parameter.length:
-            return value
         case (.vector, .vector(let v)):
-            // As long as the default (4 for CIColorPolynomial's coefficients, 10 for CIColorCrossPolynomial's).
+            // As long as the default (4 for CIColorPolynomial's coefficients, 10 for CIColorCrossPolynomial's, 9/25/49 for the convolutions' weights).
             if case .vector(let fallback)? = parameter.defaultValue, fallback.count != v.count {
                 throw FilterError.wrongType(filter: attributes.name, key: key, expected: type,
                                             got: "\(v.count) numbers (it takes \(fallback.count))")

@@ -23,15 +23,12 @@ public enum AttributeType: String, Sendable, CaseIterable {
     /// A message to encode (barcodes' `inputMessage`): Core Image takes NSData; Medley takes text
     /// and encodes it as UTF-8.
     case text = "MedleyAttributeTypeText"
-    /// A CIVector of a fixed number of weights (the convolutions' `inputWeights`, whose length
-    /// `ParameterAttributes.length` gives). Core Image declares no type for them, only the class.
-    case weights = "MedleyAttributeTypeWeights"
 
     /// The class Core Image reports for values of this type (`CIAttributeClass`).
     public var attributeClass: String {
         switch self {
         case .scalar, .angle, .distance, .count, .integer, .boolean: return "NSNumber"
-        case .position, .position3, .offset, .rectangle, .vector, .weights: return "CIVector"
+        case .position, .position3, .offset, .rectangle, .vector: return "CIVector"
         case .transform: return "NSAffineTransform"
         case .color, .opaqueColor: return "CIColor"
         case .image: return "CIImage"
@@ -63,14 +60,12 @@ public struct ParameterAttributes: Sendable {
     /// Medley's own hard maximum where Core Image declares none, because the maths or memory
     /// needs one (`MedleyAttributeLimit`): a larger value is a validation error saying why.
     public let limit: ParameterLimit?
-    /// How many numbers a `.weights` vector holds.
-    public let length: Int?
 
     public init(name: String, type: AttributeType, displayName: String, description: String,
                 defaultValue: FilterValue? = nil, identity: FilterValue? = nil,
                 minimum: Double? = nil, maximum: Double? = nil,
                 sliderMinimum: Double? = nil, sliderMaximum: Double? = nil, choices: [String]? = nil,
-                limit: ParameterLimit? = nil, length: Int? = nil) {
+                limit: ParameterLimit? = nil) {
         self.name = name
         self.type = type
         self.displayName = displayName
@@ -83,7 +78,6 @@ public struct ParameterAttributes: Sendable {
         self.sliderMaximum = sliderMaximum
         self.choices = choices
         self.limit = limit
-        self.length = length
     }
 
     /// The standard `inputImage` declaration.
@@ -95,6 +89,14 @@ public struct ParameterAttributes: Sendable {
     public static let inputBackgroundImage = ParameterAttributes(
         name: "inputBackgroundImage", type: .image, displayName: "Background Image",
         description: "The image to use as a background image.")
+}
+
+extension ParameterAttributes {
+    /// How many numbers a `.vector` parameter takes: as many as its default holds.
+    public var vectorLength: Int? {
+        guard type == .vector, case .vector(let values)? = defaultValue else { return nil }
+        return values.count
+    }
 }
 
 /// A bound Medley puts on a parameter that Core Image leaves unbounded, with the reason.

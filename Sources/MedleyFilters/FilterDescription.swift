@@ -25,7 +25,7 @@ extension FilterAttributes {
             if let value = parameter.sliderMaximum { entry.append(("CIAttributeSliderMax", .number(value))) }
             if let choices = parameter.choices { entry.append(("MedleyAttributeChoices", .array(choices.map { .string($0) }))) }
             if let limit = parameter.limit { entry.append(("MedleyAttributeLimit", .number(limit.maximum))) }
-            if let length = parameter.length { entry.append(("MedleyAttributeLength", .number(Double(length)))) }
+            if let length = parameter.vectorLength { entry.append(("MedleyAttributeLength", .number(Double(length)))) }
             fields.append((parameter.name, .object(entry)))
         }
         fields.append(("inputKeys", .array(parameters.map { .string($0.name) })))
@@ -50,7 +50,7 @@ extension FilterAttributes {
             }
             if let choices = parameter.choices { facts.append("one of: " + choices.joined(separator: ", ")) }
             if let limit = parameter.limit { facts.append("Medley's limit \(FilterValue.format(limit.maximum))") }
-            if let length = parameter.length { facts.append("\(length) numbers") }
+            if let length = parameter.vectorLength { facts.append("\(length) numbers") }
             if !facts.isEmpty { lines.append("      " + facts.joined(separator: " · ")) }
             lines.append("      \(parameter.description)")
         }

@@ -34,9 +34,9 @@ extension ConvolutionFilter {
             parameters: [
                 .inputImage,
                 ParameterAttributes(
-                    name: "inputWeights", type: .weights, displayName: "Weights",
+                    name: "inputWeights", type: .vector, displayName: "Weights",
                     description: "A vector containing the \(n) weights of the convolution kernel.",
-                    defaultValue: .vector(identity), identity: .vector(identity), length: n),
+                    defaultValue: .vector(identity), identity: .vector(identity)),
                 ParameterAttributes(
                     name: "inputBias", type: .scalar, displayName: "Bias",
                     description: alpha == .premultiplied ? "A value that is added to the RGBA components of the output pixel."
