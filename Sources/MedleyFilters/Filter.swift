@@ -6,6 +6,13 @@ protocol FilterDefinition {
     static var attributes: FilterAttributes { get }
     /// The output recipe for the given inputs; nil when a required image is missing.
     static func outputImage(_ inputs: FilterInputs) -> FilterImage?
+    /// A problem between values that are each valid alone (a cube's data and its dimension), as
+    /// a sentence; nil when there is none. Pipeline validation reports it.
+    static func conflict(_ inputs: FilterInputs) -> String?
+}
+
+extension FilterDefinition {
+    static func conflict(_ inputs: FilterInputs) -> String? { nil }
 }
 
 /// Read access to a filter's current values, for `FilterDefinition.outputImage`.
@@ -44,6 +51,10 @@ struct FilterInputs {
     }
     func boolean(_ key: String) -> Bool? {
         if case .boolean(let b)? = values[key] { return b }
+        return nil
+    }
+    func lookupTable(_ key: String) -> ColorLookupTable? {
+        if case .lookupTable(let table)? = values[key] { return table }
         return nil
     }
 }
@@ -93,6 +104,8 @@ public enum FilterError: Error, Equatable, CustomStringConvertible {
         case .color, .opaqueColor: return "a colour [r, g, b] or [r, g, b, a] with components 0…1"
         case .image: return "an image"
         case .choice: return "one word of a list"
+        case .data: return "a list of numbers"
+        case .file: return "a file name"
         }
     }
 }
@@ -132,6 +145,12 @@ public final class Filter {
         definition.outputImage(FilterInputs(values: values, workingSpace: workingSpace))
     }
 
+    /// Why the values set cannot work together (a cube's data that does not fit its dimension),
+    /// or nil. `outputImage` is nil while there is one.
+    public var conflict: String? {
+        definition.conflict(FilterInputs(values: values, workingSpace: workingSpace))
+    }
+
     /// The space the output recipe will be rendered in (a CIContext's working colour space):
     /// colour parameters are converted into it. Linear light by default.
     public var workingSpace: Transfer = .sRGB
@@ -162,7 +181,7 @@ public final class Filter {
             throw FilterError.notRepresentable(filter: attributes.name, key: key, value: bad)
         }
         switch (type, value) {
-        case (.boolean, .boolean), (.image, .image):
+        case (.boolean, .boolean), (.image, .image), (.data, .vector), (.file, .lookupTable):
             return value
         case (.boolean, .number(let n)) where n == 0 || n == 1:
             return .boolean(n == 1)

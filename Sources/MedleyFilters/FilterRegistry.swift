@@ -3,7 +3,7 @@ public enum FilterRegistry {
     /// The catalog. Adding a filter = one file in `Catalog/<group>/` and one line in its group.
     static let definitions: [FilterDefinition.Type] =
         ColorAdjustmentGroup.filters + ColorEffectGroup.filters + PhotoEffectGroup.filters + StylizeGroup.filters
-        + BlurGroup.filters + GeometryGroup.filters + CompositeGroup.filters + GeneratorGroup.filters
+        + BlurGroup.filters + GeometryGroup.filters + CompositeGroup.filters + GeneratorGroup.filters + LUTGroup.filters
 
     private static let byName: [String: FilterDefinition.Type] =
         Dictionary(uniqueKeysWithValues: definitions.map { ($0.attributes.name, $0) })

@@ -219,6 +219,11 @@ extension SchemaReader {
                 }
                 continue
             }
+            if parameter.type == .file {
+                guard let table = lookupTableFile(valueNode, what: "\(filter).\(key)") else { ok = false; continue }
+                values.append((key, .lookupTable(table)))
+                continue
+            }
             guard let value = filterValue(valueNode, for: parameter, filter: filter) else { ok = false; continue }
             do {
                 values.append((key, try Filter.checked(value, forKey: key, of: attributes)))
@@ -240,6 +245,10 @@ extension SchemaReader {
                            suggestion: "add '\(key): input' or the name of another node")
                 ok = false
             }
+        }
+        if ok, let problem = Self.conflict(filter: filter, values: values) {
+            sink.error(filterMark, "\(filter) in node '\(name)': \(problem)")
+            ok = false
         }
         return ok ? ImageGraph.Node(name: name, filter: filter, parameters: values, imageInputs: images,
                                     mark: filterMark.mark) : nil
