@@ -52,6 +52,7 @@ final class CatalogTests: XCTestCase {
         "CIVignetteEffect", "CIGaussianBlur", "CIBoxBlur", "CIUnsharpMask", "CISharpenLuminance", "CINoiseReduction",
         "CIPixellate", "CILanczosScaleTransform", "CICrop", "CIAffineTransform", "CISourceOverCompositing",
         "CIMultiplyBlendMode", "CIScreenBlendMode", "CIOverlayBlendMode", "CIConstantColorGenerator", "resize", "autoOrient",
+        "CIColorCube", "CIColorCubeWithColorSpace", "CIColorCubesMixedWithMask",
     ]
 
     func testTheCatalogIsComplete() {
