@@ -84,68 +84,103 @@ public enum LookupEncoding: Sendable, Equatable {
 }
 
 extension ColorLookupTable {
+    /// Table positions (0…size − 1 inside the domain) for colours, per channel: `c·scale + offset`.
+    @inlinable var positionScale: SIMD3<Float> { Float(size - 1) / (domainMaximum - domainMinimum) }
+    @inlinable var positionOffset: SIMD3<Float> { -domainMinimum * positionScale }
+
+    /// A position clamped to the table (or, when `extrapolate`, to one table length beyond each
+    /// end, so edge cells extend linearly); NaN becomes 0. The result always converts to Int.
+    @inlinable @inline(__always)
+    static func clampPosition(_ p: SIMD8<Float>, last: Float, extrapolate: Bool) -> SIMD8<Float> {
+        let finite = p.replacing(with: 0, where: p .!= p)
+        return extrapolate ? finite.clamped(lowerBound: SIMD8(repeating: -last), upperBound: SIMD8(repeating: 2 * last))
+            : finite.clamped(lowerBound: SIMD8(repeating: 0), upperBound: SIMD8(repeating: last))
+    }
+
+    /// The cube's value at one position whose cell starts at entry `base` with fractions
+    /// (fr, fg, fb): Resolve's / ffmpeg's six tetrahedra, or the eight-corner trilinear mix.
+    @inlinable @inline(__always)
+    static func cube(_ table: UnsafeBufferPointer<SIMD4<Float>>, base: Int, size: Int, fr: Float, fg: Float, fb: Float,
+                     tetrahedral: Bool) -> SIMD4<Float> {
+        let dg = size, db = size * size
+        let c000 = table[base], c111 = table[base + 1 + dg + db]
+        if tetrahedral {
+            if fr > fg {
+                if fg > fb {
+                    return (1 - fr) * c000 + (fr - fg) * table[base + 1] + (fg - fb) * table[base + 1 + dg] + fb * c111
+                } else if fr > fb {
+                    return (1 - fr) * c000 + (fr - fb) * table[base + 1] + (fb - fg) * table[base + 1 + db] + fg * c111
+                } else {
+                    return (1 - fb) * c000 + (fb - fr) * table[base + db] + (fr - fg) * table[base + 1 + db] + fg * c111
+                }
+            } else {
+                if fb > fg {
+                    return (1 - fb) * c000 + (fb - fg) * table[base + db] + (fg - fr) * table[base + dg + db] + fr * c111
+                } else if fb > fr {
+                    return (1 - fg) * c000 + (fg - fb) * table[base + dg] + (fb - fr) * table[base + dg + db] + fr * c111
+                } else {
+                    return (1 - fg) * c000 + (fg - fr) * table[base + dg] + (fr - fb) * table[base + 1 + dg] + fb * c111
+                }
+            }
+        }
+        let c100 = table[base + 1], c010 = table[base + dg], c110 = table[base + 1 + dg]
+        let c001 = table[base + db], c101 = table[base + 1 + db], c011 = table[base + dg + db]
+        let c00 = c000 + (c100 - c000) * fr, c10 = c010 + (c110 - c010) * fr
+        let c01 = c001 + (c101 - c001) * fr, c11 = c011 + (c111 - c011) * fr
+        let c0 = c00 + (c10 - c00) * fg, c1 = c01 + (c11 - c01) * fg
+        return c0 + (c1 - c0) * fb
+    }
+
+    /// The table at eight colours (in the table's own values), clamped into the domain unless
+    /// `extrapolate`. Returns R, G, B and the alpha multipliers.
+    @inlinable @inline(__always)
+    func lookup(_ r: SIMD8<Float>, _ g: SIMD8<Float>, _ b: SIMD8<Float>, in table: UnsafeBufferPointer<SIMD4<Float>>,
+                interpolation: LookupInterpolation, extrapolate: Bool)
+        -> (SIMD8<Float>, SIMD8<Float>, SIMD8<Float>, SIMD8<Float>) {
+        let last = Float(size - 1)
+        let scale = positionScale, offset = positionOffset
+        let pr = Self.clampPosition(r * scale.x + offset.x, last: last, extrapolate: extrapolate)
+        let pg = Self.clampPosition(g * scale.y + offset.y, last: last, extrapolate: extrapolate)
+        let pb = Self.clampPosition(b * scale.z + offset.z, last: last, extrapolate: extrapolate)
+        let top = SIMD8<Float>(repeating: last - 1), zero = SIMD8<Float>(repeating: 0)
+        let ir = pr.rounded(.down).clamped(lowerBound: zero, upperBound: top)
+        let ig = pg.rounded(.down).clamped(lowerBound: zero, upperBound: top)
+        let ib = pb.rounded(.down).clamped(lowerBound: zero, upperBound: top)
+        let fr = pr - ir, fg = pg - ig, fb = pb - ib
+        var out = (SIMD8<Float>(), SIMD8<Float>(), SIMD8<Float>(), SIMD8<Float>(repeating: 1))
+        switch shape {
+        case .cube:
+            // Entry indices stay below 129³ < 2²⁴, exact in Float.
+            let n = Float(size)
+            let base = ir + n * ig + (n * n) * ib
+            let tetrahedral = interpolation == .tetrahedral
+            for lane in 0..<8 {
+                let v = Self.cube(table, base: Int(base[lane]), size: size, fr: fr[lane], fg: fg[lane], fb: fb[lane],
+                                  tetrahedral: tetrahedral)
+                out.0[lane] = v.x
+                out.1[lane] = v.y
+                out.2[lane] = v.z
+                out.3[lane] = v.w
+            }
+        case .curves:
+            for lane in 0..<8 {
+                let (i0, i1, i2) = (Int(ir[lane]), Int(ig[lane]), Int(ib[lane]))
+                out.0[lane] = table[i0].x + (table[i0 + 1].x - table[i0].x) * fr[lane]
+                out.1[lane] = table[i1].y + (table[i1 + 1].y - table[i1].y) * fg[lane]
+                out.2[lane] = table[i2].z + (table[i2 + 1].z - table[i2].z) * fb[lane]
+            }
+        }
+        return out
+    }
+
     /// The table at one colour (in the table's own values), clamped into the domain unless
     /// `extrapolate` (the edge cells are then extended linearly). NaN reads as the domain's minimum.
     /// Returns RGB and the alpha multiplier.
-    @inlinable
     public func lookup(_ color: SIMD3<Float>, interpolation: LookupInterpolation, extrapolate: Bool) -> SIMD4<Float> {
-        let last = Float(size - 1)
-        var position = (color - domainMinimum) / (domainMaximum - domainMinimum) * last
-        for c in 0..<3 {
-            let p = position[c]
-            // NaN fails both comparisons and becomes 0; ±∞ and huge values saturate, so the
-            // Int conversion below is always in range.
-            position[c] = extrapolate ? (p > -last ? (p < 2 * last ? p : 2 * last) : -last)
-                : (p > 0 ? (p < last ? p : last) : 0)
-        }
-        return entries.withUnsafeBufferPointer { table in
-            switch shape {
-            case .curves:
-                var out = SIMD4<Float>(0, 0, 0, 1)
-                for c in 0..<3 {
-                    let p = position[c]
-                    let i = min(max(Int(p.rounded(.down)), 0), size - 2)
-                    let t = p - Float(i)
-                    let low = table[i][c], high = table[i + 1][c]
-                    out[c] = low + (high - low) * t
-                }
-                return out
-            case .cube:
-                let r0 = min(max(Int(position.x.rounded(.down)), 0), size - 2)
-                let g0 = min(max(Int(position.y.rounded(.down)), 0), size - 2)
-                let b0 = min(max(Int(position.z.rounded(.down)), 0), size - 2)
-                let fr = position.x - Float(r0), fg = position.y - Float(g0), fb = position.z - Float(b0)
-                let dg = size, db = size * size
-                let base = r0 + dg * g0 + db * b0
-                let c000 = table[base], c111 = table[base + 1 + dg + db]
-                switch interpolation {
-                case .tetrahedral:
-                    if fr > fg {
-                        if fg > fb {
-                            return (1 - fr) * c000 + (fr - fg) * table[base + 1] + (fg - fb) * table[base + 1 + dg] + fb * c111
-                        } else if fr > fb {
-                            return (1 - fr) * c000 + (fr - fb) * table[base + 1] + (fb - fg) * table[base + 1 + db] + fg * c111
-                        } else {
-                            return (1 - fb) * c000 + (fb - fr) * table[base + db] + (fr - fg) * table[base + 1 + db] + fg * c111
-                        }
-                    } else {
-                        if fb > fg {
-                            return (1 - fb) * c000 + (fb - fg) * table[base + db] + (fg - fr) * table[base + dg + db] + fr * c111
-                        } else if fb > fr {
-                            return (1 - fg) * c000 + (fg - fb) * table[base + dg] + (fb - fr) * table[base + dg + db] + fr * c111
-                        } else {
-                            return (1 - fg) * c000 + (fg - fr) * table[base + dg] + (fr - fb) * table[base + 1 + dg] + fb * c111
-                        }
-                    }
-                case .trilinear:
-                    let c100 = table[base + 1], c010 = table[base + dg], c110 = table[base + 1 + dg]
-                    let c001 = table[base + db], c101 = table[base + 1 + db], c011 = table[base + dg + db]
-                    let c00 = c000 + (c100 - c000) * fr, c10 = c010 + (c110 - c010) * fr
-                    let c01 = c001 + (c101 - c001) * fr, c11 = c011 + (c111 - c011) * fr
-                    let c0 = c00 + (c10 - c00) * fg, c1 = c01 + (c11 - c01) * fg
-                    return c0 + (c1 - c0) * fb
-                }
-            }
+        entries.withUnsafeBufferPointer { table in
+            let v = lookup(SIMD8(repeating: color.x), SIMD8(repeating: color.y), SIMD8(repeating: color.z), in: table,
+                           interpolation: interpolation, extrapolate: extrapolate)
+            return SIMD4(v.0[0], v.1[0], v.2[0], v.3[0])
         }
     }
 }
@@ -171,8 +206,13 @@ public struct ColorLookupOperation: PointOperation {
     }
 
     public func apply(_ block: PixelBlock) {
-        let encoding = self.encoding
-        let full = intensity == 1
+        table.entries.withUnsafeBufferPointer { apply(block, $0) }
+    }
+
+    @inline(__always)
+    private func apply(_ block: PixelBlock, _ entries: UnsafeBufferPointer<SIMD4<Float>>) {
+        let encoding = self.encoding, table = self.table, interpolation = self.interpolation, extrapolate = self.extrapolate
+        let full = intensity == 1, intensity = self.intensity
         block.forEachVector { r, g, b, a in
             var (tr, tg, tb) = (r, g, b)
             switch encoding {
@@ -180,14 +220,9 @@ public struct ColorLookupOperation: PointOperation {
             case .encodeSRGB: (tr, tg, tb) = (VectorMath.encodeSRGB(r), VectorMath.encodeSRGB(g), VectorMath.encodeSRGB(b))
             case .decodeSRGB: (tr, tg, tb) = (VectorMath.decodeSRGB(r), VectorMath.decodeSRGB(g), VectorMath.decodeSRGB(b))
             }
-            var (or, og, ob, oa) = (tr, tg, tb, a)
-            for lane in 0..<8 {
-                let v = table.lookup(SIMD3(tr[lane], tg[lane], tb[lane]), interpolation: interpolation, extrapolate: extrapolate)
-                or[lane] = v.x
-                og[lane] = v.y
-                ob[lane] = v.z
-                oa[lane] = a[lane] * v.w
-            }
+            let found = table.lookup(tr, tg, tb, in: entries, interpolation: interpolation, extrapolate: extrapolate)
+            var (or, og, ob) = (found.0, found.1, found.2)
+            var oa = a * found.3
             if !full {
                 or = tr + (or - tr) * intensity
                 og = tg + (og - tg) * intensity

@@ -219,7 +219,7 @@ final class LUTRunTests: EndToEndCase {
             XCTAssertEqual(result.status, 0, result.stderr)
             return try String(contentsOfFile: work + "/events.jsonl", encoding: .utf8).split(separator: "\n").compactMap { line in
                 let event = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
-                guard let kind = event?["event"] as? String, kind.hasPrefix("item") else { return nil }
+                guard let kind = event?["event"] as? String, ["itemFinished", "itemSkipped", "itemFailed"].contains(kind) else { return nil }
                 return kind
             }
         }
