@@ -91,10 +91,32 @@ extension ColorLookupTable {
     /// A position clamped to the table (or, when `extrapolate`, to one table length beyond each
     /// end, so edge cells extend linearly); NaN becomes 0. The result always converts to Int.
     @inlinable @inline(__always)
-    static func clampPosition(_ p: SIMD8<Float>, last: Float, extrapolate: Bool) -> SIMD8<Float> {
-        let finite = p.replacing(with: 0, where: p .!= p)
-        return extrapolate ? finite.clamped(lowerBound: SIMD8(repeating: -last), upperBound: SIMD8(repeating: 2 * last))
-            : finite.clamped(lowerBound: SIMD8(repeating: 0), upperBound: SIMD8(repeating: last))
+    static func clampPosition(_ p: Float, last: Float, extrapolate: Bool) -> Float {
+        let finite = p == p ? p : 0
+        return extrapolate ? min(max(finite, -last), 2 * last) : min(max(finite, 0), last)
+    }
+
+    /// The table at one colour already in table positions (`c·positionScale + positionOffset`).
+    @inlinable @inline(__always)
+    func value(_ table: UnsafeBufferPointer<SIMD4<Float>>, _ r: Float, _ g: Float, _ b: Float,
+               tetrahedral: Bool, extrapolate: Bool) -> SIMD4<Float> {
+        let last = Float(size - 1)
+        let pr = Self.clampPosition(r, last: last, extrapolate: extrapolate)
+        let pg = Self.clampPosition(g, last: last, extrapolate: extrapolate)
+        let pb = Self.clampPosition(b, last: last, extrapolate: extrapolate)
+        let top = size - 2
+        let ir = min(max(Int(pr.rounded(.down)), 0), top)
+        let ig = min(max(Int(pg.rounded(.down)), 0), top)
+        let ib = min(max(Int(pb.rounded(.down)), 0), top)
+        let fr = pr - Float(ir), fg = pg - Float(ig), fb = pb - Float(ib)
+        switch shape {
+        case .cube:
+            return Self.cube(table, base: ir + size * (ig + size * ib), size: size, fr: fr, fg: fg, fb: fb, tetrahedral: tetrahedral)
+        case .curves:
+            return SIMD4(table[ir].x + (table[ir + 1].x - table[ir].x) * fr,
+                         table[ig].y + (table[ig + 1].y - table[ig].y) * fg,
+                         table[ib].z + (table[ib + 1].z - table[ib].z) * fb, 1)
+        }
     }
 
     /// The cube's value at one position whose cell starts at entry `base` with fractions
@@ -131,56 +153,13 @@ extension ColorLookupTable {
         return c0 + (c1 - c0) * fb
     }
 
-    /// The table at eight colours (in the table's own values), clamped into the domain unless
-    /// `extrapolate`. Returns R, G, B and the alpha multipliers.
-    @inlinable @inline(__always)
-    func lookup(_ r: SIMD8<Float>, _ g: SIMD8<Float>, _ b: SIMD8<Float>, in table: UnsafeBufferPointer<SIMD4<Float>>,
-                interpolation: LookupInterpolation, extrapolate: Bool)
-        -> (SIMD8<Float>, SIMD8<Float>, SIMD8<Float>, SIMD8<Float>) {
-        let last = Float(size - 1)
-        let scale = positionScale, offset = positionOffset
-        let pr = Self.clampPosition(r * scale.x + offset.x, last: last, extrapolate: extrapolate)
-        let pg = Self.clampPosition(g * scale.y + offset.y, last: last, extrapolate: extrapolate)
-        let pb = Self.clampPosition(b * scale.z + offset.z, last: last, extrapolate: extrapolate)
-        let top = SIMD8<Float>(repeating: last - 1), zero = SIMD8<Float>(repeating: 0)
-        let ir = pr.rounded(.down).clamped(lowerBound: zero, upperBound: top)
-        let ig = pg.rounded(.down).clamped(lowerBound: zero, upperBound: top)
-        let ib = pb.rounded(.down).clamped(lowerBound: zero, upperBound: top)
-        let fr = pr - ir, fg = pg - ig, fb = pb - ib
-        var out = (SIMD8<Float>(), SIMD8<Float>(), SIMD8<Float>(), SIMD8<Float>(repeating: 1))
-        switch shape {
-        case .cube:
-            // Entry indices stay below 129³ < 2²⁴, exact in Float.
-            let n = Float(size)
-            let base = ir + n * ig + (n * n) * ib
-            let tetrahedral = interpolation == .tetrahedral
-            for lane in 0..<8 {
-                let v = Self.cube(table, base: Int(base[lane]), size: size, fr: fr[lane], fg: fg[lane], fb: fb[lane],
-                                  tetrahedral: tetrahedral)
-                out.0[lane] = v.x
-                out.1[lane] = v.y
-                out.2[lane] = v.z
-                out.3[lane] = v.w
-            }
-        case .curves:
-            for lane in 0..<8 {
-                let (i0, i1, i2) = (Int(ir[lane]), Int(ig[lane]), Int(ib[lane]))
-                out.0[lane] = table[i0].x + (table[i0 + 1].x - table[i0].x) * fr[lane]
-                out.1[lane] = table[i1].y + (table[i1 + 1].y - table[i1].y) * fg[lane]
-                out.2[lane] = table[i2].z + (table[i2 + 1].z - table[i2].z) * fb[lane]
-            }
-        }
-        return out
-    }
-
     /// The table at one colour (in the table's own values), clamped into the domain unless
     /// `extrapolate` (the edge cells are then extended linearly). NaN reads as the domain's minimum.
     /// Returns RGB and the alpha multiplier.
     public func lookup(_ color: SIMD3<Float>, interpolation: LookupInterpolation, extrapolate: Bool) -> SIMD4<Float> {
-        entries.withUnsafeBufferPointer { table in
-            let v = lookup(SIMD8(repeating: color.x), SIMD8(repeating: color.y), SIMD8(repeating: color.z), in: table,
-                           interpolation: interpolation, extrapolate: extrapolate)
-            return SIMD4(v.0[0], v.1[0], v.2[0], v.3[0])
+        let p = color * positionScale + positionOffset
+        return entries.withUnsafeBufferPointer { table in
+            value(table, p.x, p.y, p.z, tetrahedral: interpolation == .tetrahedral, extrapolate: extrapolate)
         }
     }
 }
@@ -206,35 +185,49 @@ public struct ColorLookupOperation: PointOperation {
     }
 
     public func apply(_ block: PixelBlock) {
-        table.entries.withUnsafeBufferPointer { apply(block, $0) }
-    }
-
-    @inline(__always)
-    private func apply(_ block: PixelBlock, _ entries: UnsafeBufferPointer<SIMD4<Float>>) {
-        let encoding = self.encoding, table = self.table, interpolation = self.interpolation, extrapolate = self.extrapolate
-        let full = intensity == 1, intensity = self.intensity
-        block.forEachVector { r, g, b, a in
-            var (tr, tg, tb) = (r, g, b)
-            switch encoding {
-            case .working: break
-            case .encodeSRGB: (tr, tg, tb) = (VectorMath.encodeSRGB(r), VectorMath.encodeSRGB(g), VectorMath.encodeSRGB(b))
-            case .decodeSRGB: (tr, tg, tb) = (VectorMath.decodeSRGB(r), VectorMath.decodeSRGB(g), VectorMath.decodeSRGB(b))
+        // Into the table's values, eight lanes at a time; the lookups, pixel by pixel (each reads
+        // its own cell of the table); then back.
+        switch encoding {
+        case .working: break
+        case .encodeSRGB:
+            block.forEachVector { r, g, b, _ in
+                (r, g, b) = (VectorMath.encodeSRGB(r), VectorMath.encodeSRGB(g), VectorMath.encodeSRGB(b))
             }
-            let found = table.lookup(tr, tg, tb, in: entries, interpolation: interpolation, extrapolate: extrapolate)
-            var (or, og, ob) = (found.0, found.1, found.2)
-            var oa = a * found.3
-            if !full {
-                or = tr + (or - tr) * intensity
-                og = tg + (og - tg) * intensity
-                ob = tb + (ob - tb) * intensity
-                oa = a + (oa - a) * intensity
+        case .decodeSRGB:
+            block.forEachVector { r, g, b, _ in
+                (r, g, b) = (VectorMath.decodeSRGB(r), VectorMath.decodeSRGB(g), VectorMath.decodeSRGB(b))
             }
-            switch encoding {
-            case .working: (r, g, b) = (or, og, ob)
-            case .encodeSRGB: (r, g, b) = (VectorMath.decodeSRGB(or), VectorMath.decodeSRGB(og), VectorMath.decodeSRGB(ob))
-            case .decodeSRGB: (r, g, b) = (VectorMath.encodeSRGB(or), VectorMath.encodeSRGB(og), VectorMath.encodeSRGB(ob))
+        }
+        let table = self.table, intensity = self.intensity, full = intensity == 1
+        let tetrahedral = interpolation == .tetrahedral, extrapolate = self.extrapolate
+        let scale = table.positionScale, offset = table.positionOffset
+        let (red, green, blue, alpha) = (block.red, block.green, block.blue, block.alpha)
+        table.entries.withUnsafeBufferPointer { entries in
+            for i in 0..<block.count {
+                let r = red[i], g = green[i], b = blue[i]
+                let v = table.value(entries, r * scale.x + offset.x, g * scale.y + offset.y, b * scale.z + offset.z,
+                                    tetrahedral: tetrahedral, extrapolate: extrapolate)
+                if full {
+                    (red[i], green[i], blue[i]) = (v.x, v.y, v.z)
+                    alpha[i] *= v.w
+                } else {
+                    red[i] = r + (v.x - r) * intensity
+                    green[i] = g + (v.y - g) * intensity
+                    blue[i] = b + (v.z - b) * intensity
+                    alpha[i] *= 1 + (v.w - 1) * intensity
+                }
             }
-            a = oa
+        }
+        switch encoding {
+        case .working: break
+        case .encodeSRGB:
+            block.forEachVector { r, g, b, _ in
+                (r, g, b) = (VectorMath.decodeSRGB(r), VectorMath.decodeSRGB(g), VectorMath.decodeSRGB(b))
+            }
+        case .decodeSRGB:
+            block.forEachVector { r, g, b, _ in
+                (r, g, b) = (VectorMath.encodeSRGB(r), VectorMath.encodeSRGB(g), VectorMath.encodeSRGB(b))
+            }
         }
     }
 }
