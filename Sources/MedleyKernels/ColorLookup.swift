@@ -104,14 +104,15 @@ extension ColorLookupTable {
         let pr = Self.clampPosition(r, last: last, extrapolate: extrapolate)
         let pg = Self.clampPosition(g, last: last, extrapolate: extrapolate)
         let pb = Self.clampPosition(b, last: last, extrapolate: extrapolate)
-        let top = size - 2
-        let ir = min(max(Int(pr.rounded(.down)), 0), top)
-        let ig = min(max(Int(pg.rounded(.down)), 0), top)
-        let ib = min(max(Int(pb.rounded(.down)), 0), top)
+        // The cell's first index, 0…size − 2: truncation and floor agree once clamped (they differ
+        // only between −1 and 0, which both clamp to 0), and truncation needs no libm call.
+        let top = Float(size - 2)
+        let ir = Int(min(max(pr, 0), top)), ig = Int(min(max(pg, 0), top)), ib = Int(min(max(pb, 0), top))
         let fr = pr - Float(ir), fg = pg - Float(ig), fb = pb - Float(ib)
         switch shape {
         case .cube:
-            return Self.cube(table, base: ir + size * (ig + size * ib), size: size, fr: fr, fg: fg, fb: fb, tetrahedral: tetrahedral)
+            return Self.cube(table, base: ir &+ size &* (ig &+ size &* ib), size: size, fr: fr, fg: fg, fb: fb,
+                             tetrahedral: tetrahedral)
         case .curves:
             return SIMD4(table[ir].x + (table[ir + 1].x - table[ir].x) * fr,
                          table[ig].y + (table[ig + 1].y - table[ig].y) * fg,
@@ -124,29 +125,22 @@ extension ColorLookupTable {
     @inlinable @inline(__always)
     static func cube(_ table: UnsafeBufferPointer<SIMD4<Float>>, base: Int, size: Int, fr: Float, fg: Float, fb: Float,
                      tetrahedral: Bool) -> SIMD4<Float> {
-        let dg = size, db = size * size
-        let c000 = table[base], c111 = table[base + 1 + dg + db]
+        let dg = size, db = size &* size
+        let c000 = table[base], c111 = table[base &+ 1 &+ dg &+ db]
         if tetrahedral {
-            if fr > fg {
-                if fg > fb {
-                    return (1 - fr) * c000 + (fr - fg) * table[base + 1] + (fg - fb) * table[base + 1 + dg] + fb * c111
-                } else if fr > fb {
-                    return (1 - fr) * c000 + (fr - fb) * table[base + 1] + (fb - fg) * table[base + 1 + db] + fg * c111
-                } else {
-                    return (1 - fb) * c000 + (fb - fr) * table[base + db] + (fr - fg) * table[base + 1 + db] + fg * c111
-                }
-            } else {
-                if fb > fg {
-                    return (1 - fb) * c000 + (fb - fg) * table[base + db] + (fg - fr) * table[base + dg + db] + fr * c111
-                } else if fb > fr {
-                    return (1 - fg) * c000 + (fg - fb) * table[base + dg] + (fb - fr) * table[base + dg + db] + fr * c111
-                } else {
-                    return (1 - fg) * c000 + (fg - fr) * table[base + dg] + (fr - fb) * table[base + 1 + dg] + fb * c111
-                }
-            }
+            // The tetrahedron runs from c000 along the axis of the largest fraction, then the
+            // middle one, to c111 (the six cases of Resolve and ffmpeg, as a sort; at ties the
+            // weight of the corner in question is 0, so either order gives the same value).
+            var (high, highStep) = (fr, 1), (middle, middleStep) = (fg, dg), low = fb, lowStep = db
+            if middle > high { swap(&high, &middle); swap(&highStep, &middleStep) }
+            if low > middle { swap(&middle, &low); swap(&middleStep, &lowStep) }
+            if middle > high { swap(&high, &middle); swap(&highStep, &middleStep) }
+            _ = lowStep
+            return (1 - high) * c000 + (high - middle) * table[base &+ highStep]
+                + (middle - low) * table[base &+ highStep &+ middleStep] + low * c111
         }
-        let c100 = table[base + 1], c010 = table[base + dg], c110 = table[base + 1 + dg]
-        let c001 = table[base + db], c101 = table[base + 1 + db], c011 = table[base + dg + db]
+        let c100 = table[base &+ 1], c010 = table[base &+ dg], c110 = table[base &+ 1 &+ dg]
+        let c001 = table[base &+ db], c101 = table[base &+ 1 &+ db], c011 = table[base &+ dg &+ db]
         let c00 = c000 + (c100 - c000) * fr, c10 = c010 + (c110 - c010) * fr
         let c01 = c001 + (c101 - c001) * fr, c11 = c011 + (c111 - c011) * fr
         let c0 = c00 + (c10 - c00) * fg, c1 = c01 + (c11 - c01) * fg
