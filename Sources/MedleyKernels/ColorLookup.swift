@@ -206,10 +206,14 @@ public struct ColorLookupOperation: PointOperation {
         }
         let convert = encoding != .working
         // One pass, pixel by pixel: into the table's values, the lookup (each pixel reads its own
-        // cell), the mix with the input, and back.
+        // cell), the mix with the input, and back. The common case (a file's LUT in a linear
+        // working space, full strength, tetrahedral, clamped) gets its own copy of the loop with
+        // those choices fixed, so the compiler drops their branches from it.
         table.entries.withUnsafeBufferPointer { entries in
             into.withUnsafeBufferPointer { into in
                 back.withUnsafeBufferPointer { back in
+                    @inline(__always)
+                    func run(_ convert: Bool, _ full: Bool, _ tetrahedral: Bool, _ extrapolate: Bool) {
                     for i in 0..<block.count {
                         var r = red[i], g = green[i], b = blue[i]
                         if convert { (r, g, b) = (Self.curve(into, r), Self.curve(into, g), Self.curve(into, b)) }
@@ -226,6 +230,12 @@ public struct ColorLookupOperation: PointOperation {
                         }
                         if convert { (nr, ng, nb) = (Self.curve(back, nr), Self.curve(back, ng), Self.curve(back, nb)) }
                         (red[i], green[i], blue[i]) = (nr, ng, nb)
+                    }
+                    }
+                    if convert && full && tetrahedral && !extrapolate {
+                        run(true, true, true, false)
+                    } else {
+                        run(convert, full, tetrahedral, extrapolate)
                     }
                 }
             }
