@@ -209,6 +209,37 @@ final class LUTRunTests: EndToEndCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: work + "/out"), "nothing written")
     }
 
+    /// CIColorCubesMixedWithMask in a graph, the photo as its own mask: identity cube and inverting
+    /// cube mixed by the mask's Rec. 709 luminance, all in linear light:
+    /// out = c + Y·((1 − c) − c), Y = 0.2126 r + 0.7152 g + 0.0722 b, with the sRGB transfer
+    /// functions of Support.swift; within 1 level (8-bit rounding, the float path's encode).
+    func testCubesMixedWithMaskInAGraph() throws {
+        let input = try landscapePNG()
+        let identity = "[0, 0, 0, 1, 1, 0, 0, 1, 0, 1, 0, 1, 1, 1, 0, 1, 0, 0, 1, 1, 1, 0, 1, 1, 0, 1, 1, 1, 1, 1, 1, 1]"
+        let inverted = "[1, 1, 1, 1, 0, 1, 1, 1, 1, 0, 1, 1, 0, 0, 1, 1, 1, 1, 0, 1, 0, 1, 0, 1, 1, 0, 0, 1, 0, 0, 0, 1]"
+        let path = try pipeline("""
+            version: 1
+            jobs:
+              - name: mixed
+                ingest: { from: [in] }
+                graph:
+                  output: { filter: CIColorCubesMixedWithMask, inputImage: input, inputMaskImage: input,
+                            inputCube0Data: \(identity), inputCube1Data: \(inverted) }
+                export: { to: out, format: png, name: "{stem}.{ext}" }
+            """)
+        let result = try Tool.medley(["run", path, "--quiet"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        let stored = try Tool.pixels(input).samples
+        var expected: [Int] = []
+        for p in stride(from: 0, to: stored.count, by: 3) {
+            let c = (0..<3).map { Reference.toLinear(Double(stored[p + $0]) / 255) }
+            let y = min(max(0.2126 * c[0] + 0.7152 * c[1] + 0.0722 * c[2], 0), 1)
+            expected += c.map { Int((Reference.toSRGB($0 + y * (1 - 2 * $0)) * 255).rounded()) }
+        }
+        let mine = try Tool.pixels(work + "/out/landscape.png").samples
+        XCTAssertLessThanOrEqual(compare(mine, expected).0, 1)
+    }
+
     /// Editing the LUT file redoes the items on the next incremental run; an unchanged one skips them.
     func testEditingTheLUTRedoesItems() throws {
         _ = try landscapePNG()
