@@ -290,3 +290,30 @@ public struct ColorCubeMixKernel: RowKernel2 {
         }
     }
 }
+
+extension ColorLookupOperation {
+    /// The kernel for a pass that is this one LUT over stored sRGB samples, when the table reads
+    /// sRGB-encoded values: 8- and 16-bit rows are the encoded values already, so they go to the
+    /// table as they are (no decode to linear light and encode back, which is most of the cost
+    /// around the lookup); float rows hold linear light and take the usual path.
+    public func storedSampleKernel(imageWidth: Int, imageHeight: Int) -> RowKernel? {
+        guard encoding == .encodeSRGB else { return nil }
+        let direct = ColorLookupOperation(table: table, interpolation: interpolation, extrapolate: extrapolate,
+                                          intensity: intensity, encoding: .working)
+        return EncodedSampleKernel(
+            stored: PointChainKernel(operations: [direct], transfer: .none, imageWidth: imageWidth, imageHeight: imageHeight),
+            linear: PointChainKernel(operations: [self], transfer: .sRGB, imageWidth: imageWidth, imageHeight: imageHeight))
+    }
+}
+
+/// Integer rows through one kernel (they hold encoded values), float rows through another.
+struct EncodedSampleKernel: RowKernel {
+    let stored: RowKernel
+    let linear: RowKernel
+
+    func apply(row input: UnsafeRawPointer, to output: UnsafeMutableRawPointer, width: Int, bands: Int,
+               inputBytes: Int, outputBytes: Int, x: Int, y: Int) {
+        (inputBytes == 4 ? linear : stored).apply(row: input, to: output, width: width, bands: bands,
+                                                  inputBytes: inputBytes, outputBytes: outputBytes, x: x, y: y)
+    }
+}
