@@ -121,6 +121,43 @@ final class ColorCubeTests: XCTestCase {
         XCTAssertLessThanOrEqual(worst, 1)
     }
 
+    /// The same file LUT over 16-bit rows (stored sRGB values, read directly) and over float rows
+    /// (linear light: encoded for the table and decoded after): both against the formula,
+    /// 16-bit within 2 steps of 65535 (Float rounding), float within 2·10⁻⁴ (the sRGB tables).
+    func testFileTableOverSixteenBitAndFloatRows() throws {
+        let table = try table(Self.cubeText(9, Self.affine))
+        let recipe = try Render.filter("CIColorCube", ["file": .lookupTable(table)])
+        let step = try XCTUnwrap(RenderPlan(recipe).steps.first)
+        let kernel = step.kernel(transfer: .sRGB, imageWidth: 4, imageHeight: 1)
+        let stored: [UInt16] = [0, 0, 0, 65535, 32768, 1000, 12000, 50000, 65535, 300, 40000, 20000]
+        var out16 = [UInt16](repeating: 0, count: stored.count)
+        stored.withUnsafeBytes { src in
+            out16.withUnsafeMutableBytes { dst in
+                kernel.apply(row: src.baseAddress!, to: dst.baseAddress!, width: 4, bands: 3, sampleBytes: 2)
+            }
+        }
+        for p in stride(from: 0, to: stored.count, by: 3) {
+            let v = Self.affine(Double(stored[p]) / 65535, Double(stored[p + 1]) / 65535, Double(stored[p + 2]) / 65535)
+            for (c, expected) in [v.0, v.1, v.2].enumerated() {
+                XCTAssertEqual(Double(out16[p + c]), expected * 65535, accuracy: 2, "16-bit pixel \(p / 3)")
+            }
+        }
+        let linear: [Float] = stored.map { Float(SRGB.toLinear(Double($0) / 65535)) }
+        var outFloat = [Float](repeating: -1, count: linear.count)
+        linear.withUnsafeBytes { src in
+            outFloat.withUnsafeMutableBytes { dst in
+                kernel.apply(row: src.baseAddress!, to: dst.baseAddress!, width: 4, bands: 3, sampleBytes: 4)
+            }
+        }
+        for p in stride(from: 0, to: linear.count, by: 3) {
+            let e = (0..<3).map { SRGB.fromLinear(Double(linear[p + $0])) }
+            let v = Self.affine(e[0], e[1], e[2])
+            for (c, expected) in [v.0, v.1, v.2].enumerated() {
+                XCTAssertEqual(Double(outFloat[p + c]), SRGB.toLinear(expected), accuracy: 2e-4, "float pixel \(p / 3)")
+            }
+        }
+    }
+
     /// An identity table leaves every 8-bit value as it was (within 1 level: the round trip
     /// 8-bit → linear float → encoded → table → linear → 8-bit).
     func testIdentityTableLeavesPixelsUnchanged() throws {
