@@ -6,8 +6,9 @@ protocol FilterDefinition {
     static var attributes: FilterAttributes { get }
     /// The output recipe for the given inputs; nil when a required image is missing.
     static func outputImage(_ inputs: FilterInputs) -> FilterImage?
-    /// What is wrong with these values together, checked when a pipeline is validated; most
-    /// filters have nothing to check beyond each value's own bounds.
+    /// What is wrong with these values together (a cube's data and its dimension, a message too long
+    /// for its QR code), checked when a pipeline is validated; nil when nothing is. Most filters have
+    /// nothing to check beyond each value's own bounds.
     static func problem(_ inputs: FilterInputs) -> String?
 }
 
@@ -53,6 +54,10 @@ struct FilterInputs {
     }
     func boolean(_ key: String) -> Bool? {
         if case .boolean(let b)? = values[key] { return b }
+        return nil
+    }
+    func lookupTable(_ key: String) -> ColorLookupTable? {
+        if case .lookupTable(let table)? = values[key] { return table }
         return nil
     }
 }
@@ -109,6 +114,8 @@ public enum FilterError: Error, Equatable, CustomStringConvertible {
         case .choice: return "one word of a list"
         case .vector: return "a vector of numbers"
         case .text: return "text"
+        case .data: return "a list of numbers"
+        case .file: return "a file name"
         }
     }
 }
@@ -162,6 +169,12 @@ public final class Filter {
         return definition.problem(FilterInputs(values: all, workingSpace: .none))
     }
 
+    /// Why the values set cannot work together (a cube's data that does not fit its dimension),
+    /// or nil. `outputImage` is nil while there is one.
+    public var problem: String? {
+        definition.problem(FilterInputs(values: values, workingSpace: workingSpace))
+    }
+
     /// The space the output recipe will be rendered in (a CIContext's working colour space):
     /// colour parameters are converted into it. Linear light by default.
     public var workingSpace: Transfer = .sRGB
@@ -192,7 +205,7 @@ public final class Filter {
             throw FilterError.notRepresentable(filter: attributes.name, key: key, value: bad)
         }
         switch (type, value) {
-        case (.boolean, .boolean), (.image, .image):
+        case (.boolean, .boolean), (.image, .image), (.data, .vector), (.file, .lookupTable):
             return value
         case (.boolean, .number(let n)) where n == 0 || n == 1:
             return .boolean(n == 1)

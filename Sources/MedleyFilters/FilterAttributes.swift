@@ -23,6 +23,12 @@ public enum AttributeType: String, Sendable, CaseIterable {
     /// A message to encode (barcodes' `inputMessage`): Core Image takes NSData; Medley takes text
     /// and encodes it as UTF-8.
     case text = "MedleyAttributeTypeText"
+    /// A list of numbers that Core Image takes as NSData (CIColorCube's `inputCubeData`); Core
+    /// Image declares only the class for these, no type.
+    case data = "MedleyAttributeTypeData"
+    /// A file the pipeline names (Medley's own: a LUT file), read and parsed while the pipeline
+    /// is validated; the filter gets the parsed table, never the file.
+    case file = "MedleyAttributeTypeFile"
 
     /// The class Core Image reports for values of this type (`CIAttributeClass`).
     public var attributeClass: String {
@@ -33,6 +39,8 @@ public enum AttributeType: String, Sendable, CaseIterable {
         case .color, .opaqueColor: return "CIColor"
         case .image: return "CIImage"
         case .choice, .text: return "NSString"
+        case .data: return "NSData"
+        case .file: return "NSURL"
         }
     }
 

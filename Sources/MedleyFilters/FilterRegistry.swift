@@ -4,7 +4,7 @@ public enum FilterRegistry {
     static let definitions: [FilterDefinition.Type] =
         ColorAdjustmentGroup.filters + ColorEffectGroup.filters + PhotoEffectGroup.filters + StylizeGroup.filters
         + BlurGroup.filters + ConvolutionGroup.filters + GeometryGroup.filters + CompositeGroup.filters + GeneratorGroup.filters
-        + ColorFunctionGroup.filters
+        + ColorFunctionGroup.filters + LUTGroup.filters
         + HalftoneGroup.filters + DistortionGroup.filters
 
     private static let byName: [String: FilterDefinition.Type] =

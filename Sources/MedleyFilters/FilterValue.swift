@@ -14,6 +14,8 @@ public enum FilterValue: Sendable, Equatable, CustomStringConvertible {
     case image(FilterImage)
     /// One word of a `.choice` parameter (Medley's own filters).
     case text(String)
+    /// A lookup table read from a file the pipeline names (a `.file` parameter).
+    case lookupTable(ColorLookupTable)
 
     /// Values compare by content; images are recipes and never compare equal.
     public static func == (lhs: FilterValue, rhs: FilterValue) -> Bool {
@@ -23,6 +25,7 @@ public enum FilterValue: Sendable, Equatable, CustomStringConvertible {
         case let (.vector(a), .vector(b)): return a == b
         case let (.color(r1, g1, b1, a1), .color(r2, g2, b2, a2)): return [r1, g1, b1, a1] == [r2, g2, b2, a2]
         case let (.text(a), .text(b)): return a == b
+        case let (.lookupTable(a), .lookupTable(b)): return a == b
         default: return false
         }
     }
@@ -36,6 +39,8 @@ public enum FilterValue: Sendable, Equatable, CustomStringConvertible {
             return "(" + [r, g, b, a].map(Self.format).joined(separator: " ") + ")"
         case .image: return "<image>"
         case .text(let word): return word
+        case .lookupTable(let table):
+            return table.shape == .cube ? "<\(table.size)³ cube>" : "<\(table.size)-entry curves>"
         }
     }
 
@@ -52,7 +57,7 @@ public enum FilterValue: Sendable, Equatable, CustomStringConvertible {
         case .boolean(let b): return .bool(b)
         case .vector(let v): return .array(v.map { .number($0) })
         case .color(let r, let g, let b, let a): return .array([r, g, b, a].map { .number($0) })
-        case .image: return .null
+        case .image, .lookupTable: return .null
         case .text(let word): return .string(word)
         }
     }

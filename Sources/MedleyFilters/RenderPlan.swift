@@ -14,6 +14,11 @@ public enum PixelStep: Sendable {
         case .colorMatrix(let matrix):
             return ColorMatrixKernel(matrix: matrix, transfer: transfer)
         case .pointChain(let operations):
+            // A LUT file alone over stored sRGB samples reads them as they are (see ColorLookupOperation).
+            if transfer == .sRGB, operations.count == 1, let lut = operations[0] as? ColorLookupOperation,
+               let kernel = lut.storedSampleKernel(imageWidth: imageWidth, imageHeight: imageHeight) {
+                return kernel
+            }
             return PointChainKernel(operations: operations, transfer: transfer,
                                     imageWidth: imageWidth, imageHeight: imageHeight)
         }

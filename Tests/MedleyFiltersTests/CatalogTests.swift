@@ -77,6 +77,7 @@ final class CatalogTests: XCTestCase {
         "CIBokehBlur", "CIBloom", "CIGloom", "CIComicEffect", "CICrystallize", "CIPointillize", "CIEdges", "CIEdgeWork",
         "CILineOverlay", "CIHexagonalPixellate", "CISpotLight", "CISpotColor",
         "CITextImageGenerator",
+        "CIColorCube", "CIColorCubeWithColorSpace", "CIColorCubesMixedWithMask",
     ]
 
     func testTheCatalogIsComplete() {

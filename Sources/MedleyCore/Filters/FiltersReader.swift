@@ -282,6 +282,11 @@ extension SchemaReader {
                 ok = false
                 continue
             }
+            if parameter.type == .file {
+                guard let table = lookupTableFile(valueNode, what: "\(filter).\(key)") else { ok = false; continue }
+                values.append((key, .lookupTable(table)))
+                continue
+            }
             guard let value = filterValue(valueNode, for: parameter, filter: filter) else { ok = false; continue }
             do {
                 values.append((key, try Filter.checked(value, forKey: key, of: attributes)))
@@ -305,7 +310,7 @@ extension SchemaReader {
             }
         }
         if ok, let problem = Filter.problem(filter: filter, values: values) {
-            sink.error(filterMark, problem)
+            sink.error(filterMark, "\(filter) in node '\(name)': \(problem)")
             ok = false
         }
         return ok ? ImageGraph.Node(name: name, filter: filter, parameters: values, imageInputs: images,
