@@ -182,11 +182,6 @@ MedleyImage *medley_image_open_pages(const char *path, int sequential, int fail_
     return HANDLE(image);
 }
 
-MedleyImage *medley_image_open_buffer(const void *bytes, size_t length) {
-    VipsImage *image = vips_image_new_from_buffer(bytes, length, "", "fail_on", VIPS_FAIL_ON_WARNING, NULL);
-    return HANDLE(image);
-}
-
 int medley_image_pages(const MedleyImage *image) { return vips_image_get_n_pages(IMG(image)); }
 
 int medley_image_page_height(const MedleyImage *image) { return vips_image_get_page_height(IMG(image)); }

@@ -38,20 +38,16 @@ public final class VipsImage: @unchecked Sendable {
         return try wrap(medley_image_open_pages(path, access == .sequential ? 1 : 0, 1), "cannot open")
     }
 
-    /// An image file held in memory (a LUT image a pipeline names), decoded whole to RGB(A)
-    /// samples — 16-bit when `deep` — while the bytes are alive: nothing of it outlives the call.
-    /// Images wider or taller than `maximumSide` are refused from their header, before decoding.
+    /// An image file held in memory (a Hald CLUT a pipeline names) as RGB(A) samples, 16-bit when
+    /// `deep`. Images wider or taller than `maximumSide` are refused from their header, before decoding.
     public static func decodedPixels(bytes: [UInt8], maximumSide: Int, deep: Bool) throws
         -> (width: Int, height: Int, bands: Int, sampleBytes: Int, pixels: [UInt8]) {
-        try Vips.start()
-        return try bytes.withUnsafeBytes { buffer in
-            let image = try wrap(medley_image_open_buffer(buffer.baseAddress, buffer.count), "cannot decode")
-            guard image.width <= maximumSide, image.height <= maximumSide else {
-                throw MediaError("the image is \(image.width)×\(image.height) pixels, more than \(maximumSide) on a side")
-            }
-            let rgb = try image.rgb(deep: deep)
-            return (rgb.width, rgb.height, rgb.bands, rgb.sampleBytes, try rgb.pixels())
+        let size = try headerSize(bytes: bytes)
+        guard size.width <= maximumSide, size.height <= maximumSide else {
+            throw MediaError("the image is \(size.width)×\(size.height) pixels, more than \(maximumSide) on a side")
         }
+        let rgb = try decoded(bytes: bytes).rgb(deep: deep)
+        return (rgb.width, rgb.height, rgb.bands, rgb.sampleBytes, try rgb.pixels())
     }
 
     /// Pages (frames) in the file: 1 for a still image.

@@ -63,9 +63,6 @@ void medley_image_unref(MedleyImage *image);
 /* Every page of a multi-page file (an animated GIF/WebP) as one tall image, frames stacked top to
  * bottom, with the file's page-height, delay and loop fields. Sequential. NULL on error. */
 MedleyImage *medley_image_open_pages(const char *path, int sequential, int fail_on_error);
-/* An image decoded from bytes in memory (a LUT image a pipeline names), lazily: the bytes must
- * outlive the image. Damaged data fails (fail_on=warning). Returns NULL on error. */
-MedleyImage *medley_image_open_buffer(const void *bytes, size_t length);
 /* Pages in the file (1 for a still image) and the height of one page of this image. */
 int medley_image_pages(const MedleyImage *image);
 int medley_image_page_height(const MedleyImage *image);
