@@ -147,6 +147,22 @@ public struct RenderPlan: Sendable {
             case .region(let kernel, let input): below = .region(kernel, of: optimise(input))
             case .geometry(let operation, let input): below = .geometry(operation, of: optimise(input))
             case .composite(let kernel, let foreground, let background):
+                // One side made pixel by pixel (a constant colour, a gradient) and the other of the input's
+                // extent: the composite is point-wise over the other side, and joins its pass.
+                if let generated = background.generated, foreground.keepsInputExtent {
+                    links.append(.operation(GeneratedCompositeOperation(kernel: kernel, colour: generated.colour,
+                                                                        operations: generated.operations,
+                                                                        generatedIsForeground: false)))
+                    node = foreground
+                    continue
+                }
+                if let generated = foreground.generated, background.keepsInputExtent {
+                    links.append(.operation(GeneratedCompositeOperation(kernel: kernel, colour: generated.colour,
+                                                                        operations: generated.operations,
+                                                                        generatedIsForeground: true)))
+                    node = background
+                    continue
+                }
                 below = .composite(kernel, foreground: optimise(foreground), background: optimise(background))
             case .measured(let operation, let input, let table):
                 below = .measured(operation, of: optimise(input), table: table.map(optimise))
@@ -180,5 +196,39 @@ public struct RenderPlan: Sendable {
             case .operation(let operation): return operation
             }
         })
+    }
+}
+
+extension FilterImage {
+    /// A constant colour and the point-wise steps over it (a generator: CIConstantColorGenerator, the
+    /// gradients, checkerboard, stripes…), in application order; nil for anything else.
+    var generated: (colour: SIMD4<Float>, operations: [PointOperation])? {
+        var operations: [PointOperation] = []
+        var node = self
+        while true {
+            switch node {
+            case .constant(let colour): return (colour, operations.reversed())
+            case .point(let operation, let input): operations.append(operation); node = input
+            case .colorMatrix(let matrix, let input): operations.append(ColorMatrixOperation(matrix)); node = input
+            default: return nil
+            }
+        }
+    }
+
+    /// Whether the image has the extent of the graph's input: no geometry on its way, its sources the
+    /// input or generators (a composite has its background's extent). Recursive over composites and
+    /// measured tables only through their image sides, as deep as the recipe (bounded by the step limit).
+    var keepsInputExtent: Bool {
+        var node = self
+        while true {
+            switch node {
+            case .source(let name): return name == "input"
+            case .constant: return true
+            case .geometry: return false
+            case .colorMatrix(_, let input), .point(_, let input), .region(_, let input), .measured(_, let input, _):
+                node = input
+            case .composite(_, _, let background): node = background
+            }
+        }
     }
 }

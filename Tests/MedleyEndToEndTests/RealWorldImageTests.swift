@@ -399,21 +399,47 @@ final class RealWorldImageTests: EndToEndCase {
             }
         }
 
-        // A graph that composites cannot run on an animation: the item fails, saying so.
+        // A graph that composites two images (here the frame and its mirror) cannot run on an
+        // animation: the item fails, saying so.
         let path = try pipeline("""
             version: 1
             jobs:
               - name: blend
                 ingest: { from: [\(gif)] }
                 graph:
-                  white:  { filter: CIConstantColorGenerator, inputColor: [1, 1, 1, 1] }
-                  output: { filter: CISourceOverCompositing, inputImage: input, inputBackgroundImage: white }
+                  mirror: { filter: CIAffineTransform, inputImage: input, inputTransform: [-1, 0, 0, 1, 0, 0] }
+                  output: { filter: CISourceOverCompositing, inputImage: input, inputBackgroundImage: mirror }
                 export: { to: \(work!)/blend, format: gif }
             """)
         let result = try Tool.medley(["run", path, "--quiet"])
         XCTAssertEqual(result.status, 1, result.stderr)
         XCTAssertTrue(result.stderr.contains("✗ \(gif): an animation (GIF/WebP of several frames) cannot go through a graph that composites"), result.stderr)
         XCTAssertEqual(Tool.files(under: work + "/blend"), [])
+
+        // A composite with a generated colour is point-wise (it joins the fused pass), so it runs on
+        // every frame: multiplying by opaque mid grey (0.5 in linear light) halves each frame's light.
+        let tinted = try pipeline("""
+            version: 1
+            jobs:
+              - name: tint
+                ingest: { from: [\(gif)] }
+                graph:
+                  grey:   { filter: CIConstantColorGenerator, inputColor: [0.7353569830524495, 0.7353569830524495, 0.7353569830524495, 1] }
+                  output: { filter: CIMultiplyBlendMode, inputImage: input, inputBackgroundImage: grey }
+                export: { to: \(work!)/tint, format: webp, lossless: true, name: "{stem}.{ext}" }
+            """, name: "tint.yaml")
+        let tint = try Tool.medley(["run", tinted, "--quiet"])
+        XCTAssertEqual(tint.status, 0, tint.stderr)
+        let output = work + "/tint/a.webp"
+        XCTAssertEqual(try Tool.vipsHeader(output, "n-pages"), "3")
+        for (i, colour) in colours.enumerated() {
+            let frame = work + "/tint-frame\(i).png"
+            try Tool.vips(["copy", output + "[page=\(i)]", frame])
+            let pixels = try Tool.pixels(frame)
+            let expected = colour.map { 255 * Reference.toSRGB(Reference.toLinear(Double($0) / 255) * 0.5) }
+            // ≤ 1 level: Medley rounds once to 8 bits; the colours went through GIF's palette exactly.
+            for c in 0..<3 { XCTAssertEqual(Double(pixels.samples[c]), expected[c], accuracy: 1, "frame \(i) channel \(c)") }
+        }
     }
 
     func testAnAnimationWrittenAsAStillImageSaysFramesWereDropped() throws {
