@@ -102,6 +102,31 @@ final class MeasuredFilterRunTests: EndToEndCase {
         XCTAssertLessThanOrEqual(worst, 1)
     }
 
+    func testColorMapRunsInOnePassWithThePointFiltersAroundIt() throws {
+        let input = try landscape()
+        let bottom = (input.height - 1) * input.width * 3
+        let gradient = (0..<16).map { i in (0..<3).map { Double(input.samples[bottom + i * 3 + $0]) / 255 } }
+        // Inverted, mapped by the (uninverted) photo's bottom row, inverted again: on stored values
+        // (colorSpace: none) CIColorInvert is 1 − v.
+        let mine = try run(graph: """
+                  row: { filter: CICrop, inputImage: input, inputRectangle: [0, 0, 16, 1] }
+                  inverted: { filter: CIColorInvert, inputImage: input }
+                  mapped: { filter: CIColorMap, inputImage: inverted, inputGradientImage: row }
+                  output: { filter: CIColorInvert, inputImage: mapped }
+            """, colorSpace: "none").samples
+        var worst = 0.0
+        for p in stride(from: 0, to: input.samples.count, by: 3) {
+            let q = (0..<3).map { 1 - Double(input.samples[p + $0]) / 255 }
+            let luma = min(max(0.2126 * q[0] + 0.7152 * q[1] + 0.0722 * q[2], 0), 1)
+            let position = luma * 15, low = min(Int(position), 15), high = min(low + 1, 15), t = position - Double(low)
+            for c in 0..<3 {
+                let expected = 255 * (1 - (gradient[low][c] + (gradient[high][c] - gradient[low][c]) * t))
+                worst = max(worst, abs(Double(mine[p + c]) - expected))
+            }
+        }
+        XCTAssertLessThanOrEqual(worst, 1)
+    }
+
     func testPalettizeTakesTheNearestPaletteColour() throws {
         let input = try landscape()
         // The palette: the bottom-left 4 × 2 pixels of the photo (Core Image's origin is bottom-left).

@@ -136,6 +136,32 @@ struct ImageRenderer {
         func below(_ next: RenderNode) throws -> VipsImage {
             try evaluate(next, input: input, skipFirstResize: skipFirstResize, property: property, warnings: &warnings)
         }
+        /// A measured step in one pass with the point-wise steps around it: those after it, and — when its
+        /// table is another image's — those before it too (a histogram must be of the pixels before it).
+        func measuredPass(_ operation: MeasuredOperation, of next: RenderNode, table: RenderNode?,
+                          then after: [PointOperation]) throws -> VipsImage {
+            var source = next, before: [PointOperation] = []
+            if operation.needs != .inputHistogram, case .points(let step, let deeper) = next {
+                before = step.operations
+                source = deeper
+            }
+            let image = try below(source)
+            let measurement: PixelMeasurement
+            switch operation.needs {
+            case .inputHistogram:
+                measurement = .histogram(try Self.pooledHistogram(of: image))
+            case .tableRow, .tablePixels:
+                guard let table else {
+                    throw ItemFailure(.stage, "a measured filter step has no table image")
+                }
+                measurement = try Self.measure(try below(table), kind: operation.needs, maximum: operation.maximumTablePixels)
+            }
+            guard let pass = operation.operation(from: measurement) else {
+                throw ItemFailure(.unsupported, "the gradient or palette image has no pixels to map colours to")
+            }
+            return try image.mapRows(PointChainKernel(operations: before + [pass] + after, transfer: .none,
+                                                      imageWidth: image.width, imageHeight: image.height))
+        }
         switch node {
         case .source(let name):
             if name == ImageGraph.inputName { return input }
@@ -145,6 +171,9 @@ struct ImageRenderer {
             }
             return image
         case .points(let step, let next):
+            if case .measured(let operation, let inner, let table) = next {
+                return try measuredPass(operation, of: inner, table: table, then: step.operations)
+            }
             let image = try below(next)
             return try image.mapRows(PointChainKernel(operations: step.operations, transfer: .none,
                                                       imageWidth: image.width, imageHeight: image.height))
@@ -168,22 +197,7 @@ struct ImageRenderer {
             }
             return try front.mapRows(with: back, kernel)
         case .measured(let operation, let next, let table):
-            let image = try below(next)
-            let measurement: PixelMeasurement
-            switch operation.needs {
-            case .inputHistogram:
-                measurement = .histogram(try Self.pooledHistogram(of: image))
-            case .tableRow, .tablePixels:
-                guard let table else {
-                    throw ItemFailure(.stage, "a measured filter step has no table image")
-                }
-                measurement = try Self.measure(try below(table), kind: operation.needs, maximum: operation.maximumTablePixels)
-            }
-            guard let pass = operation.operation(from: measurement) else {
-                throw ItemFailure(.unsupported, "the gradient or palette image has no pixels to map colours to")
-            }
-            return try image.mapRows(PointChainKernel(operations: [pass], transfer: .none,
-                                                      imageWidth: image.width, imageHeight: image.height))
+            return try measuredPass(operation, of: next, table: table, then: [])
         case .constant(let colour):
             // Already in the working space (FilterInputs.color converts CIColor values).
             return try VipsImage.constant(width: input.width, height: input.height,
