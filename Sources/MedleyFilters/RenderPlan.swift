@@ -79,6 +79,23 @@ public indirect enum RenderNode: Sendable {
         }
     }
 
+    /// Whether the output has areas a step left empty — a hole, the space around a perspective or a
+    /// barcode's canvas — that the output must keep transparent (a format without alpha flattens them
+    /// onto `export.background`). A composite's foreground holes show its background.
+    public var leavesTransparency: Bool {
+        var node = self
+        while true {
+            switch node {
+            case .source, .constant: return false
+            case .geometry(let operation, let input):
+                if operation.makesTransparency { return true }
+                node = input
+            case .points(_, let input), .region(_, let input), .measured(_, let input, _): node = input
+            case .composite(_, _, let background): node = background
+            }
+        }
+    }
+
     /// Whether any step is measured from pixels before its pass (CIColorMap, CIPalettize,
     /// CIColorThresholdOtsu): the renderer then reads the source more than once, so holds it in memory.
     public var isMeasured: Bool {

@@ -126,7 +126,9 @@ struct ImageRenderer {
         let input = try rgb.mapRows(DecodeKernel(transfer: workingSpace), to: .float)
         var result = try evaluate(plan.root, input: input, skipFirstResize: shrunkOnLoad, property: property,
                                   warnings: &warnings)
-        if addAlpha && !plan.root.changesAlpha { result = try result.bands(0, count: 3) }
+        // The alpha added for the work goes again, unless a step changed alpha or left areas empty (a hole,
+        // the space around a perspective): dropping it would paint those black without a word.
+        if addAlpha && !plan.root.changesAlpha && !plan.root.leavesTransparency { result = try result.bands(0, count: 3) }
         return try result.mapRows(EncodeKernel(transfer: workingSpace), to: deep ? .ushort : .uchar)
     }
 
