@@ -54,7 +54,8 @@ public struct ZoomBlurKernel: RegionKernel {
     @inline(__always)
     static func bilinear(_ input: UnsafePointer<Float>, _ stride: Int, _ bands: Int, _ sx: Float, _ sy: Float,
                          _ columns: Int, _ rows: Int) -> SIMD4<Float> {
-        let fx = min(max(sx, 0), Float(columns - 1)), fy = min(max(sy, 0), Float(rows - 1))
+        // NaN (∞ − ∞ from extreme parameters) reads as 0: it would trap as an index.
+        let fx = min(max(sx.isNaN ? 0 : sx, 0), Float(columns - 1)), fy = min(max(sy.isNaN ? 0 : sy, 0), Float(rows - 1))
         let x0 = Int(fx), y0 = Int(fy)
         let x1 = min(x0 + 1, columns - 1), y1 = min(y0 + 1, rows - 1)
         let ax = fx - Float(x0), ay = fy - Float(y0)
