@@ -7,12 +7,12 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
-for pipeline in sepia-photos podcasts-aac ambient-to-aac; do
+for pipeline in sepia-photos film-look watermark podcasts-aac ambient-to-aac; do
   echo "== medley run pipelines/$pipeline.yaml" >&2
   .build/release/medley run "pipelines/$pipeline.yaml" "$@"
 done
 echo "== outputs:" >&2
-find out/sepia out/aac out/ambient -type f -not -path '*/.medley/*' | sort >&2
+find out/sepia out/film-look out/watermarked out/captioned out/aac out/ambient -type f -not -path '*/.medley/*' | sort >&2
 echo "== the playlist (out/ambient/ambient.m3u8):" >&2
 cat out/ambient/ambient.m3u8 >&2
 echo "== manifests and run state: out/*/.medley/" >&2
