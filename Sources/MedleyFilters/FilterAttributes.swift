@@ -93,6 +93,12 @@ public struct ParameterAttributes: Sendable {
         name: "inputImage", type: .image, displayName: "Image",
         description: "The image to use as an input for the effect.")
 
+    /// The standard `inputCenter` declaration (Core Image's default centre, 150 × 150).
+    public static let inputCenter = ParameterAttributes(
+        name: "inputCenter", type: .position, displayName: "Center",
+        description: "The center of the effect as x and y pixel coordinates.",
+        defaultValue: .vector([150, 150]))
+
     /// The standard `inputBackgroundImage` declaration of compositing filters.
     public static let inputBackgroundImage = ParameterAttributes(
         name: "inputBackgroundImage", type: .image, displayName: "Background Image",

@@ -12,10 +12,7 @@ enum ZoomBlur: FilterDefinition {
             + "(Medley's bound, so a tile's margin is bounded); edges extended",
         parameters: [
             .inputImage,
-            ParameterAttributes(
-                name: "inputCenter", type: .position, displayName: "Center",
-                description: "The center of the effect as x and y pixel coordinates.",
-                defaultValue: .vector([150, 150])),
+            .inputCenter,
             ParameterAttributes(
                 name: "inputAmount", type: .distance, displayName: "Amount",
                 description: "The zoom-in amount. Larger values result in more zooming in.",

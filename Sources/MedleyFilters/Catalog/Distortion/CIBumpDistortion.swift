@@ -12,11 +12,8 @@ enum BumpDistortion: FilterDefinition {
         reference: "GPUImage's bulge: inside the radius, source = c + (p − c)·(1 − scale·(r − d)/r)², d = |p − c|",
         parameters: [
             .inputImage,
-            DistortionGroup.centerParameter,
-            ParameterAttributes(
-                name: "inputRadius", type: .distance, displayName: "Radius",
-                description: "The radius determines how many pixels are used to create the distortion. The larger the radius, the wider the extent of the distortion.",
-                defaultValue: .number(300), minimum: 0, sliderMinimum: 0, sliderMaximum: 600),
+            .inputCenter,
+            DistortionGroup.radiusParameter(defaultValue: 300, minimum: 0, sliderMaximum: 600),
             ParameterAttributes(
                 name: "inputScale", type: .scalar, displayName: "Scale",
                 description: "The scale of the effect determines the curvature of the bump. A value of 0.0 has no effect. Positive values create an outward bump; negative values create an inward bump.",

@@ -12,11 +12,8 @@ enum CircleSplashDistortion: FilterDefinition {
         reference: "radial streaks: d ≤ r: source = p; d > r: source = c + (p − c)·r/d, d = |p − c|",
         parameters: [
             .inputImage,
-            DistortionGroup.centerParameter,
-            ParameterAttributes(
-                name: "inputRadius", type: .distance, displayName: "Radius",
-                description: "The radius determines how many pixels are used to create the distortion. The larger the radius, the wider the extent of the distortion.",
-                defaultValue: .number(150), identity: .number(0.1), minimum: 0, sliderMinimum: 0, sliderMaximum: 1000),
+            .inputCenter,
+            DistortionGroup.radiusParameter(defaultValue: 150, identity: 0.1, minimum: 0, sliderMaximum: 1000),
         ])
 
     static func outputImage(_ inputs: FilterInputs) -> FilterImage? {

@@ -12,11 +12,8 @@ enum HoleDistortion: FilterDefinition {
         reference: "Medley's area-keeping hole: d > r: source = c + (p − c)·√(d² − r²)/d; d ≤ r: transparent",
         parameters: [
             .inputImage,
-            DistortionGroup.centerParameter,
-            ParameterAttributes(
-                name: "inputRadius", type: .distance, displayName: "Radius",
-                description: "The radius determines how many pixels are used to create the distortion. The larger the radius, the wider the extent of the distortion.",
-                defaultValue: .number(150), identity: .number(0.1), minimum: 0.01, sliderMinimum: 0.01, sliderMaximum: 1000),
+            .inputCenter,
+            DistortionGroup.radiusParameter(defaultValue: 150, identity: 0.1, minimum: 0.01, sliderMaximum: 1000),
         ])
 
     static func outputImage(_ inputs: FilterInputs) -> FilterImage? {

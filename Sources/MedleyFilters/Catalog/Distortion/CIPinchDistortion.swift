@@ -12,11 +12,8 @@ enum PinchDistortion: FilterDefinition {
         reference: "GPUImage's pinch: inside the radius, source = c + (p − c)·(1 + scale·(r − d)/r), d = |p − c|",
         parameters: [
             .inputImage,
-            DistortionGroup.centerParameter,
-            ParameterAttributes(
-                name: "inputRadius", type: .distance, displayName: "Radius",
-                description: "The radius determines how many pixels are used to create the distortion. The larger the radius, the wider the extent of the distortion.",
-                defaultValue: .number(300), minimum: 0, sliderMinimum: 0, sliderMaximum: 1000),
+            .inputCenter,
+            DistortionGroup.radiusParameter(defaultValue: 300, minimum: 0, sliderMaximum: 1000),
             ParameterAttributes(
                 name: "inputScale", type: .scalar, displayName: "Scale",
                 description: "The amount of pinching. A value of 0.0 has no effect. A value of 1.0 is the maximum pinch.",

@@ -12,11 +12,8 @@ enum VortexDistortion: FilterDefinition {
         reference: "a swirl with a cubic falloff (Medley's): inside the radius, source = p rotated about c by angle·((r − d)/r)³, d = |p − c|",
         parameters: [
             .inputImage,
-            DistortionGroup.centerParameter,
-            ParameterAttributes(
-                name: "inputRadius", type: .distance, displayName: "Radius",
-                description: "The radius determines how many pixels are used to create the distortion. The larger the radius, the wider the extent of the distortion.",
-                defaultValue: .number(300), minimum: 0, sliderMinimum: 0, sliderMaximum: 800),
+            .inputCenter,
+            DistortionGroup.radiusParameter(defaultValue: 300, minimum: 0, sliderMaximum: 800),
             ParameterAttributes(
                 name: "inputAngle", type: .angle, displayName: "Angle",
                 description: "The angle (in radians) of the vortex.",
@@ -27,23 +24,7 @@ enum VortexDistortion: FilterDefinition {
         guard let image = inputs.image("inputImage") else { return nil }
         let angle = inputs.number("inputAngle") ?? 56.55, radius = inputs.number("inputRadius") ?? 300
         if angle == 0 || radius == 0 { return image }
-        return DistortionGroup.warp(Map(center: DistortionGroup.center(inputs), radius: radius, angle: angle),
+        return DistortionGroup.warp(DistortionGroup.Swirl(center: DistortionGroup.center(inputs), radius: radius, angle: angle, power: 3),
                                     of: image, name: attributes.name)
-    }
-
-    struct Map: WarpMap {
-        let center: (x: Double, y: Double)
-        let radius: Double
-        let angle: Double
-
-        func source(x: Double, y: Double, inputWidth: Double, inputHeight: Double) -> (x: Double, y: Double)? {
-            let dx = x - center.x, dy = y - center.y
-            let d = (dx * dx + dy * dy).squareRoot()
-            guard d < radius else { return (x, y) }
-            let t = (radius - d) / radius
-            var theta = angle
-            for _ in 0..<3 { theta *= t }
-            return DistortionGroup.rotated(x, y, about: center, by: theta)
-        }
     }
 }

@@ -20,10 +20,35 @@ enum DistortionGroup {
         return (c[0], c[1])
     }
 
-    static let centerParameter = ParameterAttributes(
-        name: "inputCenter", type: .position, displayName: "Center",
-        description: "The center of the effect as x and y pixel coordinates.",
-        defaultValue: .vector([150, 150]))
+    /// `inputRadius` as the distortions declare it (each with its own default, bounds and slider).
+    static func radiusParameter(defaultValue: Double, identity: Double? = nil, minimum: Double,
+                                sliderMaximum: Double) -> ParameterAttributes {
+        ParameterAttributes(
+            name: "inputRadius", type: .distance, displayName: "Radius",
+            description: "The radius determines how many pixels are used to create the distortion. The larger the radius, the wider the extent of the distortion.",
+            defaultValue: .number(defaultValue), identity: identity.map(FilterValue.number), minimum: minimum,
+            sliderMinimum: minimum, sliderMaximum: sliderMaximum)
+    }
+
+    /// A swirl (CITwirlDistortion, CIVortexDistortion): inside the radius, with t = (r − d)/r (d the
+    /// distance from the centre), the output at p shows the input at p rotated about the centre by
+    /// angle·t^power.
+    struct Swirl: WarpMap {
+        let center: (x: Double, y: Double)
+        let radius: Double
+        let angle: Double
+        let power: Int
+
+        func source(x: Double, y: Double, inputWidth: Double, inputHeight: Double) -> (x: Double, y: Double)? {
+            let dx = x - center.x, dy = y - center.y
+            let d = (dx * dx + dy * dy).squareRoot()
+            guard d < radius else { return (x, y) }
+            let t = (radius - d) / radius
+            var theta = angle
+            for _ in 0..<power { theta *= t }
+            return DistortionGroup.rotated(x, y, about: center, by: theta)
+        }
+    }
 
     /// The warp of a distortion: outside its input is transparent.
     static func warp(_ map: WarpMap, of image: FilterImage, name: String) -> FilterImage {

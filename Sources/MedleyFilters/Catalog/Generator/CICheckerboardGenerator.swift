@@ -13,19 +13,13 @@ enum CheckerboardGenerator: FilterDefinition {
         reference: "square waves s of period 2·width from center, ramped over (1 − sharpness) of a cell: t = 0.5 + 0.5·s(x)·s(y); "
             + "out = mix(color1, color0, t) in the working space",
         parameters: [
-            ParameterAttributes(
-                name: "inputCenter", type: .position, displayName: "Center",
-                description: "The center of the effect as x and y pixel coordinates.",
-                defaultValue: .vector([150, 150])),
+            .inputCenter,
         ] + GeneratorGroup.colorParameters("A color to use for the first set of squares.", "A color to use for the second set of squares.") + [
             ParameterAttributes(
                 name: "inputWidth", type: .distance, displayName: "Width",
                 description: "The width of the squares in the pattern.",
                 defaultValue: .number(80), minimum: 0, sliderMinimum: 0, sliderMaximum: 800),
-            ParameterAttributes(
-                name: "inputSharpness", type: .scalar, displayName: "Sharpness",
-                description: "The sharpness of the edges in pattern. The smaller the value, the more blurry the pattern. Values range from 0.0 to 1.0.",
-                defaultValue: .number(1), minimum: 0, maximum: 1, sliderMinimum: 0, sliderMaximum: 1),
+            GeneratorGroup.sharpnessParameter,
         ])
 
     static func outputImage(_ inputs: FilterInputs) -> FilterImage? {

@@ -10,10 +10,7 @@ enum RadialGradient: FilterDefinition {
         summary: "Generates a gradient that varies radially between two circles having the same center.",
         reference: "t = clamp((|p − center| − radius0) / (radius1 − radius0), 0, 1); out = mix(color0, color1, t) in the working space",
         parameters: [
-            ParameterAttributes(
-                name: "inputCenter", type: .position, displayName: "Center",
-                description: "The center of the effect as x and y pixel coordinates.",
-                defaultValue: .vector([150, 150])),
+            .inputCenter,
             ParameterAttributes(
                 name: "inputRadius0", type: .distance, displayName: "Radius 1",
                 description: "The radius of the starting circle to use in the gradient.",

@@ -22,6 +22,12 @@ enum GeneratorGroup {
         .point(operation, of: .constant(.zero))
     }
 
+    /// The patterns' `inputSharpness` (checkerboard, stripes), declared once.
+    static let sharpnessParameter = ParameterAttributes(
+        name: "inputSharpness", type: .scalar, displayName: "Sharpness",
+        description: "The sharpness of the edges in pattern. The smaller the value, the more blurry the pattern. Values range from 0.0 to 1.0.",
+        defaultValue: .number(1), minimum: 0, maximum: 1, sliderMinimum: 0, sliderMaximum: 1)
+
     /// Core Image's `inputColor0` (white) and `inputColor1` (black), declared once.
     static func colorParameters(_ first: String, _ second: String) -> [ParameterAttributes] {
         [ParameterAttributes(name: "inputColor0", type: .color, displayName: "Color 1", description: first,

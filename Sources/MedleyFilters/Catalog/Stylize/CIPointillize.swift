@@ -15,10 +15,7 @@ enum Pointillize: FilterDefinition {
                 name: "inputRadius", type: .distance, displayName: "Radius",
                 description: "The radius of the circles in the resulting pattern.",
                 defaultValue: .number(20), minimum: 1, sliderMinimum: 1, sliderMaximum: 100, limit: .cellSize),
-            ParameterAttributes(
-                name: "inputCenter", type: .position, displayName: "Center",
-                description: "The center of the effect as x and y pixel coordinates.",
-                defaultValue: .vector([150, 150])),
+            .inputCenter,
         ])
 
     static func outputImage(_ inputs: FilterInputs) -> FilterImage? {

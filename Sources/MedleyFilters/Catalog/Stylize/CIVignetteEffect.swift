@@ -15,10 +15,7 @@ enum VignetteEffect: FilterDefinition {
             + "d = distance to inputCenter (origin bottom-left)",
         parameters: [
             .inputImage,
-            ParameterAttributes(
-                name: "inputCenter", type: .position, displayName: "Center",
-                description: "The center of the effect as x and y pixel coordinates.",
-                defaultValue: .vector([150, 150])),
+            .inputCenter,
             ParameterAttributes(
                 name: "inputRadius", type: .distance, displayName: "Radius",
                 description: "The distance from the center of the effect.",
