@@ -19,6 +19,9 @@ let package = Package(
         .systemLibrary(name: "CXXHash", pkgConfig: "libxxhash", providers: [.apt(["libxxhash-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CQREncode", pkgConfig: "libqrencode", providers: [.apt(["libqrencode-dev"])]),
+        // EBU R128 / ITU-R BS.1770 loudness (integrated, range, sample and true peak): the field's reference
+        // implementation, the one ffmpeg's ebur128 filter and beets' replaygain backends agree with.
+        .systemLibrary(name: "CEbur128", pkgConfig: "libebur128", providers: [.apt(["libebur128-dev"])]),
         .systemLibrary(name: "CFFmpeg", pkgConfig: "libavformat",
                        providers: [.apt(["libavformat-dev", "libavcodec-dev", "libswscale-dev", "libswresample-dev"])]),
         // Audio encode/decode, and movie probe, frames and transcodes (libswscale for pictures,
@@ -38,9 +41,9 @@ let package = Package(
         // libyaml adapter: YAML text → a node tree that remembers line and column.
         .target(name: "MedleyYAML", dependencies: ["CYAML"]),
         // Adapters over media C libraries: libvips (images), libsndfile, libsamplerate and FFmpeg (audio, movies),
-        // xxHash (content hashes), libqrencode (QR symbols), and the C library's malloc settings they all allocate through.
+        // xxHash (content hashes), libqrencode (QR symbols), libebur128 (loudness), and the C library's malloc settings they all allocate through.
         .target(name: "MedleyMedia", dependencies: ["CVipsShim", "CFFmpegShim", "CSndfile", "CSamplerate", "CXXHash", "CSystemShim",
-                                                    "CQREncode", "MedleyKernels"]),
+                                                    "CQREncode", "CEbur128", "MedleyKernels"]),
         // SQLite adapter: the run state behind incremental runs and resume.
         .target(name: "MedleyStore", dependencies: ["CSQLite"]),
         // Pipeline model and validation, ingest, templates, scheduler, stages, events.

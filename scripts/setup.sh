@@ -42,6 +42,8 @@ PACKAGES=(
   libqrencode-dev zbar-tools
   # text watermarks and CITextImageGenerator: vips_text draws with fontconfig's fonts (DejaVu Sans is the default)
   fonts-dejavu-core
+  # loudness (EBU R128 integrated, range, true peak) for analyze, normalize and ReplayGain tags
+  libebur128-dev
 )
 
 missing=()

@@ -32,8 +32,8 @@ struct ManifestRecord: Decodable {
 
     /// The manifest's field names, in the order a line lists them.
     enum CodingKeys: String, CodingKey {
-        case job, item, input, status, persistentID, mediaType, output, bytes, error, warnings, duration, metering, analysis,
-             autoAdjust, properties
+        case job, item, input, status, persistentID, mediaType, output, bytes, error, warnings, duration, metering, loudness,
+             normalization, analysis, autoAdjust, properties
     }
 
     /// The job's name.
@@ -63,6 +63,10 @@ struct ManifestRecord: Decodable {
     var meter: Meter? { didSet { metering = meter.map(Metering.init) } }
     /// Seconds of audio written.
     var duration: Double?
+    /// `analyze: [loudness]`: the output's loudness as written (EBU R128).
+    var loudness: LoudnessRecord?
+    /// What a loudness normalization measured and did.
+    var normalization: NormalizationRecord?
     /// What `analyze:` measured of an image as exported (`Analyze/ImageAnalysis.swift`).
     var analysis: ImageAnalysis?
     /// The filters `autoAdjust:` chose for an image, with their parameters.
@@ -98,6 +102,8 @@ struct ManifestRecord: Decodable {
         warnings = (try? c.decodeIfPresent([String].self, forKey: .warnings)) ?? []
         duration = try? c.decodeIfPresent(Double.self, forKey: .duration)
         metering = try? c.decodeIfPresent(Metering.self, forKey: .metering)
+        loudness = try? c.decodeIfPresent(LoudnessRecord.self, forKey: .loudness)
+        normalization = try? c.decodeIfPresent(NormalizationRecord.self, forKey: .normalization)
         analysis = try? c.decodeIfPresent(ImageAnalysis.self, forKey: .analysis)
         autoAdjust = try? c.decodeIfPresent(AutoAdjustment.self, forKey: .autoAdjust)
         if let values = try? c.decodeIfPresent([String: PropertyJSON].self, forKey: .properties) {
@@ -144,6 +150,8 @@ struct ManifestRecord: Decodable {
                 ("averagePower", .array(metering.averagePower.map { .number($0) })),
             ])))
         }
+        if let loudness { fields.append((.loudness, loudness.json)) }
+        if let normalization { fields.append((.normalization, normalization.json)) }
         if let analysis { fields.append((.analysis, analysis.json)) }
         if let autoAdjust { fields.append((.autoAdjust, autoAdjust.json)) }
         if !properties.isEmpty {

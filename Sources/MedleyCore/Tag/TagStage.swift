@@ -33,6 +33,8 @@ public struct TagStage: Sendable {
     public let fromPath: PathPattern?
     public let assignments: [(property: String, value: Assignment)]
     public let artwork: ArtworkAction?
+    /// `replayGain: track | album`: ReplayGain 2.0 values written into every audio output's tags.
+    public var replayGain: ReplayGainTags?
 
     public init(fromPath: PathPattern? = nil, assignments: [(property: String, value: Assignment)] = [],
                 artwork: ArtworkAction? = nil) {

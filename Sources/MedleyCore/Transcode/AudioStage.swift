@@ -7,6 +7,8 @@ import MedleyMedia
 struct AudioStage {
     let settings: TranscodeSettings
     let metering: Bool
+    /// Whether the output's loudness is measured as it is written (`analyze: [loudness]`, ReplayGain tags).
+    var measuresLoudness = false
 
     /// Frames per block: 4096 keeps every buffer small and every call cheap.
     static let blockFrames = 4096
@@ -230,44 +232,115 @@ struct AudioStage {
     struct Outcome {
         /// Per-channel levels, when the job asked for metering.
         var meter: Meter?
+        /// The output's loudness as written, when the job measures it (`measuresLoudness`).
+        var loudness: LoudnessMeasurement?
         var duration: Double
         /// Damaged frames the decoder skipped.
         var damagedFrames = 0
         /// Samples (per channel, counted separately) beyond full scale that the output clipped.
         var clipped = 0
+        /// What the item should hear about its level, trim or fade (a lowered target, a shortened fade).
+        var warnings: [String] = []
     }
 
-    /// Writes the item into `temporaryPath`.
-    func render(_ reader: AudioSource, plan: Plan, to temporaryPath: String) throws -> Outcome {
+    /// What one pass over the stream measures at its end.
+    struct Measures {
+        /// Peak and average power per channel (AVAudioPlayer's metering, peak normalize).
+        var meter = false
+        /// EBU R128 loudness (analyze, loudness normalize, ReplayGain).
+        var loudness = false
+        /// Where sound starts and ends (trims, fades that need the end).
+        var extent = false
+
+        var any: Bool { meter || loudness || extent }
+    }
+
+    /// What one pass over the stream produced.
+    struct Pass {
+        var meter: Meter?
+        var loudness: LoudnessMeasurement?
+        /// The loudness meter itself, for pooling an album's tracks (`LoudnessMeter.integrated(of:)`).
+        var loudnessMeter: LoudnessMeter?
+        /// Frames produced, counted after the pass's steps.
+        var frames = 0
+        var clipped = 0
+    }
+
+    /// Writes the item into `temporaryPath`. `album` is the loudness of the item's album, in album mode.
+    func render(_ reader: AudioSource, plan: Plan, to temporaryPath: String, album: AlbumLoudness? = nil) throws -> Outcome {
         do {
-            var gain = settings.gain.map(Float.init)
-            if let target = settings.normalizePeak {
-                // First pass: the peak of the signal as it will be written (after mixing and resampling).
-                let measured = try stream(reader, plan: plan, gain: 1, writer: nil, measure: true)
-                let peak = measured.meter?.peak.max() ?? 0
-                gain = peak > 0 ? Float(Foundation.pow(10, target / 20)) / peak : 1
+            var warnings: [String] = []
+            // The first pass: what the written pass needs to know of the whole stream before it starts.
+            let needs = firstPassMeasures(album: album)
+            var first: Pass?
+            if needs.any {
+                first = try stream(reader, plan: plan, steps: [], writer: nil, measures: needs)
                 try reader.rewind()
             }
+            let gain = try level(first: first, album: album, warnings: &warnings)
             let writer: AudioSink
             switch plan {
             case .sndfile(let format): writer = try AudioWriter(path: temporaryPath, format: format)
             case .ffmpeg(let format): writer = try FFmpegAudioWriter(path: temporaryPath, format: format)
             }
-            let written = try stream(reader, plan: plan, gain: gain ?? 1, writer: writer, measure: metering)
+            let steps = preLevelSteps(plan, first: first) + levelSteps(plan, gain: gain)
+                + postLevelSteps(plan, first: first, warnings: &warnings)
+            let written = try stream(reader, plan: plan, steps: steps, writer: writer,
+                                     measures: Measures(meter: metering, loudness: measuresLoudness))
             // An output without a frame is no transcode, whatever the header promised.
             guard written.frames > 0 else { throw ItemFailure(.decode, "no audio: the stream decodes to 0 frames") }
             try writer.close()
-            return Outcome(meter: written.meter, duration: Double(written.frames) / Double(plan.sampleRate),
-                           damagedFrames: reader.damagedFrames, clipped: written.clipped)
+            return Outcome(meter: written.meter, loudness: written.loudness,
+                           duration: Double(written.frames) / Double(plan.sampleRate),
+                           damagedFrames: reader.damagedFrames, clipped: written.clipped, warnings: warnings)
         } catch let error as MediaError {
             throw ItemFailure(error)
         }
     }
 
-    /// One pass over the stream; writes when `writer` is given and meters the output when
-    /// `measure` is set (metering costs a look at every sample, so only when asked).
-    private func stream(_ reader: AudioSource, plan: Plan, gain: Float, writer: AudioSink?,
-                        measure: Bool) throws -> (meter: Meter?, frames: Int, clipped: Int) {
+    /// Measures the stream's loudness as it would be written by `plan` (mixed and resampled), without
+    /// writing it: the measurement pass of album mode. The reader is left at its end.
+    func measureLoudness(_ reader: AudioSource, plan: Plan) throws -> Pass {
+        do {
+            return try stream(reader, plan: plan, steps: [], writer: nil, measures: Measures(loudness: true))
+        } catch let error as MediaError {
+            throw ItemFailure(error)
+        }
+    }
+
+    /// What the first pass must measure: the peak for a peak normalize.
+    func firstPassMeasures(album: AlbumLoudness?) -> Measures {
+        Measures(meter: settings.normalizePeak != nil)
+    }
+
+    /// The gain of the written pass: `gain:`, or the one a normalize computes from the first pass.
+    func level(first: Pass?, album: AlbumLoudness?, warnings: inout [String]) throws -> Float {
+        if let target = settings.normalizePeak {
+            let peak = first?.meter?.peak.max() ?? 0
+            return peak > 0 ? Float(Foundation.pow(10, target / 20)) / peak : 1
+        }
+        return settings.gain.map(Float.init) ?? 1
+    }
+
+    /// The steps before the level is set: trims.
+    func preLevelSteps(_ plan: Plan, first: Pass?) -> [AudioProcessor] {
+        []
+    }
+
+    /// The steps that set the level: the gain (of `gain:` or a normalize), and a limiter.
+    func levelSteps(_ plan: Plan, gain: Float) -> [AudioProcessor] {
+        gain == 1 ? [] : [GainProcessor(gain: gain, channels: plan.channels)]
+    }
+
+    /// The steps after the level: fades.
+    func postLevelSteps(_ plan: Plan, first: Pass?, warnings: inout [String]) -> [AudioProcessor] {
+        []
+    }
+
+    /// One pass over the stream: decode → mix → resample → `steps` → measure → write (when
+    /// `writer` is given). Measuring costs a look at every sample, so only what `measures` asks.
+    private func stream(_ reader: AudioSource, plan: Plan, steps: [AudioProcessor], writer: AudioSink?,
+                        measures: Measures) throws -> Pass {
         let inChannels = reader.info.channels, outChannels = plan.channels
         let mixer = inChannels == outChannels ? nil : ChannelMixer.standard(from: inChannels, to: outChannels)
         let resampler = reader.info.sampleRate == plan.sampleRate ? nil
@@ -279,19 +352,22 @@ struct AudioStage {
         let capacity = Int((Double(frames) * (resampler?.ratio ?? 1)).rounded(.up)) + 64
         let resampled = UnsafeMutablePointer<Float>.allocate(capacity: capacity * outChannels)
         defer { input.deallocate(); mixed.deallocate(); resampled.deallocate() }
-        var meter = measure ? Meter(channels: outChannels) : nil
+        var meter = measures.meter ? Meter(channels: outChannels) : nil
+        let loudness = measures.loudness ? try LoudnessMeter(channels: outChannels, sampleRate: plan.sampleRate) : nil
         var produced = 0, clipped = 0
         let counting = writer != nil && Self.clips(plan)
 
-        func emit(_ block: UnsafeMutablePointer<Float>, _ count: Int) throws {
-            guard count > 0 else { return }
-            if gain != 1 { AudioKernels.applyGain(block, count: count * outChannels, gain: gain) }
+        let chain = AudioChain(steps) { block, count in
             meter?.add(block, frames: count)
+            try loudness?.add(block, frames: count)
             if counting {
                 for index in 0..<(count * outChannels) where block[index] > 1 || block[index] < -1 { clipped += 1 }
             }
             produced += count
             try writer?.write(block, frames: count)
+        }
+        func emit(_ block: UnsafeMutablePointer<Float>, _ count: Int) throws {
+            try chain.push(block, count: count)
         }
 
         var decoded = 0
@@ -324,6 +400,7 @@ struct AudioStage {
             }
             if end { break }
         }
+        try chain.finish()
         // A stream that ends before its header says is damaged, even when the decoder stays quiet
         // (libsndfile reads a cut FLAC to the cut). MP3 headers only estimate their length, and
         // MP4 durations include the encoder's priming and padding.
@@ -334,6 +411,6 @@ struct AudioStage {
         if reader.info.frames > 0, decoded < reader.info.frames, exactCount {
             throw ItemFailure(.decode, "truncated: the stream ends after \(decoded) of \(reader.info.frames) frames")
         }
-        return (meter, produced, clipped)
+        return Pass(meter: meter, loudness: try loudness?.measurement(), loudnessMeter: loudness, frames: produced, clipped: clipped)
     }
 }

@@ -32,7 +32,7 @@ enum AudioStep {
     /// Transcodes the stream into its output with the tags as the tag stage left them, then
     /// exports the cover art when `tag.artwork.export` asks.
     static func transcode(_ opened: OpenedItem, reader: AudioSource, tags: MediaTags, _ item: Item, stage: AudioStage,
-                          job: Job, exporter: Exporter, _ entry: inout ManifestRecord) throws {
+                          job: Job, exporter: Exporter, album: AlbumLoudness? = nil, _ entry: inout ManifestRecord) throws {
         var planWarnings: [String] = []
         var plan: AudioStage.Plan?
         // Tags: the input's, as the tag stage left them, carried into the output's own fields.
@@ -50,13 +50,14 @@ enum AudioStep {
             // the output's temporary file (rather than rewriting that into a temporary of its own).
             let encoded = try exporter.output.scratchPath(fileExtension: ext)
             defer { exporter.output.removeScratch(encoded) }
-            outcome = try stage.render(reader, plan: plan, to: encoded.path)
+            outcome = try stage.render(reader, plan: plan, to: encoded.path, album: album)
             dropped = try ItemFailure.converting(.output, context: "cannot write tags") {
                 try TagIO.write(outputTags, from: encoded.path, into: temporary, container: ext)
             }
         }
         guard entry.status != .skipped else { return }
         entry.warnings += planWarnings
+        entry.warnings += outcome?.warnings ?? []
         if let damaged = outcome?.damagedFrames, damaged > 0 {
             entry.warnings.append("skipped \(damaged) damaged frame\(damaged == 1 ? "" : "s"); decoding resumed after each")
         }

@@ -28,6 +28,7 @@ extension TranscodeSettings {
         readPresetName(fields, into: &settings)
         readFormat(fields, into: &settings)
         readLevel(fields, into: &settings)
+        readTrimAndFade(fields, into: &settings)
         readPreset(fields, into: &settings)
         return fields.ok ? settings : nil
     }
@@ -141,7 +142,7 @@ extension TranscodeSettings {
 }
 
 /// The `transcode:` mapping's values by key while it is read, and whether any was wrong.
-private final class TranscodeFields {
+final class TranscodeFields {
     let sink: DiagnosticSink
     var nodes: [String: YAMLNode] = [:]
     private(set) var ok = true

@@ -88,6 +88,12 @@ public struct TranscodeSettings: Sendable, Equatable {
     public var gain: Double?
     /// `normalize: {peak: -1dBFS}`: the peak to scale to, in dBFS.
     public var normalizePeak: Double?
+    /// `normalize: {loudness: -16LUFS, …}` or a preset: loudness normalization (EBU R128).
+    public var loudness: LoudnessNormalization?
+    /// `trim: {silence: -50dB, …}`: leading and trailing silence removed.
+    public var trim: SilenceTrim?
+    /// `fade: {in: 0.5s, out: 2s}`.
+    public var fade: Fade?
     /// `preset: systemSound`: 16-bit linear PCM at the source rate, at most 30 s.
     public var systemSound = false
     /// `videoQuality:` (UIImagePickerController.QualityType names): movies are re-encoded to
@@ -106,7 +112,7 @@ public struct TranscodeSettings: Sendable, Equatable {
     static let keys = ["AVFormatIDKey", "AVSampleRateKey", "AVNumberOfChannelsKey", "AVEncoderAudioQualityKey",
                        "AVSampleRateConverterAudioQualityKey", "AVEncoderBitRateKey", "AVEncoderBitRatePerChannelKey",
                        "AVLinearPCMBitDepthKey", "AVLinearPCMIsFloatKey", "AVLinearPCMIsBigEndianKey",
-                       "preset", "gain", "normalize", "videoQuality", "scalingMode"]
+                       "preset", "gain", "normalize", "trim", "fade", "videoQuality", "scalingMode"]
 
     /// Levels a gain may have: ±120 dB is a factor of a million either way, past the dynamic range
     /// of 24-bit audio (144 dB is the whole of it).

@@ -1,0 +1,51 @@
+import MedleyFilters
+import MedleyMedia
+
+/// A loudness measurement as the manifest, events and report give it: LUFS, LU, dBFS and dBTP to
+/// 0.01; a silent stream has no integrated loudness and no peaks (null).
+struct LoudnessRecord: Codable, Equatable {
+    var integrated: Double?
+    var range: Double
+    var samplePeak: Double?
+    var truePeak: Double?
+
+    init(integrated: Double?, range: Double, samplePeak: Double?, truePeak: Double?) {
+        self.integrated = integrated
+        self.range = range
+        self.samplePeak = samplePeak
+        self.truePeak = truePeak
+    }
+
+    init(_ measurement: LoudnessMeasurement) {
+        func rounded(_ value: Double?) -> Double? { value.map { ($0 * 100).rounded() / 100 } }
+        integrated = rounded(measurement.integrated)
+        range = rounded(measurement.range) ?? 0
+        samplePeak = rounded(measurement.samplePeakDecibels)
+        truePeak = rounded(measurement.truePeakDecibels)
+    }
+
+    var json: JSONValue {
+        func number(_ value: Double?) -> JSONValue { value.map { .number($0) } ?? .null }
+        return .object([("integrated", number(integrated)), ("range", .number(range)),
+                        ("samplePeak", number(samplePeak)), ("truePeak", number(truePeak))])
+    }
+}
+
+/// What `normalize: {loudness: …}` did to an item: the loudness it was measured at (its album's,
+/// in album mode), the target it was brought to, and the gain applied.
+struct NormalizationRecord: Codable, Equatable {
+    /// The loudness the gain was computed from (the item's, or its album's).
+    var measured: LoudnessRecord
+    /// The target reached (lower than asked when the true peak would not allow it).
+    var target: Double
+    /// The gain applied, dB.
+    var gain: Double
+    /// The album's group text, in album mode.
+    var album: String?
+
+    var json: JSONValue {
+        var fields: [(String, JSONValue)] = [("measured", measured.json), ("target", .number(target)), ("gain", .number(gain))]
+        if let album { fields.append(("album", .string(album))) }
+        return .object(fields)
+    }
+}
