@@ -45,9 +45,10 @@ extension TranscodeSettings {
                                  suggestion: DiagnosticSink.didYouMean(text, in: names) ?? "one of \(names.joined(separator: ", "))")
                 }
             }
-            if values["in"] == nil && values["out"] == nil {
+            let allKnown = TranscodeSettings.pairs(of: node)?.count == values.count  // a misspelt key is said already
+            if values["in"] == nil && values["out"] == nil && allKnown {
                 fields.error(node, "fade needs 'in' or 'out'", suggestion: "like {in: 0.5s, out: 2s}")
-            } else if readable && fade.fadeIn == 0 && fade.fadeOut == 0 {
+            } else if allKnown && readable && fade.fadeIn == 0 && fade.fadeOut == 0 {
                 fields.error(node, "fade with in and out both 0 fades nothing", suggestion: "remove 'fade' or give a length, like out: 2s")
             }
             settings.fade = fade
