@@ -302,4 +302,19 @@ final class TrimFadeRunTests: EndToEndCase {
         let start = (first...last).first(where: matches(at:))
         XCTAssertNotNil(start, "no cut within the decoders' tolerance matches sox's decode")
     }
+
+    // MARK: movies
+
+    /// A movie re-encoded by a job that trims and fades: its sound is re-encoded whole (the
+    /// movie path does not edit audio), and the item says so rather than passing it silently.
+    func testAMovieReencodeSaysTheTrimAndFadeWereNotApplied() throws {
+        try FileManager.default.createDirectory(atPath: work + "/clips", withIntermediateDirectories: true)
+        XCTAssertEqual(try Tool.run("ffmpeg", [
+            "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=160x120:rate=25", "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=44100",
+            "-t", "1", "-c:v", "libx264", "-pix_fmt", "yuv420p", "-c:a", "aac", work + "/clips/clip.mp4"]).status, 0)
+        let (result, records) = try run("clips", "videoQuality: typeLow, fade: { out: 0.5s }", name: "{stem}.mp4")
+        XCTAssertEqual(result.status, 0, result.stderr)
+        let warnings = (records.first?["warnings"] as? [String]) ?? []
+        XCTAssertTrue(warnings.contains("trim and fade apply to audio items; this movie's sound was re-encoded without them"), "\(warnings)")
+    }
 }
