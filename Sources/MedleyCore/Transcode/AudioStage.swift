@@ -264,6 +264,8 @@ struct AudioStage {
         /// Frames produced, counted after the pass's steps.
         var frames = 0
         var clipped = 0
+        /// Where sound starts and ends, when the pass measured it (`Measures.extent` with a trim).
+        var extent: SoundExtent?
     }
 
     /// Writes the item into `temporaryPath`. `album` is the loudness of the item's album, in album mode.
@@ -289,6 +291,7 @@ struct AudioStage {
                                      measures: Measures(meter: metering, loudness: measuresLoudness))
             // An output without a frame is no transcode, whatever the header promised.
             guard written.frames > 0 else { throw ItemFailure(.decode, "no audio: the stream decodes to 0 frames") }
+            warnings += editCheck(first: first, written: written, steps: steps)
             try writer.close()
             return Outcome(meter: written.meter, loudness: written.loudness,
                            duration: Double(written.frames) / Double(plan.sampleRate),
@@ -308,9 +311,10 @@ struct AudioStage {
         }
     }
 
-    /// What the first pass must measure: the peak for a peak normalize.
+    /// What the first pass must measure: the peak for a peak normalize; the length and where sound
+    /// starts and ends for a trim or fade.
     func firstPassMeasures(album: AlbumLoudness?) -> Measures {
-        Measures(meter: settings.normalizePeak != nil)
+        Measures(meter: settings.normalizePeak != nil, extent: settings.trim != nil || settings.fade != nil)
     }
 
     /// The gain of the written pass: `gain:`, or the one a normalize computes from the first pass.
@@ -322,9 +326,11 @@ struct AudioStage {
         return settings.gain.map(Float.init) ?? 1
     }
 
-    /// The steps before the level is set: trims.
+    /// The steps before the level is set: trims (by absolute frame position, from the first pass).
     func preLevelSteps(_ plan: Plan, first: Pass?) -> [AudioProcessor] {
-        []
+        guard let first, let step = edit(first: first, rate: plan.sampleRate)?.trimStep(total: first.frames, channels: plan.channels)
+        else { return [] }
+        return [step]
     }
 
     /// The steps that set the level: the gain (of `gain:` or a normalize), and a limiter.
@@ -332,9 +338,12 @@ struct AudioStage {
         gain == 1 ? [] : [GainProcessor(gain: gain, channels: plan.channels)]
     }
 
-    /// The steps after the level: fades.
+    /// The steps after the level: fades (positions counted after the trim). The trim's and the
+    /// fade's warnings are said here, once.
     func postLevelSteps(_ plan: Plan, first: Pass?, warnings: inout [String]) -> [AudioProcessor] {
-        []
+        guard let edit = edit(first: first, rate: plan.sampleRate) else { return [] }
+        warnings += edit.warnings
+        return edit.fadeStep(channels: plan.channels).map { [$0] } ?? []
     }
 
     /// One pass over the stream: decode → mix → resample → `steps` → measure → write (when
@@ -353,12 +362,14 @@ struct AudioStage {
         let resampled = UnsafeMutablePointer<Float>.allocate(capacity: capacity * outChannels)
         defer { input.deallocate(); mixed.deallocate(); resampled.deallocate() }
         var meter = measures.meter ? Meter(channels: outChannels) : nil
+        var extent = measures.extent ? settings.trim.map { SoundExtent(threshold: Float(pow10($0.silence / 20)), channels: outChannels) } : nil
         let loudness = measures.loudness ? try LoudnessMeter(channels: outChannels, sampleRate: plan.sampleRate) : nil
         var produced = 0, clipped = 0
         let counting = writer != nil && Self.clips(plan)
 
         let chain = AudioChain(steps) { block, count in
             meter?.add(block, frames: count)
+            extent?.add(block, frames: count)
             try loudness?.add(block, frames: count)
             if counting {
                 for index in 0..<(count * outChannels) where block[index] > 1 || block[index] < -1 { clipped += 1 }
@@ -411,6 +422,7 @@ struct AudioStage {
         if reader.info.frames > 0, decoded < reader.info.frames, exactCount {
             throw ItemFailure(.decode, "truncated: the stream ends after \(decoded) of \(reader.info.frames) frames")
         }
-        return Pass(meter: meter, loudness: try loudness?.measurement(), loudnessMeter: loudness, frames: produced, clipped: clipped)
+        return Pass(meter: meter, loudness: try loudness?.measurement(), loudnessMeter: loudness, frames: produced, clipped: clipped,
+                    extent: extent)
     }
 }

@@ -51,6 +51,9 @@ enum MovieStep {
                 entry.warnings.append("\(result.damagedFrames) damaged frame(s) in the source, re-encoded as the decoder concealed them")
             }
             for tag in result.tagsNotKept { entry.warnings.append("container tag \(tag); not kept") }
+            if job.transcode?.trim != nil || job.transcode?.fade != nil {
+                entry.warnings.append("trim and fade apply to audio items; this movie's sound was re-encoded without them")
+            }
         }
     }
 }
