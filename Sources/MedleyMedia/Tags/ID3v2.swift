@@ -245,6 +245,11 @@ enum ID3v2 {
                 tags.extra["DATE"] = nil
             }
         }
+        if tags["releaseDate"] == nil, let whole = userText["DATE"], !whole.isEmpty {
+            // A date with no year in front ("Spring 2020"), as ID3v23 writes it.
+            tags["releaseDate"] = whole
+            tags.extra["DATE"] = nil
+        }
         if let data = first["TCON"], let values = textValues(data) {
             let genres = values.flatMap(genreNames).filter { !$0.isEmpty }
             if !genres.isEmpty { tags["genre"] = genres.joined(separator: "; ") }
