@@ -8,7 +8,7 @@ extension SchemaReader {
     static let formats = ["jpeg", "jpg", "png", "webp", "tiff", "heif", "heic", "avif", "jxl", "gif", "same"]
     /// The keys an `export:` mapping may have.
     static let exportKeys = ["to", "format", "quality", "name", "strip", "overwrite", "autoOrient",
-                             "profile", "keepProfile", "background", "lossless", "effort", "subsampling", "bitdepth"]
+                             "profile", "keepProfile", "background", "lossless", "effort", "subsampling", "bitdepth", "id3"]
 
     /// `export:` — the folder, format, quality, name template, strip, overwrite and autoOrient of the job's outputs.
     func export(_ node: YAMLNode) -> ExportStage? {
@@ -76,7 +76,42 @@ extension SchemaReader {
         stage.keepProfile = keepProfile
         stage.background = background
         stage.encoder = encoder
+        if let node = fields["id3"], let version = exportID3(node) { stage.id3 = version }
         return stage
+    }
+}
+
+/// `export.id3`: the ID3 version of the job's audio outputs.
+extension SchemaReader {
+    /// The transcode formats whose outputs carry an ID3 tag: MP3, and the PCM formats written as WAV or AIFF.
+    static let id3Formats: Set<TranscodeSettings.FormatID> = [.mpegLayer3, .linearPCM, .uLaw, .aLaw]
+
+    /// `id3: v2.3 | v2.4` ("2.3" and "2.4" too).
+    func exportID3(_ node: YAMLNode) -> ID3Version? {
+        guard let text = string(node, what: "export.id3") else { return nil }
+        let spelled = text.lowercased().hasPrefix("v") ? text.lowercased() : "v" + text.lowercased()
+        if let version = ID3Version(rawValue: spelled) { return version }
+        let names = ID3Version.allCases.map(\.rawValue)
+        sink.error(node, "export.id3 must be v2.3 or v2.4, not '\(text)'",
+                   suggestion: DiagnosticSink.didYouMean(text, in: names).map { "did you mean '\($0)'?" }
+                       ?? "v2.3 for players that read nothing newer (Windows Explorer, many car stereos), v2.4 (the default) otherwise")
+        return nil
+    }
+
+    /// `export.id3` chooses the tag of transcoded MP3, WAV and AIFF outputs: in a job without a
+    /// transcode stage, or with one whose outputs hold no ID3 tag, it is a mistake.
+    func checkExportID3(exportNode: YAMLNode, transcode: TranscodeSettings?) {
+        guard let node = Self.field("id3", of: exportNode) else { return }
+        guard let transcode else {
+            sink.error(node, "export.id3 chooses the ID3 version of transcoded audio, but this job has no 'transcode'",
+                       suggestion: "remove 'id3', or add 'transcode: { AVFormatIDKey: kAudioFormatMPEGLayer3 }'")
+            return
+        }
+        guard Self.id3Formats.contains(transcode.format) else {
+            sink.error(node, "export.id3: \(transcode.format.rawValue) outputs hold no ID3 tag (only MP3, WAV and AIFF do)",
+                       suggestion: "remove 'id3', or transcode to kAudioFormatMPEGLayer3")
+            return
+        }
     }
 }
 

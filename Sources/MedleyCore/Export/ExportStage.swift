@@ -31,6 +31,8 @@ public struct ExportStage: Sendable {
     public var background: (red: Double, green: Double, blue: Double)?
     /// The saver's format-specific options (lossless, effort, subsampling, bit depth).
     public var encoder = EncoderOptions()
+    /// The ID3 version of transcoded MP3s' tags and WAV/AIFF ID3 chunks (`export.id3`, default v2.4).
+    public var id3 = ID3Version.v2_4
 }
 
 /// `export.profile`.

@@ -167,6 +167,9 @@ struct SchemaReader {
         let watermark = fields["watermark"].flatMap { self.watermark($0, maxPixels: maxPixels ?? ImageStage.defaultMaxPixels) }
 
         let transcode = fields["transcode"].flatMap { TranscodeSettings.read($0, sink: sink) }
+        if let exportNode = fields["export"], fields["transcode"] == nil || transcode != nil {
+            checkExportID3(exportNode: exportNode, transcode: transcode)
+        }
         let analyses = fields["analyze"].map(analyses) ?? AnalysisRequest()
         let metering = analyses.metering != nil
         let autoAdjust = fields["autoAdjust"].flatMap { node in self.autoAdjust(node).map { ($0, node) } }

@@ -38,6 +38,7 @@ enum AudioStep {
         // Tags: the input's, as the tag stage left them, carried into the output's own fields.
         var outcome: AudioStage.Outcome?
         var dropped: [String] = []
+        var converted: [String] = []
         var ext = ""
         try exporter.write(&entry, item.file, ext: stage.defaultExtension, memory: workingMemory, property: { opened[$0] },
                            check: { plan = try stage.plan(for: reader.info, destination: $0, warnings: &planWarnings) }) { temporary, destination in
@@ -51,9 +52,10 @@ enum AudioStep {
             let encoded = try exporter.output.scratchPath(fileExtension: ext)
             defer { exporter.output.removeScratch(encoded) }
             outcome = try stage.render(reader, plan: plan, to: encoded.path, album: album)
-            dropped = try ItemFailure.converting(.output, context: "cannot write tags") {
-                try TagIO.write(outputTags, from: encoded.path, into: temporary, container: ext)
+            let written = try ItemFailure.converting(.output, context: "cannot write tags") {
+                try TagIO.write(outputTags, from: encoded.path, into: temporary, container: ext, id3: job.export?.id3 ?? .v2_4)
             }
+            (dropped, converted) = (written.unsupported, written.converted)
         }
         guard entry.status != .skipped else { return }
         entry.warnings += planWarnings
@@ -63,6 +65,7 @@ enum AudioStep {
         }
         if let clipped = outcome?.clipped, clipped > 0 { entry.warnings.append(AudioStage.clippingWarning(clipped)) }
         entry.warnings += droppedWarnings(dropped, ext: ext)
+        entry.warnings += converted.map { "ID3v2.3: " + $0 }
         if !tags.uncarried.isEmpty {
             entry.warnings.append("tags Medley does not model, not carried into the output: " + tags.uncarried.joined(separator: "; "))
         }

@@ -2,7 +2,7 @@ import Foundation
 
 /// Tags of chunked files: WAV (RIFF, little-endian) and AIFF/AIFF-C (IFF, big-endian).
 ///
-/// Both get an ID3v2.4 chunk ("id3 " in WAV, "ID3 " in AIFF) that holds every key ID3 holds,
+/// Both get an ID3v2.4 (or, when asked, v2.3) chunk ("id3 " in WAV, "ID3 " in AIFF) that holds every key ID3 holds,
 /// because their native text fields hold only a few. Alongside it, for readers that know only
 /// the native fields:
 /// - WAV: a LIST/INFO chunk with INAM title, IART artist, IPRD albumTitle, IGNR genre, ICMT
@@ -126,10 +126,11 @@ enum ChunkTags {
 
     // MARK: Writing
 
-    static func write(_ tags: MediaTags, to file: FileBytes, into output: ReplacementFile, _ flavour: Flavour) throws -> [String] {
+    static func write(_ tags: MediaTags, to file: FileBytes, into output: ReplacementFile, _ flavour: Flavour,
+                      id3 version: ID3Version = .v2_4) throws -> (unsupported: [String], converted: [String]) {
         let (form, found, damage) = try chunks(file, flavour)
         if let damage { throw MediaError(damage) }
-        let (id3, unsupported) = try ID3v2.encode(tags)
+        let (id3, unsupported, converted) = try ID3v2.encode(tags, version: version)
         let values = TagValues.present(tags)
         var native: [UInt8] = []
         switch flavour {
@@ -174,7 +175,7 @@ enum ChunkTags {
             if chunk.size & 1 == 1 { try output.append([0]) }
         }
         try output.append(tagChunk)
-        return unsupported
+        return (unsupported, converted)
     }
 
     /// One chunk: id, size, body, and a pad byte when the body's length is odd.

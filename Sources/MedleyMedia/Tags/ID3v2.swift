@@ -4,10 +4,12 @@
 ///
 /// Mapping: TIT2 title, TPE1 artist, TPE2 albumArtist, TALB albumTitle, TCON genre, TCOM
 /// composer, TIT1 userGrouping (iTunes' GRP1 is read too), TRCK "n/N", TPOS "n/N", TDRC
-/// releaseDate (v2.3 TYER+TDAT read), TBPM, TCMP isCompilation, COMM comments (language "eng",
+/// releaseDate (v2.3 TYER+TDAT+TIME read, refined by TXXX:DATE as ID3v23 writes it), TBPM, TCMP isCompilation, COMM comments (language "eng",
 /// empty description), USLT lyrics, APIC artwork (front cover), PCST (iTunes' podcast flag)
 /// mediaKind podcast. ID3 has no frame for an audiobook or a podcast's title. Other tags: the
 /// standard frames and UFID of ExtraTags' table, TXXX for the rest; several values NUL-separated.
+/// v2.3's XSOA/XSOP/XSOT and XDOR (MusicBrainz's and eyeD3's v2.3 forms of TSOA/TSOP/TSOT and
+/// TDOR) are read as the sort names and ORIGINALDATE. Writing v2.3 is ID3v23's.
 enum ID3v2 {
     /// The keys an ID3v2 tag holds ("mediaKind": music and podcast only).
     static let keys: Set<String> = [
@@ -156,11 +158,15 @@ enum ID3v2 {
     /// The frames (besides ExtraTags' and TXXX, UFID, COMM, USLT, APIC) that reading uses: any other
     /// is named in `MediaTags.uncarried`. v2.3's TIME and TRDA are the time of TDAT's day, TSIZ the
     /// audio's size, TLEN its length (a transcode measures both anew); they describe nothing a tag
-    /// carries. v2.3's TORY is the original release year, read as ORIGINALDATE (v2.4's TDOR).
+    /// carries. v2.3's TORY is the original release year, read as ORIGINALDATE (v2.4's TDOR), and XDOR
+/// the full original date; XSOA, XSOP and XSOT are v2.3's sort names.
     private static let readFrames: Set<String> = [
         "TIT2", "TPE1", "TPE2", "TALB", "TCOM", "TIT1", "TDRC", "TCON", "TRCK", "TPOS", "TBPM", "TCMP", "PCST", "GRP1",
-        "TDRL", "TYER", "TDAT", "TIME", "TRDA", "TSIZ", "TLEN", "TORY",
+        "TDRL", "TYER", "TDAT", "TIME", "TRDA", "TSIZ", "TLEN", "TORY", "XDOR", "XSOA", "XSOP", "XSOT",
     ]
+
+    /// v2.3's sort-name frames (XSOA, XSOP, XSOT) → the fields v2.4's TSOA, TSOP, TSOT hold.
+    static let v23SortFrames = ["XSOA": "ALBUMSORT", "XSOP": "ARTISTSORT", "XSOT": "TITLESORT"]
 
     /// TXXX descriptions read as SPEC §4 keys, not carried as extra tags.
     /// The ffmpeg CLI writes a `comment` as TXXX:comment (its own reader reads it back as the comment).
@@ -218,16 +224,31 @@ enum ID3v2 {
         for (id, field) in ExtraTags.fieldsByID3Frame {
             if let data = first[id], let values = textValues(data)?.filter({ !$0.isEmpty }), !values.isEmpty { tags.extra[field] = values }
         }
-        if tags.extra["ORIGINALDATE"] == nil, let year = text("TORY") { tags.extra["ORIGINALDATE"] = [year] }
+        for (id, field) in v23SortFrames where tags.extra[field] == nil {
+            if let data = first[id], let values = textValues(data)?.filter({ !$0.isEmpty }), !values.isEmpty { tags.extra[field] = values }
+        }
+        if tags.extra["ORIGINALDATE"] == nil, let date = text("XDOR") ?? text("TORY") { tags.extra["ORIGINALDATE"] = [date] }
         if tags["userGrouping"] == nil { tags["userGrouping"] = text("GRP1") }
         if tags["releaseDate"] == nil { tags["releaseDate"] = text("TDRL") }
         if tags["releaseDate"] == nil, let year = text("TYER") {
-            // v2.3 keeps the day and month apart, as "DDMM".
-            if let day = text("TDAT"), day.count == 4, day.allSatisfy(\.isNumber) {
-                tags["releaseDate"] = "\(year)-\(day.suffix(2))-\(day.prefix(2))"
+            // v2.3 keeps the day and month apart, as "DDMM", and the time of day as "HHMM".
+            func digits(_ text: String?) -> String? { text.flatMap { $0.count == 4 && $0.allSatisfy(\.isASCII) && $0.allSatisfy(\.isNumber) ? $0 : nil } }
+            if let day = digits(text("TDAT")) {
+                let time = digits(text("TIME")).map { "T\($0.prefix(2)):\($0.suffix(2))" } ?? ""
+                tags["releaseDate"] = "\(year)-\(day.suffix(2))-\(day.prefix(2))" + time
             } else {
                 tags["releaseDate"] = year
             }
+            // What TYER/TDAT/TIME cannot hold ("2019-11"), ID3v23 writes whole in TXXX:DATE.
+            if let full = userText["DATE"], full.hasPrefix(year) {
+                tags["releaseDate"] = full
+                tags.extra["DATE"] = nil
+            }
+        }
+        if tags["releaseDate"] == nil, let whole = userText["DATE"], !whole.isEmpty {
+            // A date with no year in front ("Spring 2020"), as ID3v23 writes it.
+            tags["releaseDate"] = whole
+            tags.extra["DATE"] = nil
         }
         if let data = first["TCON"], let values = textValues(data) {
             let genres = values.flatMap(genreNames).filter { !$0.isEmpty }
@@ -371,27 +392,32 @@ enum ID3v2 {
 
     // MARK: Writing
 
-    /// An ID3v2.4 tag holding `tags`, and the keys it could not hold (values ID3 has no field
-    /// for, e.g. a non-numeric track number or mediaKind audioBook).
-    static func encode(_ tags: MediaTags) throws -> (tag: [UInt8], unsupported: [String]) {
+    /// One frame to write, before it is laid out for a version: a text frame's values, a TXXX
+    /// (description, values), a COMM or USLT (language "eng", an empty description), the front
+    /// cover, or bytes that read the same in v2.3 and v2.4 (UFID, PCST).
+    enum Frame: Equatable {
+        case text(String, [String])
+        case userText(String, [String])
+        case described(String, String)
+        case picture(Artwork)
+        case binary(String, [UInt8])
+    }
+
+    /// The frames that hold `tags` (v2.4's IDs; ID3v23 maps them), and the keys no frame can
+    /// hold (values ID3 has no field for, e.g. a non-numeric track number or mediaKind audioBook).
+    static func frames(_ tags: MediaTags) -> (frames: [Frame], unsupported: [String]) {
         let values = TagValues.present(tags)
         var unsupported: [String] = []
-        var frames: [UInt8] = []
-        func frame(_ id: String, _ payload: [UInt8]) {
-            frames.append(fourCC: id)
-            frames.append(contentsOf: syncsafeBytes(payload.count))
-            frames.append(contentsOf: [0, 0])
-            frames.append(contentsOf: payload)
-        }
+        var frames: [Frame] = []
         func text(_ id: String, _ value: String?) {
             guard let value else { return }
-            frame(id, [3] + Array(TagValues.clean(value).utf8))
+            frames.append(.text(id, [TagValues.clean(value)]))
         }
-        /// A text frame with every value of `key`, NUL-separated (v2.4).
+        /// A text frame with every value of `key`.
         func texts(_ id: String, _ key: String) {
             let all = tags.all(key)
             guard !all.isEmpty else { return }
-            frame(id, [3] + Array(all.map(TagValues.clean).joined(separator: "\0").utf8))
+            frames.append(.text(id, all.map(TagValues.clean)))
         }
         func pair(_ id: String, _ numberKey: String, _ countKey: String) {
             let number = values[numberKey], count = values[countKey]
@@ -400,13 +426,12 @@ enum ID3v2 {
             let c = TagValues.integer(count, in: 0...Int(Int32.max))
             if number != nil, n == nil { unsupported.append(numberKey) }
             if count != nil, c == nil { unsupported.append(countKey) }
-            guard n != nil || c != nil else { return }
-            text(id, c.map { "\(n ?? 0)/\($0)" } ?? "\(n!)")
+            guard let shown = c.map({ "\(n ?? 0)/\($0)" }) ?? n.map(String.init) else { return }
+            text(id, shown)
         }
         func described(_ id: String, _ value: String?) {
             guard let value else { return }
-            // UTF-8, language "eng", an empty description, the text.
-            frame(id, [3] + Array("eng".utf8) + [0] + Array(TagValues.clean(value).utf8))
+            frames.append(.described(id, TagValues.clean(value)))
         }
         texts("TIT2", "title")
         texts("TPE1", "artist")
@@ -426,31 +451,65 @@ enum ID3v2 {
         }
         switch values["mediaKind"] {
         case nil, "music": break
-        case "podcast": frame("PCST", [0, 0, 0, 1])
+        case "podcast": frames.append(.binary("PCST", [0, 0, 0, 1]))
         default: unsupported.append("mediaKind")
         }
         for (field, list) in tags.extra.sorted(by: { $0.key < $1.key }) {
             let values = list.map(TagValues.clean).filter { !$0.isEmpty }
             guard !values.isEmpty else { continue }
             if let id = ExtraTags.id3Frames[field] {
-                frame(id, [3] + Array(values.joined(separator: "\0").utf8))
+                frames.append(.text(id, values))
             } else if field == "MUSICBRAINZ_TRACKID", values.count == 1, values[0].utf8.count <= 64 {
-                frame("UFID", Array(ExtraTags.musicBrainzOwner.utf8) + [0] + Array(values[0].utf8))
+                frames.append(.binary("UFID", Array(ExtraTags.musicBrainzOwner.utf8) + [0] + Array(values[0].utf8)))
             } else {
-                frame("TXXX", [3] + Array(ExtraTags.userName(field).utf8) + [0] + Array(values.joined(separator: "\0").utf8))
+                frames.append(.userText(TagValues.clean(ExtraTags.userName(field)), values))
             }
         }
         described("COMM", values["comments"])
         described("USLT", values["lyrics"])
-        if let artwork = tags.artwork {
+        if let artwork = tags.artwork { frames.append(.picture(artwork)) }
+        return (frames, unsupported)
+    }
+
+    /// An ID3v2.4 tag holding `tags` with UTF-8 text (several values NUL-separated), and the keys
+    /// it could not hold (see `frames`).
+    static func encode(_ tags: MediaTags) throws -> (tag: [UInt8], unsupported: [String]) {
+        let (frames, unsupported) = frames(tags)
+        var body: [UInt8] = []
+        for frame in frames {
+            let (id, payload): (String, [UInt8])
+            switch frame {
+            case .text(let name, let values): (id, payload) = (name, [3] + Array(values.joined(separator: "\0").utf8))
+            case .userText(let description, let values):
+                (id, payload) = ("TXXX", [3] + Array(description.utf8) + [0] + Array(values.joined(separator: "\0").utf8))
+            case .described(let name, let text): (id, payload) = (name, [3] + Array("eng".utf8) + [0] + Array(text.utf8))
             // UTF-8, MIME type, front cover, an empty description, the image.
-            frame("APIC", [3] + Array(artwork.mimeType.utf8) + [0, 3, 0] + artwork.data)
+            case .picture(let artwork): (id, payload) = ("APIC", [3] + Array(artwork.mimeType.utf8) + [0, 3, 0] + artwork.data)
+            case .binary(let name, let bytes): (id, payload) = (name, bytes)
+            }
+            body.append(fourCC: id)
+            body.append(contentsOf: syncsafeBytes(payload.count))
+            body.append(contentsOf: [0, 0])
+            body.append(contentsOf: payload)
         }
-        guard frames.count < 1 << 28 else { throw MediaError("the tags are larger than ID3v2 allows (256 MB)") }
-        var tag: [UInt8] = [0x49, 0x44, 0x33, 4, 0, 0]
-        tag.append(contentsOf: syncsafeBytes(frames.count))
-        tag.append(contentsOf: frames)
-        return (tag, unsupported)
+        return (try tag(version: 4, body), unsupported)
+    }
+
+    /// A tag of `version` holding `tags`, the keys it cannot hold, and (v2.3) what was written in another form.
+    static func encode(_ tags: MediaTags, version: ID3Version) throws -> (tag: [UInt8], unsupported: [String], converted: [String]) {
+        switch version {
+        case .v2_4:
+            let (tag, unsupported) = try encode(tags)
+            return (tag, unsupported, [])
+        case .v2_3:
+            return try ID3v23.encode(tags)
+        }
+    }
+
+    /// The 10-byte header of version `version` (no flags) in front of `body`.
+    static func tag(version: UInt8, _ body: [UInt8]) throws -> [UInt8] {
+        guard body.count < 1 << 28 else { throw MediaError("the tags are larger than ID3v2 allows (256 MB)") }
+        return [0x49, 0x44, 0x33, version, 0, 0] + syncsafeBytes(body.count) + body
     }
 
     static func syncsafeBytes(_ value: Int) -> [UInt8] {

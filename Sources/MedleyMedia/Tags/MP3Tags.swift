@@ -2,7 +2,7 @@ import Foundation
 
 /// Tags of MPEG audio (.mp3) files: an ID3v2 tag at the start; an APEv2 tag (foobar2000, MP3Gain)
 /// and an ID3v1(.1) tag at the end fill, in that order, the fields the ID3v2 tag lacks. Writing
-/// puts one ID3v2.4 tag in front of the audio frames and drops old ID3v2, ID3v1 and APEv2 tags
+/// puts one ID3v2.4 (or, when asked, v2.3) tag in front of the audio frames and drops old ID3v2, ID3v1 and APEv2 tags
 /// (what they held was read into the tags, so it is written into the ID3v2 tag).
 enum MP3Tags {
     /// The ID3v2 tag's fields, with the APEv2 and ID3v1 tags' where the v2 tag lacks them (as
@@ -91,12 +91,13 @@ enum MP3Tags {
         return tags
     }
 
-    static func write(_ tags: MediaTags, to file: FileBytes, into output: ReplacementFile) throws -> [String] {
+    static func write(_ tags: MediaTags, to file: FileBytes, into output: ReplacementFile,
+                      id3 version: ID3Version = .v2_4) throws -> (unsupported: [String], converted: [String]) {
         let audio = try audioRange(file)
-        let (tag, unsupported) = try ID3v2.encode(tags)
+        let (tag, unsupported, converted) = try ID3v2.encode(tags, version: version)
         try output.append(tag)
         try output.copy(from: file, offset: audio.lowerBound, count: audio.upperBound - audio.lowerBound)
-        return unsupported
+        return (unsupported, converted)
     }
 
     /// The bytes between the leading ID3v2 tags and the trailing APEv2/ID3v1 tags; throws when

@@ -5,8 +5,8 @@ import Foundation
 /// the audio is copied byte for byte, never decoded or remuxed.
 ///
 /// What each container holds (see each format's type for the exact fields):
-/// - m4a/m4b/mp4 (MP4Tags), mp3 (ID3v2.4), wav and aif/aiff (ChunkTags: an ID3v2.4 chunk plus
-///   the native text chunks): every key but `podcastTitle`. ID3 marks only podcasts
+/// - m4a/m4b/mp4 (MP4Tags), mp3 (ID3v2.4, or v2.3 when asked: ID3v23), wav and aif/aiff
+///   (ChunkTags: an ID3v2 chunk of that version plus the native text chunks): every key but `podcastTitle`. ID3 marks only podcasts
 ///   (`mediaKind` audioBook is reported); MP4 marks music, podcast and audioBook.
 /// - flac, ogg, opus (VorbisComments): every key but `podcastTitle` and `mediaKind`.
 /// - caf (CAFTags): title, artist, albumTitle, genre, composer, albumTrackNumber, releaseDate,
@@ -62,6 +62,14 @@ public enum TagIO {
         }
     }
 
+    /// What a write did besides writing: what the container cannot hold (as the other `write`s
+    /// return it) and, for ID3v2.3, each v2.4 form written in another one (a sentence each:
+    /// "TSOP is ID3v2.4's; written as XSOP, v2.3's sort-name frame"), to report per item.
+    public struct WriteReport: Sendable, Equatable {
+        public var unsupported: [String]
+        public var converted: [String]
+    }
+
     /// The MediaTags keys (and "artwork") a container, named by output file extension ("m4a", "mp3", "flac", "ogg", "opus", "wav", "aif"/"aiff", "caf"), can hold.
     public static func supported(container ext: String) -> Set<String> {
         Container(extension: ext)?.keys ?? []
@@ -69,7 +77,14 @@ public enum TagIO {
 
     /// Writes `tags` (and artwork) into the finished, closed file at `path` whose container is `ext`, replacing whatever tags it had; atomically (write a sibling temporary file in the same folder, then rename over `path`; on error remove the temporary and leave `path` untouched). Returns, sorted, what this container cannot hold so the caller can report it per item: MediaTags keys and extra field names (not written), and "key (N values, written joined with "; ")" where it holds one value.
     @discardableResult public static func write(_ tags: MediaTags, toFileAt path: String, container ext: String) throws -> [String] {
-        try write(tags, from: path, into: nil, container: ext)
+        try write(tags, from: path, into: nil, container: ext, id3: .v2_4).unsupported
+    }
+
+    /// `write(_:toFileAt:container:)` with the ID3 version of an .mp3's tag or a WAV's or AIFF's
+    /// ID3 chunk (other containers ignore it).
+    @discardableResult public static func write(_ tags: MediaTags, toFileAt path: String, container ext: String,
+                                                id3 version: ID3Version) throws -> WriteReport {
+        try write(tags, from: path, into: nil, container: ext, id3: version)
     }
 
     /// Writes the file at `source` with `tags` (and artwork) straight into `destination`, an
@@ -77,14 +92,23 @@ public enum TagIO {
     /// temporary file of its own is made; `source` is left as it was. Returns what `write(_:toFileAt:container:)` returns.
     @discardableResult public static func write(_ tags: MediaTags, from source: String, into destination: String,
                                                 container ext: String) throws -> [String] {
-        try write(tags, from: source, into: Optional(destination), container: ext)
+        try write(tags, from: source, into: Optional(destination), container: ext, id3: .v2_4).unsupported
     }
 
-    private static func write(_ tags: MediaTags, from path: String, into destination: String?, container ext: String) throws -> [String] {
+    /// `write(_:from:into:container:)` with the ID3 version of an .mp3's tag or a WAV's or AIFF's
+    /// ID3 chunk (other containers ignore it).
+    @discardableResult public static func write(_ tags: MediaTags, from source: String, into destination: String,
+                                                container ext: String, id3 version: ID3Version) throws -> WriteReport {
+        try write(tags, from: source, into: Optional(destination), container: ext, id3: version)
+    }
+
+    private static func write(_ tags: MediaTags, from path: String, into destination: String?, container ext: String,
+                              id3 version: ID3Version) throws -> WriteReport {
         guard let container = Container(extension: ext) else { throw MediaError("cannot write tags into .\(ext) files") }
         let keys = container.keys
         var unsupported = Set(TagValues.present(tags).keys.filter { !keys.contains($0) && !($0 == "mediaKind" && tags[$0] == "music") })
         if tags.artwork != nil, !keys.contains("artwork") { unsupported.insert("artwork") }
+        var converted: [String] = []
         do {
             // Through a symbolic link to the file itself, so the rename replaces the file, not the link.
             let target = URL(fileURLWithPath: path).resolvingSymlinksInPath().path
@@ -93,11 +117,11 @@ public enum TagIO {
                 let rejected: [String]
                 switch container {
                 case .mp4: rejected = try MP4Tags.write(tags, to: file, into: output)
-                case .mp3: rejected = try MP3Tags.write(tags, to: file, into: output)
+                case .mp3: (rejected, converted) = try MP3Tags.write(tags, to: file, into: output, id3: version)
                 case .flac: rejected = try FLACTags.write(tags, to: file, into: output)
                 case .ogg: rejected = try OggTags.write(tags, to: file, into: output)
-                case .wav: rejected = try ChunkTags.write(tags, to: file, into: output, .wav)
-                case .aiff: rejected = try ChunkTags.write(tags, to: file, into: output, .aiff)
+                case .wav: (rejected, converted) = try ChunkTags.write(tags, to: file, into: output, .wav, id3: version)
+                case .aiff: (rejected, converted) = try ChunkTags.write(tags, to: file, into: output, .aiff, id3: version)
                 case .caf: rejected = try CAFTags.write(tags, to: file, into: output)
                 }
                 unsupported.formUnion(rejected)
@@ -112,7 +136,7 @@ public enum TagIO {
         } catch {
             throw MediaError("cannot write the tags of \(path): \(error.localizedDescription)")
         }
-        return unsupported.sorted()
+        return WriteReport(unsupported: unsupported.sorted(), converted: converted)
     }
 
     /// The container from the file's first bytes, not its name (SPEC §3).
