@@ -62,7 +62,13 @@ enum AudioStep {
             let encoded = try exporter.output.scratchPath(fileExtension: ext)
             defer { exporter.output.removeScratch(encoded) }
             outcome = try stage.render(reader, plan: plan, to: encoded.path, album: album)
-            levelWarnings = ReplayGain.settle(&outputTags, replayGain: job.tag?.replayGain, track: outcome?.loudness, album: album,
+            var track = outcome?.loudness
+            // A perceptual codec changes the level a little (an MP3 of noise measures a few tenths
+            // of a LU below what it was made from): its ReplayGain values come from decoding it.
+            if job.tag?.replayGain != nil, [.mpeg4AAC, .mpegLayer3, .opus].contains(stage.settings.format) {
+                track = try AudioCopyStep.measure(try AudioStage.open(encoded.path, format: ext)).loudness
+            }
+            levelWarnings = ReplayGain.settle(&outputTags, replayGain: job.tag?.replayGain, track: track, album: album,
                                               opus: stage.settings.format == .opus,
                                               levelChange: ReplayGain.levelChange(stage.settings, sourceChannels: reader.info.channels))
             dropped = try ItemFailure.converting(.output, context: "cannot write tags") {
