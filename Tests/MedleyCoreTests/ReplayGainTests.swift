@@ -116,9 +116,13 @@ final class ReplayGainValueTests: XCTestCase {
         XCTAssertEqual(warnings.count, 1)
         XCTAssertTrue(warnings[0].hasPrefix("R128_TRACK_GAIN, REPLAYGAIN_TRACK_GAIN, replaygain_album_gain not carried"), warnings[0])
         var kept = tags
-        XCTAssertEqual(ReplayGain.settle(&kept, replayGain: nil, track: nil, album: nil, opus: false, levelChange: nil).count, 1)
-        XCTAssertEqual(kept.extra["REPLAYGAIN_TRACK_GAIN"], ["+9.00 dB"], "a level kept keeps its values")
-        XCTAssertNil(kept.extra["R128_TRACK_GAIN"], "R128 gains belong to Opus")
+        XCTAssertEqual(ReplayGain.settle(&kept, replayGain: nil, track: nil, album: nil, opus: true, levelChange: nil), [])
+        XCTAssertEqual(kept.extra, tags.extra, "a level kept keeps its values")
+        // Opus with replayGain: only R128 gains, whatever the input had.
+        var opus = tags
+        XCTAssertEqual(ReplayGain.settle(&opus, replayGain: ReplayGainTags(mode: .track), track: measurement(-20), album: nil,
+                                         opus: true, levelChange: nil), [])
+        XCTAssertEqual(opus.extra, ["R128_TRACK_GAIN": ["-768"], "ISRC": ["X"]])  // 256 · (−23 − (−20))
     }
 
     func testWhatChangesTheLevel() {

@@ -96,9 +96,9 @@ enum ReplayGain {
     }
 
     /// Settles the level fields of an output's tags: with `replayGain`, every level field the input
-    /// had is replaced by values computed for this output; without it, fields that no longer
-    /// describe the output (its level changed — `levelChange` says how — or its codec takes the
-    /// other kind: REPLAYGAIN_* in Opus, R128_* outside it) are dropped, with a warning.
+    /// had is replaced by values computed for this output (Opus: R128_* only); without it, fields
+    /// that no longer describe the output (its level changed — `levelChange` says how) are
+    /// dropped, with a warning.
     static func settle(_ tags: inout MediaTags, replayGain: ReplayGainTags?, track: LoudnessMeasurement?,
                        album: AlbumLoudness?, opus: Bool, levelChange: String?) -> [String] {
         let inherited = tags.extra.keys.filter(isLevelField).sorted()
@@ -113,12 +113,10 @@ enum ReplayGain {
             for name in inherited { tags.extra[name] = nil }
             return ["\(inherited.joined(separator: ", ")) not carried: the output's level changed (\(levelChange)), so the input's values would be wrong; add tag: {replayGain: track} to write new ones"]
         }
-        let misplaced = inherited.filter { $0.uppercased().hasPrefix(opus ? "REPLAYGAIN_" : "R128_") }
-        guard !misplaced.isEmpty else { return [] }
-        for name in misplaced { tags.extra[name] = nil }
-        let why = opus ? "Opus takes R128_TRACK_GAIN/R128_ALBUM_GAIN instead (RFC 7845)"
-                       : "R128 gains belong to Opus streams (RFC 7845)"
-        return ["\(misplaced.joined(separator: ", ")) not carried: \(why); add tag: {replayGain: track} to write the output's own"]
+        // The level kept, the values still hold — REPLAYGAIN_* carried into an Opus output too:
+        // its output gain is 0, so they describe the decoded level as before (RFC 7845 asks only
+        // that they not be mixed with R128 gains, which `replayGain` replaces them with).
+        return []
     }
 
     /// How a transcode changes the level of the audio (so the input's level tags no longer hold),
