@@ -207,6 +207,20 @@ final class ReplayGainRunTests: EndToEndCase {
         }
     }
 
+    /// Without `replayGain`, a tag-only job only retags: the stream as it was, the input's level
+    /// tags (ffmpeg wrote them, the level is unchanged) carried, none added.
+    func testATagOnlyJobWithoutReplayGainOnlyRetags() throws {
+        try source("song.mp3", extra: ["-metadata", "REPLAYGAIN_TRACK_GAIN=-3.21 dB"])
+        let result = try run("    tag: { set: { title: \"New {title}\" } }")
+        XCTAssertEqual(result.status, 0, result.stderr)
+        let tags = try mutagenTags(work + "/out/song.mp3")
+        XCTAssertEqual(tags["TIT2"], ["New Pink"])
+        XCTAssertEqual(tags["REPLAYGAIN_TRACK_GAIN"], ["-3.21 dB"])
+        XCTAssertNil(tags["REPLAYGAIN_TRACK_PEAK"])
+        XCTAssertEqual(try decodedMD5(work + "/out/song.mp3"), try decodedMD5(work + "/in/song.mp3"))
+        XCTAssertEqual(try warnings("rg"), [])
+    }
+
     func testATagOnlyJobCannotRenameTheContainer() throws {
         try source("noise.flac")
         let result = try run("    tag: { replayGain: track }", name: "{stem}.mp3")
