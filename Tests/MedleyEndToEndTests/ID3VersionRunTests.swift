@@ -80,7 +80,8 @@ for k in ("TIT2", "TYER", "TDAT", "TXXX:MOOD", "TDRC", "TMOO"):
             ("AVFormatIDKey: kAudioFormatMPEGLayer3", "v2.5", "export.id3 must be v2.3 or v2.4, not 'v2.5'", "did you mean 'v2."),
             ("AVFormatIDKey: kAudioFormatMPEG4AAC", "v2.3", "export.id3: kAudioFormatMPEG4AAC outputs hold no ID3 tag (only MP3, WAV and AIFF do)",
              "remove 'id3', or transcode to kAudioFormatMPEGLayer3"),
-            (nil, "v2.3", "export.id3 chooses the ID3 version of transcoded audio, but this job has no 'transcode'", "remove 'id3'"),
+            (nil, "v2.3", "export.id3 chooses the ID3 version of the audio a job writes, but this job has no 'transcode' or 'tag' stage",
+             "remove 'id3', or add 'tag:'"),
         ]
         for (transcode, id3, message, suggestion) in cases {
             let text = """

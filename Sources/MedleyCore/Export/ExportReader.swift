@@ -98,13 +98,15 @@ extension SchemaReader {
         return nil
     }
 
-    /// `export.id3` chooses the tag of transcoded MP3, WAV and AIFF outputs: in a job without a
-    /// transcode stage, or with one whose outputs hold no ID3 tag, it is a mistake.
-    func checkExportID3(exportNode: YAMLNode, transcode: TranscodeSettings?) {
+    /// `export.id3` chooses the tag of MP3, WAV and AIFF outputs, transcoded or copied with new tags
+    /// (a `tag:` stage without `transcode:`): in a job with neither, or with a transcode whose
+    /// outputs hold no ID3 tag, it is a mistake.
+    func checkExportID3(exportNode: YAMLNode, transcode: TranscodeSettings?, retags: Bool) {
         guard let node = Self.field("id3", of: exportNode) else { return }
         guard let transcode else {
-            sink.error(node, "export.id3 chooses the ID3 version of transcoded audio, but this job has no 'transcode'",
-                       suggestion: "remove 'id3', or add 'transcode: { AVFormatIDKey: kAudioFormatMPEGLayer3 }'")
+            if retags { return }
+            sink.error(node, "export.id3 chooses the ID3 version of the audio a job writes, but this job has no 'transcode' or 'tag' stage",
+                       suggestion: "remove 'id3', or add 'tag:' (copies with new tags) or 'transcode: { AVFormatIDKey: kAudioFormatMPEGLayer3 }'")
             return
         }
         guard Self.id3Formats.contains(transcode.format) else {

@@ -168,7 +168,7 @@ struct SchemaReader {
 
         let transcode = fields["transcode"].flatMap { TranscodeSettings.read($0, sink: sink) }
         if let exportNode = fields["export"], fields["transcode"] == nil || transcode != nil {
-            checkExportID3(exportNode: exportNode, transcode: transcode)
+            checkExportID3(exportNode: exportNode, transcode: transcode, retags: fields["tag"] != nil)
         }
         let analyses = fields["analyze"].map(analyses) ?? AnalysisRequest()
         let metering = analyses.metering != nil
@@ -180,6 +180,11 @@ struct SchemaReader {
 
         let whereClause = fields["where"].flatMap(self.whereClause)
         let tag = fields["tag"].flatMap(self.tag)
+        if tag?.replayGain != nil, fields["export"] == nil, let tagNode = fields["tag"] {
+            sink.error(Self.field("replayGain", of: tagNode) ?? tagNode,
+                       "tag.replayGain writes its values into exported copies, but job '\(name ?? "?")' has no 'export'",
+                       suggestion: "add 'export: { to: out }'")
+        }
         let playlist = fields["playlist"].flatMap { self.playlist($0, exportRoot: export?.to) }
         let report = fields["report"].flatMap { self.report($0, exportRoot: export?.to) } ?? nil
 

@@ -128,7 +128,7 @@ extension PipelineRunner {
             try ImageStep.render(media, header: header, messages: messages, item, stage: stage, exporter: exporter,
                                  threads: vipsThreads, &entry)
         case .audio(let reader, let tags):
-            let stage = try AudioStep.stage(for: reader, format: item.sniffed.format, context.audio)
+            let stage = try AudioStep.stage(for: reader, format: item.sniffed.format, context.audio, job: job)
             entry.properties = media.properties
             try AudioStep.transcode(media, reader: reader, tags: tags, item, stage: stage, job: job,
                                     exporter: exporter, &entry)

@@ -4,12 +4,12 @@ import MedleyYAML
 /// Reading `tag:`: only writable tag properties may be set or read from the path; templates and patterns
 /// are parsed here, and literal values are checked against their property's kind.
 extension SchemaReader {
-    static let tagKeys = ["set", "from_path", "artwork"]
+    static let tagKeys = ["set", "from_path", "artwork", "replayGain"]
 
     func tag(_ node: YAMLNode) -> TagStage? {
         guard let fields = mapping(node, keys: Self.tagKeys, what: "tag") else { return nil }
         if case .mapping(let pairs, _) = node, pairs.isEmpty {
-            sink.error(node, "tag has nothing to do", suggestion: "add 'set:', 'from_path:' or 'artwork:'")
+            sink.error(node, "tag has nothing to do", suggestion: "add 'set:', 'from_path:', 'artwork:' or 'replayGain:'")
             return nil
         }
         var ok = true
@@ -39,7 +39,15 @@ extension SchemaReader {
             artwork = self.artwork(artworkNode)
             if artwork == nil { ok = false }
         }
-        return ok ? TagStage(fromPath: pattern, assignments: assignments, artwork: artwork) : nil
+        var replayGain: ReplayGainTags?
+        if let replayGainNode = fields["replayGain"] {
+            replayGain = self.replayGain(replayGainNode)
+            if replayGain == nil { ok = false }
+        }
+        guard ok else { return nil }
+        var stage = TagStage(fromPath: pattern, assignments: assignments, artwork: artwork)
+        stage.replayGain = replayGain
+        return stage
     }
 
     /// `set: { property: template }`.
@@ -146,5 +154,65 @@ extension SchemaReader {
         sink.error(node, "tag.artwork needs 'export' or 'embed'",
                    suggestion: "write { export: \"{stem}-cover.jpg\" } or { embed: cover.jpg }")
         return nil
+    }
+}
+
+extension SchemaReader {
+    /// `replayGain: track | album`, or `replayGain: {mode: album, group: TEMPLATE}` to say which
+    /// items form an album (default `AlbumGrouping.defaultText`, as `album: true` groups).
+    func replayGain(_ node: YAMLNode) -> ReplayGainTags? {
+        let modes = ReplayGainTags.Mode.allCases.map(\.rawValue).joined(separator: " or ")
+        func mode(_ modeNode: YAMLNode) -> ReplayGainTags.Mode? {
+            guard case .scalar(let text, _, _) = modeNode, !modeNode.isNull else {
+                sink.error(modeNode, "tag.replayGain takes \(modes), found \(modeNode.kindDescription)",
+                           suggestion: "write replayGain: track, or replayGain: album")
+                return nil
+            }
+            guard let mode = ReplayGainTags.Mode(rawValue: text) else {
+                sink.error(modeNode, "tag.replayGain: '\(text)' is not a ReplayGain mode",
+                           suggestion: DiagnosticSink.didYouMean(text, in: ReplayGainTags.Mode.allCases.map(\.rawValue))
+                               ?? "write \(modes)")
+                return nil
+            }
+            return mode
+        }
+        func grouping(_ text: String, at groupNode: YAMLNode?) -> AlbumGrouping? {
+            do {
+                return AlbumGrouping(text: text, template: try NameTemplate(text, knownProperties: ItemProperties.templateNames))
+            } catch let error as TemplateError {
+                if let groupNode {
+                    sink.error(at: Self.mark(in: groupNode, offset: error.offset), "tag.replayGain.group: \(error.message)",
+                               suggestion: error.suggestion.map { "did you mean '{\($0)}'?" })
+                }
+            } catch {
+                if let groupNode { sink.error(groupNode, "tag.replayGain.group: \(error)") }
+            }
+            return nil
+        }
+        if case .mapping = node {
+            guard let fields = mapping(node, keys: ["mode", "group"], what: "tag.replayGain") else { return nil }
+            guard let modeNode = fields["mode"] else {
+                sink.error(node, "tag.replayGain needs 'mode'", suggestion: "write { mode: album, group: \"\(AlbumGrouping.defaultText)\" }")
+                return nil
+            }
+            guard let chosen = mode(modeNode) else { return nil }
+            guard let groupNode = fields["group"] else {
+                return ReplayGainTags(mode: chosen, album: chosen == .album ? grouping(AlbumGrouping.defaultText, at: nil) : nil)
+            }
+            guard chosen == .album else {
+                sink.error(groupNode, "tag.replayGain.group groups albums, but the mode is 'track'",
+                           suggestion: "write mode: album, or remove 'group'")
+                return nil
+            }
+            guard let text = string(groupNode, what: "tag.replayGain.group") else { return nil }
+            guard !text.allSatisfy(\.isWhitespace) else {
+                sink.error(groupNode, "tag.replayGain.group is empty", suggestion: "write a template like \"\(AlbumGrouping.defaultText)\"")
+                return nil
+            }
+            guard let album = grouping(text, at: groupNode) else { return nil }
+            return ReplayGainTags(mode: .album, album: album)
+        }
+        guard let chosen = mode(node) else { return nil }
+        return ReplayGainTags(mode: chosen, album: chosen == .album ? grouping(AlbumGrouping.defaultText, at: nil) : nil)
     }
 }

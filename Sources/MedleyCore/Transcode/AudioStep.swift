@@ -22,17 +22,28 @@ enum AudioStep {
                           properties: properties.values)
     }
 
-    /// The job's transcode stage, if it can take this stream (checked before anything is named).
-    static func stage(for reader: AudioSource, format: String, _ stage: AudioStage?) throws -> AudioStage {
-        guard let stage else { throw ItemFailure(.unsupported, "\(format) audio needs a 'transcode' stage in this job") }
+    /// The job's transcode stage, if it can take this stream (checked before anything is named);
+    /// nil for a job that only tags (`tag:` without `transcode:`), whose audio is copied with new
+    /// tags (`AudioCopyStep`).
+    static func stage(for reader: AudioSource, format: String, _ stage: AudioStage?, job: Job? = nil) throws -> AudioStage? {
+        guard let stage else {
+            if job?.tag != nil { return nil }
+            throw ItemFailure(.unsupported, "\(format) audio needs a 'transcode' stage in this job")
+        }
         try stage.check(reader)
         return stage
     }
 
     /// Transcodes the stream into its output with the tags as the tag stage left them, then
     /// exports the cover art when `tag.artwork.export` asks.
-    static func transcode(_ opened: OpenedItem, reader: AudioSource, tags: MediaTags, _ item: Item, stage: AudioStage,
+    static func transcode(_ opened: OpenedItem, reader: AudioSource, tags: MediaTags, _ item: Item, stage: AudioStage?,
                           job: Job, exporter: Exporter, album: AlbumLoudness? = nil, _ entry: inout ManifestRecord) throws {
+        guard var stage else {
+            return try AudioCopyStep.copy(opened, reader: reader, tags: tags, item, job: job, exporter: exporter, album: album, &entry)
+        }
+        // ReplayGain values are of the output as written: measured as it is encoded.
+        if job.tag?.replayGain != nil { stage.measuresLoudness = true }
+        var levelWarnings: [String] = []
         var planWarnings: [String] = []
         var plan: AudioStage.Plan?
         // Tags: the input's, as the tag stage left them, carried into the output's own fields.
@@ -46,12 +57,21 @@ enum AudioStep {
             ext = (destination as NSString).pathExtension.lowercased()
             var artwork = tags.artwork
             if case .embed(let path)? = job.tag?.artwork { artwork = try CoverArt.artwork(fromFileAt: path) }
-            let outputTags = AudioProperties.tags(from: opened.properties, artwork: artwork, read: tags)
+            var outputTags = AudioProperties.tags(from: opened.properties, artwork: artwork, read: tags)
             // The encoder writes a scratch file; the tag writer copies it, tagged, straight into
             // the output's temporary file (rather than rewriting that into a temporary of its own).
             let encoded = try exporter.output.scratchPath(fileExtension: ext)
             defer { exporter.output.removeScratch(encoded) }
             outcome = try stage.render(reader, plan: plan, to: encoded.path, album: album)
+            var track = outcome?.loudness
+            // A perceptual codec changes the level a little (an MP3 of noise measures a few tenths
+            // of a LU below what it was made from): its ReplayGain values come from decoding it.
+            if job.tag?.replayGain != nil, [.mpeg4AAC, .mpegLayer3, .opus].contains(stage.settings.format) {
+                track = try AudioCopyStep.measure(try AudioStage.open(encoded.path, format: ext)).loudness
+            }
+            levelWarnings = ReplayGain.settle(&outputTags, replayGain: job.tag?.replayGain, track: track, album: album,
+                                              opus: stage.settings.format == .opus,
+                                              levelChange: ReplayGain.levelChange(stage.settings, sourceChannels: reader.info.channels))
             let written = try ItemFailure.converting(.output, context: "cannot write tags") {
                 try TagIO.write(outputTags, from: encoded.path, into: temporary, container: ext, id3: job.export?.id3 ?? .v2_4)
             }
@@ -60,6 +80,7 @@ enum AudioStep {
         guard entry.status != .skipped else { return }
         entry.warnings += planWarnings
         entry.warnings += outcome?.warnings ?? []
+        entry.warnings += levelWarnings
         if let damaged = outcome?.damagedFrames, damaged > 0 {
             entry.warnings.append("skipped \(damaged) damaged frame\(damaged == 1 ? "" : "s"); decoding resumed after each")
         }

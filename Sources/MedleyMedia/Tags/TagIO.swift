@@ -111,7 +111,9 @@ public enum TagIO {
         var converted: [String] = []
         do {
             // Through a symbolic link to the file itself, so the rename replaces the file, not the link.
-            let target = URL(fileURLWithPath: path).resolvingSymlinksInPath().path
+            // A copy into `destination` reads `path` as given: an item's checked `/proc/self/fd/N`
+            // must stay the open file, not become a name that could be swapped since.
+            let target = destination == nil ? URL(fileURLWithPath: path).resolvingSymlinksInPath().path : path
             let file = try FileBytes(path: target)
             let fill = { (output: ReplacementFile) throws in
                 let rejected: [String]

@@ -1,0 +1,95 @@
+import Foundation
+import MedleyMedia
+
+/// The audio output of a job that tags but does not transcode (`tag:` without `transcode:`): the
+/// input's stream copied byte for byte, in its own container, with the tags as the tag stage left
+/// them — and, with `tag.replayGain`, the ReplayGain values of that very stream, measured by one
+/// decode pass (nothing is re-encoded, so the values are exact for the copy).
+enum AudioCopyStep {
+    /// The tag writer's container family of an extension (files of one family can be named
+    /// with any of its extensions: .ogg, .oga and .opus are all Ogg).
+    static func family(_ ext: String) -> String? {
+        switch ext.lowercased() {
+        case "m4a", "m4b", "m4p", "m4r", "mp4": return "mp4"
+        case "mp3": return "mp3"
+        case "flac": return "flac"
+        case "ogg", "oga", "opus": return "ogg"
+        case "wav", "wave": return "wav"
+        case "aif", "aiff", "aifc": return "aiff"
+        case "caf": return "caf"
+        default: return nil
+        }
+    }
+
+    /// Measures the stream's loudness as decoded, at its own rate and channels (no mix, no
+    /// resample): what a player of the copy hears. The reader is left at its end.
+    static func measure(_ reader: AudioSource) throws -> AudioStage.Pass {
+        let info = reader.info
+        let stage = AudioStage(settings: TranscodeSettings(), metering: false)
+        let plan = AudioStage.Plan.sndfile(AudioOutputFormat(container: .wav, encoding: .float(bits: 32),
+                                                             sampleRate: info.sampleRate, channels: info.channels))
+        return try stage.measureLoudness(reader, plan: plan)
+    }
+
+    /// Copies the item's stream with its new tags into its export. `album` is the loudness of the
+    /// item's album (ReplayGain album mode).
+    static func copy(_ opened: OpenedItem, reader: AudioSource, tags: MediaTags, _ item: Item, job: Job, exporter: Exporter,
+                     album: AlbumLoudness?, _ entry: inout ManifestRecord) throws {
+        let format = item.sniffed.format
+        let sourceExt = (item.file.path as NSString).pathExtension.lowercased()
+        guard let container = family(format) ?? family(sourceExt) else {
+            throw ItemFailure(.unsupported, "\(format) audio cannot take new tags without re-encoding; add a 'transcode' stage")
+        }
+        // `{ext}` is the input's own extension when it names this container, else the format's.
+        let ext = family(sourceExt) == container ? sourceExt : format
+        let opus = format == "opus"
+        var measured: AudioStage.Pass?
+        var warnings: [String] = []
+        var dropped: [String] = []
+        var converted: [String] = []
+        var written = ""
+        try exporter.write(&entry, item.file, ext: ext, memory: AudioStep.workingMemory, property: { opened[$0] },
+                           check: { destination in
+            let named = (destination as NSString).pathExtension.lowercased()
+            guard family(named) == container else {
+                throw ItemFailure(.unsupported, "the job copies the audio without re-encoding (no 'transcode' stage), so its "
+                                  + "\(format) stream cannot become .\(named); name the output .\(ext) or add a 'transcode' stage")
+            }
+        }) { temporary, destination in
+            written = (destination as NSString).pathExtension.lowercased()
+            var artwork = tags.artwork
+            if case .embed(let path)? = job.tag?.artwork { artwork = try CoverArt.artwork(fromFileAt: path) }
+            var outputTags = AudioProperties.tags(from: opened.properties, artwork: artwork, read: tags)
+            if let replayGain = job.tag?.replayGain {
+                let pass = try measure(reader)
+                measured = pass
+                guard pass.frames > 0 else { throw ItemFailure(.decode, "no audio: the stream decodes to 0 frames") }
+                warnings += ReplayGain.settle(&outputTags, replayGain: replayGain, track: pass.loudness, album: album,
+                                              opus: opus, levelChange: nil)
+            }
+            let report = try ItemFailure.converting(.output, context: "cannot write tags") {
+                try TagIO.write(outputTags, from: item.source, into: temporary, container: written, id3: job.export?.id3 ?? .v2_4)
+            }
+            dropped = report.unsupported
+            converted = report.converted
+        }
+        guard entry.status != .skipped else { return }
+        entry.warnings += warnings
+        if reader.damagedFrames > 0 {
+            entry.warnings.append("skipped \(reader.damagedFrames) damaged frame\(reader.damagedFrames == 1 ? "" : "s") while measuring; the copy keeps them as they are")
+        }
+        entry.warnings += AudioStep.droppedWarnings(dropped, ext: written)
+        entry.warnings += converted.map { "ID3v2.3: " + $0 }
+        if !tags.uncarried.isEmpty {
+            entry.warnings.append("tags Medley does not model, not carried into the output: " + tags.uncarried.joined(separator: "; "))
+        }
+        if let measured, reader.info.sampleRate > 0 {
+            entry.duration = Double(measured.frames) / Double(reader.info.sampleRate)
+        } else if reader.info.frames > 0 {
+            entry.duration = reader.info.duration
+        }
+        if case .export(let template)? = job.tag?.artwork, let artwork = tags.artwork {
+            try CoverArt.export(artwork, template: template, for: item.file, exporter: exporter) { opened[$0] }
+        }
+    }
+}
