@@ -49,7 +49,10 @@ final class AlbumIndex: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         guard let group = groups[input] else { return nil }
-        return Membership(group: group, loudness: values[group], warnings: notes[group] ?? [])
+        let loudness = values[group]
+        var warnings = notes[group] ?? []
+        if loudness == nil, warnings.isEmpty { warnings = ["the loudness of album '\(group)' is unknown"] }
+        return Membership(group: group, loudness: loudness, warnings: warnings)
     }
 
     /// The album value by its group text.
@@ -218,7 +221,11 @@ extension PipelineRunner {
         }
         let lock = NSLock()
         var pending: [String: Pending] = [:]
-        for member in queue { pending[member.group, default: Pending(remaining: 0)].remaining += 1 }
+        for member in queue {
+            let album = pending[member.group] ?? Pending(remaining: 0)
+            album.remaining += 1
+            pending[member.group] = album
+        }
         var measured = 0
         scheduler.run(queue) { [self] member in
             var meter: LoudnessMeter?
