@@ -372,24 +372,108 @@ final class AlbumPassTests: EndToEndCase {
         try assertOutputs(match: reference)
     }
 
-    /// Three albums of two tracks.
-    func interruptedFixture() throws -> String {
-        for a in 0..<3 {
+    /// `albums` albums of `tracks` tracks.
+    func interruptedFixture(albums: Int = 3, tracks: Int = 2, seconds: Double = 2) throws -> String {
+        for a in 0..<albums {
             let tags = ["ALBUM": "Album \(a)", "ALBUMARTIST": "Q"]
-            try track("\(a)-1.flac", seconds: 2, volume: 0.3 / Double(a + 1), tags: tags)
-            try track("\(a)-2.flac", seconds: 2, volume: 0.05, tags: tags)
+            for t in 1...tracks {
+                try track("\(a)-\(t).flac", seconds: seconds, volume: t == 1 ? 0.3 / Double(a + 1) : 0.1, tags: tags)
+            }
         }
         return try albumPipeline()
     }
 
     /// The manifest's album values of a clean run into a scratch export, then that export removed.
-    func uninterruptedReference(_ path: String) throws -> [String: String] {
+    func uninterruptedReference(_ path: String, items: Int = 6) throws -> [String: String] {
         XCTAssertEqual(try run(path).failed, 0)
         let reference = try manifest().mapValues { try JSONSerialization.data(withJSONObject: try album(of: $0), options: .sortedKeys) }
             .mapValues { String(decoding: $0, as: UTF8.self) }
         try FileManager.default.removeItem(atPath: work + "/out")
-        XCTAssertEqual(reference.count, 6)
+        XCTAssertEqual(reference.count, items)
         return reference
+    }
+
+    /// Killed (SIGKILL) during the album pass, after its first album, then run again: every
+    /// output as an uninterrupted run leaves it, the album measured before the kill not measured again.
+    func testARunKilledDuringTheAlbumPassEndsCorrectWhenRunAgain() throws {
+        let path = try interruptedFixture(albums: 4, tracks: 3, seconds: 1)
+        let reference = try uninterruptedReference(path, items: 12)
+        try runKilled(path, atThe: 1, "albumMeasured")
+        let again = work + "/again.jsonl"
+        XCTAssertEqual(try run(path, events: again).failed, 0)
+        let measured = try events(again).filter { $0["event"] as? String == "albumMeasured" }
+        XCTAssertEqual(measured.count, 4)
+        XCTAssertGreaterThanOrEqual(measured.filter { $0["reused"] as? Bool == true }.count, 1, "the album saved before the kill")
+        try assertOutputs(match: reference)
+    }
+
+    /// Killed during the write pass, after its second output, then run again: nothing measured
+    /// again, the outputs finished before the kill kept, the rest written, none half-written.
+    func testARunKilledDuringTheWritePassEndsCorrectWhenRunAgain() throws {
+        let path = try interruptedFixture(albums: 4, tracks: 3, seconds: 1)
+        let reference = try uninterruptedReference(path, items: 12)
+        try runKilled(path, atThe: 2, "itemFinished")
+        let again = work + "/again.jsonl"
+        XCTAssertEqual(try run(path, events: again).failed, 0)
+        let log = try events(again)
+        let measured = log.filter { $0["event"] as? String == "albumMeasured" }
+        XCTAssertEqual(measured.count, 4)
+        XCTAssertTrue(measured.allSatisfy { $0["reused"] as? Bool == true }, "every album was saved before the first write")
+        XCTAssertGreaterThanOrEqual(log.filter { $0["event"] as? String == "itemSkipped" }.count, 2)
+        try assertOutputs(match: reference)
+    }
+
+    /// The child process of the kill tests: this test bundle again, running only this method,
+    /// which runs the pipeline `MEDLEY_ALBUM_CHILD` names in album mode with its events on
+    /// standard output. Skipped when run any other way.
+    func testChildRunOfTheKillTests() throws {
+        guard let path = ProcessInfo.processInfo.environment["MEDLEY_ALBUM_CHILD"] else {
+            throw XCTSkip("the kill tests' child process; runs only when they start it")
+        }
+        try run(path, events: "-", concurrency: 1)
+    }
+
+    /// Starts `testChildRunOfTheKillTests` in a process of its own, its events through a pipe of one
+    /// page, and kills it (SIGKILL) when the `count`-th `event` arrives. The fixtures leave more than
+    /// a page of events after that point, so the child is still running (blocked on the pipe)
+    /// when it is killed, whatever the machine's speed.
+    func runKilled(_ path: String, atThe count: Int, _ event: String) throws {
+        let bundle = [CommandLine.arguments.first ?? "", Tool.packageRoot + "/.build/debug/MedleyPackageTests.xctest"]
+            .first { $0.hasSuffix(".xctest") && FileManager.default.isExecutableFile(atPath: $0) }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: try XCTUnwrap(bundle, "the test bundle"))
+        process.arguments = ["MedleyEndToEndTests.AlbumPassTests/testChildRunOfTheKillTests"]
+        process.environment = ProcessInfo.processInfo.environment.merging(["MEDLEY_ALBUM_CHILD": path]) { $1 }
+        let events = Pipe()
+        process.standardOutput = events
+        process.standardError = FileHandle.nullDevice
+        let pageSize = fcntl(events.fileHandleForWriting.fileDescriptor, 1031, 4096)  // F_SETPIPE_SZ
+        XCTAssertGreaterThan(pageSize, 0)
+        try process.run()
+        try? events.fileHandleForWriting.close()
+        var buffer = Data(), seen = 0, killed = false
+        reading: while true {
+            let chunk = events.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            buffer.append(chunk)
+            while let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
+                let line = String(decoding: buffer[buffer.startIndex..<newline], as: UTF8.self)
+                buffer = Data(buffer[buffer.index(after: newline)...])
+                XCTAssertFalse(line.contains("\"jobFinished\""), "the child finished before the kill")
+                if line.hasPrefix("{"), line.contains("\"\(event)\"") {
+                    seen += 1
+                    if seen == count {
+                        kill(process.processIdentifier, SIGKILL)
+                        killed = true
+                        break reading
+                    }
+                }
+            }
+        }
+        process.waitUntilExit()
+        XCTAssertTrue(killed, "no \(count) \(event) events")
+        XCTAssertEqual(process.terminationReason, .uncaughtSignal)
+        XCTAssertEqual(process.terminationStatus, SIGKILL)
     }
 
     /// Every item succeeded (or was kept unchanged) with the album values of the clean run, and its
