@@ -205,6 +205,27 @@ final class AlbumPassTests: EndToEndCase {
         XCTAssertGreaterThan(abs(expectedOne - expectedTwo), 1, "the fixture's albums differ")
     }
 
+    /// A track that cannot be decoded (cut in half) is left out of its album's loudness, which each
+    /// of the album's other tracks says; the track itself fails in the write pass, with its reason.
+    func testATrackThatCannotBeMeasuredIsLeftOutOfItsAlbumAndSaidSo() throws {
+        let tags = ["ALBUM": "Cut", "ALBUMARTIST": "W"]
+        let good = [try track("1.flac", volume: 0.3, tags: tags), try track("2.flac", volume: 0.2, tags: tags)]
+        let cut = try track("3.flac", seconds: 4, volume: 0.5, tags: tags)
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: cut))
+        try bytes.prefix(bytes.count / 2).write(to: URL(fileURLWithPath: cut))
+        XCTAssertEqual(try run(try albumPipeline()).failed, 1)
+        let records = try manifest()
+        XCTAssertEqual(records["3.flac"]?["status"] as? String, "failed")
+        let expected = try pooledLoudness(good)
+        for item in ["1.flac", "2.flac"] {
+            let album = try album(of: records[item])
+            XCTAssertEqual(album["tracks"] as? Double, 2, item)
+            XCTAssertEqual(try XCTUnwrap(album["integrated"] as? Double), expected, accuracy: Self.loudnessTolerance, item)
+            let warnings = (records[item]?["warnings"] as? [String] ?? []).joined(separator: "\n")
+            XCTAssertTrue(warnings.contains("album loudness measured without 3.flac"), "\(item): \(warnings)")
+        }
+    }
+
     /// `where` and the tag stage shape albums as they shape the write pass: a track `where` leaves
     /// out is no member, and a group set by the tag stage counts.
     func testWhereAndTheTagStageDecideMembership() throws {
