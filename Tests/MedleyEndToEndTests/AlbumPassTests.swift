@@ -226,6 +226,28 @@ final class AlbumPassTests: EndToEndCase {
         }
     }
 
+    /// A dry run writes nothing, so it measures nothing new; after a real run it lists the albums
+    /// the run state knows and every track as unchanged.
+    func testADryRunMeasuresNothingAndReadsTheAlbumsItKnows() throws {
+        let tags = ["ALBUM": "Dry", "ALBUMARTIST": "V"]
+        try track("1.flac", volume: 0.3, tags: tags)
+        try track("2.flac", volume: 0.2, tags: tags)
+        let path = try albumPipeline()
+        func dryRun(_ events: String) throws -> RunSummary {
+            var settings = options(nil, events, 2)
+            settings.dryRun = true
+            return try PipelineRunner(pipeline: try albumMode(path, grouping: AlbumGrouping.defaultText), options: settings).run()
+        }
+        XCTAssertEqual(try dryRun(work + "/dry.jsonl").failed, 0)
+        XCTAssertEqual(try events(work + "/dry.jsonl").filter { $0["event"] as? String == "albumMeasured" }.count, 0)
+        XCTAssertEqual(Tool.files(under: work + "/out").filter { $0.hasSuffix(".flac") }, [])
+        XCTAssertEqual(try run(path).failed, 0)
+        let summary = try dryRun(work + "/dry2.jsonl")
+        let log = try events(work + "/dry2.jsonl")
+        XCTAssertEqual(log.filter { $0["event"] as? String == "albumMeasured" }.map { $0["reused"] as? Bool }, [true])
+        XCTAssertEqual(summary.jobs.first?.counts.unchanged, 2)
+    }
+
     /// `where` and the tag stage shape albums as they shape the write pass: a track `where` leaves
     /// out is no member, and a group set by the tag stage counts.
     func testWhereAndTheTagStageDecideMembership() throws {
