@@ -19,9 +19,11 @@ import MedleyStore
 /// the hash of the group text), never a track without its album.
 ///
 /// Memory: one small `AlbumMember` per audio file of the ingest (its path and group), and the
-/// loudness meters of the albums being measured — tracks are measured in album order, so at most
-/// `concurrency + 1` albums hold meters at once (libebur128 keeps roughly 0.3 KB per second of
-/// audio for gating and loudness range: a 1-hour album ≈ 1 MB).
+/// loudness meters of the albums being measured, each track's kept until its album is complete.
+/// Tracks are measured in album order, so at most `concurrency + 1` albums hold meters at once.
+/// Measured with glibc's mallinfo2 at 48 kHz stereo, a meter without loudness range (integrated
+/// and true peak) takes 1.06 MB when made plus 76 KB per 4 minutes of gating blocks (with loudness
+/// range: 3.0 MB), so a 20-track album of 4-minute songs holds about 23 MB.
 final class AlbumIndex: @unchecked Sendable {
     // @unchecked: the album values are set by the pass (under `lock`) and only read afterwards.
     private let lock = NSLock()
