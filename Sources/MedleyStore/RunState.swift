@@ -36,6 +36,30 @@ public struct StateRow: Sendable, Equatable {
     }
 }
 
+/// An album's loudness as the run state keeps it: measured once for one list of members (`key`,
+/// their fingerprint), so an unchanged album is not measured again.
+public struct AlbumRow: Sendable, Equatable {
+    /// The fingerprint of the album's members and the settings they were measured with.
+    public var key: String
+    /// The album's group text.
+    public var album: String
+    /// Integrated loudness, LUFS (nil: silent).
+    public var integrated: Double?
+    /// The highest sample and true peak, linear.
+    public var samplePeak: Double
+    public var truePeak: Double
+    public var tracks: Int
+
+    public init(key: String, album: String, integrated: Double?, samplePeak: Double, truePeak: Double, tracks: Int) {
+        self.key = key
+        self.album = album
+        self.integrated = integrated
+        self.samplePeak = samplePeak
+        self.truePeak = truePeak
+        self.tracks = tracks
+    }
+}
+
 /// Problems with the state database, each with SQLite's own words.
 public enum StateError: Error, CustomStringConvertible {
     /// The database cannot be opened (or created) at `path`.
@@ -70,6 +94,7 @@ public final class RunState: @unchecked Sendable {
     private let lock = NSLock()
     private var upsert: OpaquePointer?
     private var lookup: OpaquePointer?
+    private var albumLookup: OpaquePointer?
     public let path: String
 
     /// Opens (or creates) the database at `path`, which must name no symbolic link anywhere
@@ -106,6 +131,11 @@ public final class RunState: @unchecked Sendable {
                 output TEXT, output_size INTEGER, record TEXT NOT NULL, updated REAL NOT NULL,
                 PRIMARY KEY (job, input)
             ) WITHOUT ROWID;
+            CREATE TABLE IF NOT EXISTS albums (
+                job TEXT NOT NULL, key TEXT NOT NULL, album TEXT NOT NULL, integrated REAL,
+                sample_peak REAL NOT NULL, true_peak REAL NOT NULL, tracks INTEGER NOT NULL, updated REAL NOT NULL,
+                PRIMARY KEY (job, key)
+            ) WITHOUT ROWID;
             """)
         upsert = try prepare("""
             INSERT INTO items (job, input, size, mtime_ns, content_hash, kind, settings_hash, status, output,
@@ -117,6 +147,7 @@ public final class RunState: @unchecked Sendable {
     }
 
     deinit {
+        sqlite3_finalize(albumLookup)
         sqlite3_finalize(upsert)
         sqlite3_finalize(lookup)
         sqlite3_close(db)
@@ -176,6 +207,51 @@ public final class RunState: @unchecked Sendable {
         guard sqlite3_step(upsert) == SQLITE_DONE else {
             throw StateError.cannotWrite(path: path, reason: message)
         }
+    }
+
+    /// The album measured under `key` (its members' fingerprint) by an earlier run, or nil. A run
+    /// state made before albums were kept has no such table: nothing is known (nil), never an error.
+    public func album(job: String, key: String) -> AlbumRow? {
+        lock.lock()
+        defer { lock.unlock() }
+        if albumLookup == nil {
+            albumLookup = try? prepare("""
+                SELECT album, integrated, sample_peak, true_peak, tracks FROM albums WHERE job = ?1 AND key = ?2
+                """)
+        }
+        guard let statement = albumLookup else { return nil }
+        sqlite3_reset(statement)
+        sqlite3_clear_bindings(statement)
+        bind(statement, 1, job)
+        bind(statement, 2, key)
+        // Reset once read, so the statement holds no read transaction open.
+        defer { sqlite3_reset(statement) }
+        guard sqlite3_step(statement) == SQLITE_ROW else { return nil }
+        return AlbumRow(key: key, album: text(statement, 0) ?? "",
+                        integrated: sqlite3_column_type(statement, 1) == SQLITE_NULL ? nil : sqlite3_column_double(statement, 1),
+                        samplePeak: sqlite3_column_double(statement, 2), truePeak: sqlite3_column_double(statement, 3),
+                        tracks: Int(sqlite3_column_int64(statement, 4)))
+    }
+
+    /// Inserts or replaces an album's measurement, committed before it returns.
+    public func saveAlbum(job: String, _ row: AlbumRow) throws {
+        lock.lock()
+        defer { lock.unlock() }
+        guard upsert != nil else { throw StateError.closed(readOnly: true) }
+        let statement = try prepare("""
+            INSERT OR REPLACE INTO albums (job, key, album, integrated, sample_peak, true_peak, tracks, updated)
+            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
+            """)
+        defer { sqlite3_finalize(statement) }
+        bind(statement, 1, job)
+        bind(statement, 2, row.key)
+        bind(statement, 3, row.album)
+        if let integrated = row.integrated { sqlite3_bind_double(statement, 4, integrated) } else { sqlite3_bind_null(statement, 4) }
+        sqlite3_bind_double(statement, 5, row.samplePeak)
+        sqlite3_bind_double(statement, 6, row.truePeak)
+        sqlite3_bind_int64(statement, 7, Int64(row.tracks))
+        sqlite3_bind_double(statement, 8, Date().timeIntervalSince1970)
+        guard sqlite3_step(statement) == SQLITE_DONE else { throw StateError.cannotWrite(path: path, reason: message) }
     }
 
     /// Writes the WAL back into the database file (at the end of a job).

@@ -22,7 +22,7 @@ public struct Job: Sendable {
     public let workingSpace: Transfer
     public let export: ExportStage?
     /// Audio items: the AVAudioRecorder settings to write them with.
-    public let transcode: TranscodeSettings?
+    public internal(set) var transcode: TranscodeSettings?
     /// `analyze: [metering]`: measure peak and average power per channel of every audio item.
     public let metering: Bool
     /// `limits.maxPixels`: images whose header claims more pixels fail before decoding (nil: the default).

@@ -13,6 +13,8 @@ public enum RunEvent: Sendable {
     /// `milliseconds`: time spent on the item before it failed (nil when not timed).
     case itemFailed(job: String, input: String, error: String, milliseconds: Double?)
     case jobFinished(job: String, counts: JobCounts, seconds: Double)
+    /// Album mode: an album's loudness, measured now or (`reused`) known from the last run.
+    case albumMeasured(job: String, album: AlbumLoudness, reused: Bool)
 
     /// One line of JSON.
     public var json: JSONValue {
@@ -39,6 +41,9 @@ public enum RunEvent: Sendable {
                       ("skipped", .number(Double(counts.skipped))), ("ignored", .number(Double(counts.ignored))),
                       ("excluded", .number(Double(counts.excluded))),
                       ("seconds", .number((seconds * 1000).rounded() / 1000))]
+        case .albumMeasured(let job, let album, let reused):
+            fields = [("event", .string("albumMeasured")), ("job", .string(job))]
+                + AlbumRecord(album).jsonFields + [("reused", .bool(reused))]
         }
         fields.append(("time", .string(Self.timestamp())))
         return .object(fields)

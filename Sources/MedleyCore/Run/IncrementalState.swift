@@ -16,6 +16,8 @@ final class IncrementalState {
     let force: Bool
     /// The job's settings hashed per kind of item (`JobSettings`).
     let settingsHash: (image: String, audio: String)
+    /// Album mode: each track's album, whose loudness is part of the track's fingerprint.
+    var albums: AlbumIndex?
 
     private init(job: Job, store: RunState?, lookup: RunState, force: Bool) {
         self.job = job
@@ -68,7 +70,7 @@ final class IncrementalState {
     /// Size and modification time decide first; when only the time changed, the content hash does.
     private func unchanged(_ row: StateRow, _ file: IngestedFile) -> String? {
         guard !force, ManifestRecord.Status(rawValue: row.status) == .succeeded, let output = row.output else { return nil }
-        guard row.settingsHash == settingsHash(kind: row.kind), row.size == file.size else { return nil }
+        guard row.settingsHash == settingsHash(kind: row.kind, input: file.path), row.size == file.size else { return nil }
         // The output itself, not a link put in its place.
         var info = stat()
         guard lstat(output, &info) == 0, info.st_mode & S_IFMT == S_IFREG, Int64(info.st_size) == row.outputSize else { return nil }
@@ -109,7 +111,7 @@ final class IncrementalState {
         guard let store, let output = entry.output else { return nil }
         let kind = (entry.mediaType?.kind ?? .audio).rawValue
         let row = StateRow(input: file.path, size: file.size, modifiedNanoseconds: Self.nanoseconds(file.modified),
-                           contentHash: entry.persistentID ?? "", kind: kind, settingsHash: settingsHash(kind: kind),
+                           contentHash: entry.persistentID ?? "", kind: kind, settingsHash: settingsHash(kind: kind, input: file.path),
                            status: ManifestRecord.Status.succeeded.rawValue, output: output, outputSize: entry.bytes, record: entry.line)
         do {
             try store.save(job: job.name, row)
@@ -125,11 +127,13 @@ final class IncrementalState {
     /// Which settings shape an item's output, by the content kind the run state files it under:
     /// image, audio, or for a movie both (its poster goes through the image settings, its re-encode
     /// through the transcode settings).
-    private func settingsHash(kind: String) -> String {
+    /// In album mode an audio item's output also depends on its album's loudness, which is
+    /// added (`AlbumIndex.fingerprint`): a changed album redoes its tracks.
+    private func settingsHash(kind: String, input: String) -> String {
         switch MediaKind(rawValue: kind) {
         case .image?: return settingsHash.image
         case .movie?: return settingsHash.image + settingsHash.audio
-        case .audio?, nil: return settingsHash.audio
+        case .audio?, nil: return settingsHash.audio + (albums?.fingerprint(of: input) ?? "")
         }
     }
 

@@ -107,7 +107,7 @@ extension PipelineRunner {
     }
 
     /// Step 3: an item the job's media types or `where` leave out is excluded (not an error).
-    private func select(_ media: OpenedItem, _ job: Job) throws {
+    func select(_ media: OpenedItem, _ job: Job) throws {
         guard job.ingest.media.contains(where: { $0.selects(mediaType: media.mediaType) }) else {
             throw NotSelected.mediaType(media.mediaType)
         }
@@ -130,8 +130,14 @@ extension PipelineRunner {
         case .audio(let reader, let tags):
             let stage = try AudioStep.stage(for: reader, format: item.sniffed.format, context.audio, job: job)
             entry.properties = media.properties
+            // Album mode: the loudness of the item's album, measured by the album pass.
+            let album = context.albums?.album(of: item.file.path)
+            if let album {
+                entry.album = album.loudness.map(AlbumRecord.init)
+                entry.warnings += album.warnings
+            }
             try AudioStep.transcode(media, reader: reader, tags: tags, item, stage: stage, job: job,
-                                    exporter: exporter, &entry)
+                                    exporter: exporter, album: album?.loudness, &entry)
         case .movie(let info):
             entry.properties = media.properties
             try MovieStep.checkPixels(info, job: job)

@@ -25,6 +25,9 @@ final class JobContext {
     let started = Date()
     /// How many files the ingest holds, once a background count knows (for the progress ETA).
     var expected: Int?
+    /// Album mode: each audio item's album and the album's loudness, from the album pass (nil
+    /// when the job needs no album loudness).
+    var albums: AlbumIndex?
 
     init(job: Job, image: ImageStage?, audio: AudioStage?, exporter: Exporter?, claims: OutputClaims,
          manifest: ManifestWriter?) {

@@ -33,7 +33,7 @@ struct ManifestRecord: Decodable {
     /// The manifest's field names, in the order a line lists them.
     enum CodingKeys: String, CodingKey {
         case job, item, input, status, persistentID, mediaType, output, bytes, error, warnings, duration, metering, loudness,
-             normalization, analysis, autoAdjust, properties
+             normalization, album, analysis, autoAdjust, properties
     }
 
     /// The job's name.
@@ -67,6 +67,8 @@ struct ManifestRecord: Decodable {
     var loudness: LoudnessRecord?
     /// What a loudness normalization measured and did.
     var normalization: NormalizationRecord?
+    /// Album mode: the loudness of the item's album, measured over all its tracks.
+    var album: AlbumRecord?
     /// What `analyze:` measured of an image as exported (`Analyze/ImageAnalysis.swift`).
     var analysis: ImageAnalysis?
     /// The filters `autoAdjust:` chose for an image, with their parameters.
@@ -104,6 +106,7 @@ struct ManifestRecord: Decodable {
         metering = try? c.decodeIfPresent(Metering.self, forKey: .metering)
         loudness = try? c.decodeIfPresent(LoudnessRecord.self, forKey: .loudness)
         normalization = try? c.decodeIfPresent(NormalizationRecord.self, forKey: .normalization)
+        album = try? c.decodeIfPresent(AlbumRecord.self, forKey: .album)
         analysis = try? c.decodeIfPresent(ImageAnalysis.self, forKey: .analysis)
         autoAdjust = try? c.decodeIfPresent(AutoAdjustment.self, forKey: .autoAdjust)
         if let values = try? c.decodeIfPresent([String: PropertyJSON].self, forKey: .properties) {
@@ -152,6 +155,7 @@ struct ManifestRecord: Decodable {
         }
         if let loudness { fields.append((.loudness, loudness.json)) }
         if let normalization { fields.append((.normalization, normalization.json)) }
+        if let album { fields.append((.album, album.json)) }
         if let analysis { fields.append((.analysis, analysis.json)) }
         if let autoAdjust { fields.append((.autoAdjust, autoAdjust.json)) }
         if !properties.isEmpty {

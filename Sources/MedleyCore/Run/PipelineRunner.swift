@@ -169,9 +169,20 @@ public final class PipelineRunner: @unchecked Sendable {
         if console.interactive && !options.quiet { countInBackground(job, context) }
 
         let own = job.export.map { OwnOutputs(exportRoot: $0.to, ingestRoots: job.ingest.roots) }
-        let files = FileEnumerator(job.ingest.source).lazy.filter { [options] result in
+        // Album mode: every album measured before any of its tracks is written (`AlbumPass.swift`).
+        if let grouping = job.albumGrouping, context.audio != nil {
+            let albums = measureAlbums(context, grouping: grouping, files: FileEnumerator(job.ingest.source).lazy.filter { result in
+                guard case .success(let file) = result, let own else { return true }
+                return !own.contains(file.path)
+            })
+            context.albums = albums
+            context.incremental?.albums = albums
+        }
+        let files = FileEnumerator(job.ingest.source).lazy.filter { [options, albums = context.albums] result in
             guard case .success(let file) = result else { return true }
             if let own, own.contains(file.path) { return false }  // our own outputs
+            // Sharded album mode: a track goes to the shard of its album.
+            if let albums { return albums.takes(file) }
             return Sharding.takes(file.relativePath, shard: options.shard)
         }
         // Numbered in ingest order: a contested output name goes to the earlier item (OutputClaims).

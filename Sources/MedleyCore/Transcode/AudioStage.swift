@@ -251,6 +251,8 @@ struct AudioStage {
         var loudness = false
         /// Where sound starts and ends (trims, fades that need the end).
         var extent = false
+        /// What the loudness meter measures besides integrated loudness and the sample peak.
+        var loudnessOptions: LoudnessMeter.Options = .all
 
         var any: Bool { meter || loudness || extent }
     }
@@ -305,7 +307,9 @@ struct AudioStage {
     /// writing it: the measurement pass of album mode. The reader is left at its end.
     func measureLoudness(_ reader: AudioSource, plan: Plan) throws -> Pass {
         do {
-            return try stream(reader, plan: plan, steps: [], writer: nil, measures: Measures(loudness: true))
+            // No loudness range: an album needs none, and its 3 s window would make each track's
+            // meter, held until the album is complete, 3× larger (3.0 MB rather than 1.06 MB at 48 kHz stereo).
+            return try stream(reader, plan: plan, steps: [], writer: nil, measures: Measures(loudness: true, loudnessOptions: .truePeak))
         } catch let error as MediaError {
             throw ItemFailure(error)
         }
@@ -363,7 +367,8 @@ struct AudioStage {
         defer { input.deallocate(); mixed.deallocate(); resampled.deallocate() }
         var meter = measures.meter ? Meter(channels: outChannels) : nil
         var extent = measures.extent ? settings.trim.map { SoundExtent(threshold: Float(pow10($0.silence / 20)), channels: outChannels) } : nil
-        let loudness = measures.loudness ? try LoudnessMeter(channels: outChannels, sampleRate: plan.sampleRate) : nil
+        let loudness = measures.loudness
+            ? try LoudnessMeter(channels: outChannels, sampleRate: plan.sampleRate, options: measures.loudnessOptions) : nil
         var produced = 0, clipped = 0
         let counting = writer != nil && Self.clips(plan)
 
