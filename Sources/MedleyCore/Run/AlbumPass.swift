@@ -305,7 +305,7 @@ extension PipelineRunner {
     /// for anything that is not an audio item the job selects (the write pass says why).
     private func albumMember(_ file: IngestedFile, index: Int, _ context: JobContext, grouping: AlbumGrouping) -> AlbumMember? {
         let job = context.job
-        guard let audio = context.audio, let opened = try? InputFile.open(file) else { return nil }
+        guard context.audio != nil || job.tag != nil, let opened = try? InputFile.open(file) else { return nil }
         defer { opened.close() }
         do {
             guard let sniffed = try Identify.format(of: opened.file, reading: opened), sniffed.kind == .audio,
@@ -320,9 +320,7 @@ extension PipelineRunner {
             try select(media, job)
             _ = try job.tag?.apply(to: &media.properties, relativePath: file.relativePath)
             guard case .audio(let reader, _) = media.content else { return nil }
-            let stage = try AudioStep.stage(for: reader, format: sniffed.format, audio)
-            var warnings: [String] = []
-            let plan = try stage.plan(for: reader.info, destination: "album." + stage.defaultExtension, warnings: &warnings)
+            let (_, plan) = try Self.measuringPlan(reader, format: sniffed.format, context)
             let group = (try? grouping.template.render { media[$0] }) ?? "/" + file.relativePath
             return AlbumMember(file: file, index: index, format: sniffed.format, group: group,
                                sampleRate: plan.sampleRate, channels: plan.channels)
@@ -331,14 +329,23 @@ extension PipelineRunner {
         }
     }
 
+    /// The stage and plan the write pass will use for a track (its rate and channels): the job's
+    /// transcode, or — a job that copies audio with new tags — the stream as it is.
+    private static func measuringPlan(_ reader: AudioSource, format: String,
+                                      _ context: JobContext) throws -> (AudioStage, AudioStage.Plan) {
+        guard let stage = try AudioStep.stage(for: reader, format: format, context.audio, job: context.job) else {
+            return AudioCopyStep.measuring(reader.info)
+        }
+        var warnings: [String] = []
+        return (stage, try stage.plan(for: reader.info, destination: "album." + stage.defaultExtension, warnings: &warnings))
+    }
+
     /// One track's loudness as the write pass will write it (mixed and resampled by its plan).
     private func measure(_ member: AlbumMember, _ context: JobContext) throws -> (LoudnessMeter, LoudnessMeasurement) {
         let opened = try InputFile.open(member.file)
         defer { opened.close() }
         let reader = try AudioStage.open(opened.readPath, format: member.format)
-        let stage = try AudioStep.stage(for: reader, format: member.format, context.audio)
-        var warnings: [String] = []
-        let plan = try stage.plan(for: reader.info, destination: "album." + stage.defaultExtension, warnings: &warnings)
+        let (stage, plan) = try Self.measuringPlan(reader, format: member.format, context)
         let pass = try stage.measureLoudness(reader, plan: plan)
         guard let meter = pass.loudnessMeter, let measurement = pass.loudness else {
             throw ItemFailure(.stage, "its loudness could not be measured")
