@@ -20,6 +20,11 @@ enum ProbeCommand {
                 also decode each audio file for peak and average power per channel in dBFS
                 (AVAudioPlayer's peakPower / averagePower)
                 """),
+            Option("--loudness", """
+                also decode each audio file, at its own rate and channels, for its EBU R128 loudness
+                (libebur128): integratedLoudness LUFS, loudnessRange LU, samplePeak dBFS, truePeak dBTP
+                (4x oversampled); what has no value (silence, a file under 400 ms) is said in loudnessNote
+                """),
         ],
         notes: "Exit codes: 0 every file read, 1 some file could not be read, 2 bad options.",
         run: main)
@@ -27,9 +32,9 @@ enum ProbeCommand {
     static func main(_ parsed: ParsedArguments) throws -> Int32 {
         guard !parsed.positional.isEmpty else { throw UsageError("name at least one file", showsUsage: true) }
         let paths = parsed.positional
-        let metering = parsed.flag("--meter")
+        let metering = parsed.flag("--meter"), loudness = parsed.flag("--loudness")
         let results = parallelMap(count: paths.count) { index in
-            Result { try Probe.properties(ofFileAt: paths[index], metering: metering) }
+            Result { try Probe.properties(ofFileAt: paths[index], metering: metering, loudness: loudness) }
         }
         var failed = false
         var reports: [JSONValue] = []

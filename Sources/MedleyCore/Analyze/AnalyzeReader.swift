@@ -4,20 +4,24 @@ import MedleyYAML
 struct AnalysisRequest {
     /// `metering`: audio levels per channel.
     var metering: YAMLNode?
+    /// `loudness`: EBU R128 loudness of every audio output as written (libebur128).
+    var loudness: YAMLNode?
     /// Image analyses, each with its node (for messages).
     var image: [(kind: ImageAnalysisKind, node: YAMLNode)] = []
 
-    /// Every name `analyze:` takes: audio's `metering`, then the image analyses.
-    static let names = ["metering"] + ImageAnalysisKind.allCases.map(\.rawValue)
+    /// Every name `analyze:` takes: audio's `metering` and `loudness`, then the image analyses.
+    static let names = ["metering", "loudness"] + ImageAnalysisKind.allCases.map(\.rawValue)
 }
 
 extension SchemaReader {
-    /// `analyze: [metering, averageColor, histogram, dominantColors]`.
+    /// `analyze: [metering, loudness, averageColor, histogram, dominantColors]`.
     func analyses(_ node: YAMLNode) -> AnalysisRequest {
         var request = AnalysisRequest()
         for (word, place) in stringList(node, what: "analyze") {
             if word == "metering" {
                 request.metering = place
+            } else if word == "loudness" {
+                request.loudness = place
             } else if let kind = ImageAnalysisKind(rawValue: word) {
                 if !request.image.contains(where: { $0.kind == kind }) { request.image.append((kind, place)) }
             } else {
@@ -45,9 +49,11 @@ extension SchemaReader {
     func checkMeasures(_ request: AnalysisRequest, autoAdjust: (settings: AutoAdjustSettings, node: YAMLNode)?,
                        media: [MediaTypeName], posters: Bool, hasExport: Bool) {
         let takes = media.map(\.rawValue).joined(separator: ", ")
-        if let place = request.metering, !media.contains(where: { $0.selects(.audio) }) {
-            sink.error(place, "'metering' measures audio, but the job takes none (media: \(takes))",
-                       suggestion: "drop 'metering', or add audio to ingest.media")
+        for (name, node) in [("metering", request.metering), ("loudness", request.loudness)] {
+            if let place = node, !media.contains(where: { $0.selects(.audio) }) {
+                sink.error(place, "'\(name)' measures audio, but the job takes none (media: \(takes))",
+                           suggestion: "drop '\(name)', or add audio to ingest.media")
+            }
         }
         var imageMeasures = request.image.map { ("'\($0.kind.rawValue)'", $0.node) }
         if let autoAdjust, autoAdjust.settings.enhance { imageMeasures.append(("autoAdjust", autoAdjust.node)) }

@@ -41,6 +41,8 @@ public struct Job: Sendable {
     public internal(set) var report: ReportStage?
     /// `analyze:`'s image analyses, recorded in each image's manifest line (`Analyze/`).
     public internal(set) var imageAnalyses: Set<ImageAnalysisKind> = []
+    /// `analyze: [loudness]`: measure every audio output's EBU R128 loudness as written.
+    public internal(set) var analyzesLoudness = false
     /// `autoAdjust:`: per-image tuned filters before the job's own (nil: none).
     public internal(set) var autoAdjust: AutoAdjustSettings?
     /// The settings that shape each kind of output, for noticing what a changed pipeline affects.

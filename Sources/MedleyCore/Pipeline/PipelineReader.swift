@@ -208,6 +208,7 @@ struct SchemaReader {
         job.report = report
         job.poster = poster
         job.imageAnalyses = Set(analyses.image.map(\.kind))
+        job.analyzesLoudness = analyses.loudness != nil
         job.autoAdjust = autoAdjust?.0
         job.watermark = watermark
         func settings(_ keys: [String]) -> String {
@@ -215,6 +216,7 @@ struct SchemaReader {
         }
         // An image's output and manifest line also depend on its auto-adjustment, watermark and image analyses
         // (not on `metering`); added only when used, so other jobs' settings hash as before.
+        // Audio's `metering` and `loudness` are in its hash through the `analyze` key's own text.
         var imageSettings = settings(["filters", "graph", "colorSpace", "limits", "export", "poster"])
         if fields["autoAdjust"] != nil { imageSettings += ";" + settings(["autoAdjust"]) }
         if fields["watermark"] != nil { imageSettings += ";" + settings(["watermark"]) }

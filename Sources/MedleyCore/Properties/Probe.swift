@@ -6,7 +6,9 @@ import MedleyMedia
 /// `medley probe`: the properties Medley reads from one file, without a pipeline.
 public enum Probe {
     /// `metering`: also decode the whole audio stream for peak and average power per channel.
-    public static func properties(ofFileAt path: String, metering: Bool = false) throws -> [(name: String, value: TemplateValue)] {
+    /// `loudness`: also decode it for its EBU R128 loudness (`loudnessValues`).
+    public static func properties(ofFileAt path: String, metering: Bool = false,
+                                  loudness: Bool = false) throws -> [(name: String, value: TemplateValue)] {
         var info = stat()
         guard stat(path, &info) == 0 else { throw ItemFailure(.input, String(cString: strerror(errno))) }
         guard (info.st_mode & S_IFMT) == S_IFREG else { throw ItemFailure(.input, "not a regular file") }
@@ -25,12 +27,13 @@ public enum Probe {
             throw ItemFailure(error, .input)
         }
         if sniffed.kind == .audio {
-            return try audioProperties(file, persistentID: persistentID, format: sniffed.format, metering: metering)
+            return try audioProperties(file, persistentID: persistentID, format: sniffed.format, metering: metering,
+                                       loudness: loudness)
         }
         if sniffed.kind == .movie {
             do {
                 return MovieProperties(file: file, persistentID: persistentID, info: try Movie.probe(path: absolute),
-                                       format: sniffed.format).values
+                                       format: sniffed.format).values + notMeasured(loudness)
             } catch let error as MediaError {
                 throw ItemFailure(error)
             }
@@ -50,7 +53,12 @@ public enum Probe {
             throw ItemFailure(.decode, "cannot decode: " + ([reason] + messages.lines).joined(separator: "; "))
         }
         if !messages.lines.isEmpty { values.append(("warnings", .text(messages.lines.joined(separator: "; ")))) }
-        return values
+        return values + notMeasured(loudness)
+    }
+
+    /// `--loudness` on a file that is not audio: said, not silently skipped.
+    static func notMeasured(_ loudness: Bool) -> [(name: String, value: TemplateValue)] {
+        loudness ? [("loudnessNote", .text("not an audio file: loudness is measured for audio files only"))] : []
     }
 }
 
@@ -58,7 +66,7 @@ extension Probe {
     /// Header properties, plus metering of the whole stream (AVAudioPlayer's peak and average
     /// power) when asked.
     static func audioProperties(_ file: IngestedFile, persistentID: UInt64, format: String,
-                                metering: Bool) throws -> [(name: String, value: TemplateValue)] {
+                                metering: Bool, loudness: Bool = false) throws -> [(name: String, value: TemplateValue)] {
         let reader = try AudioStage.open(file.path, format: format)
         let (tags, warnings, _) = AudioStage.readTags(file.path)
         var values = AudioProperties(file: file, persistentID: persistentID, info: reader.info, format: format,
@@ -70,12 +78,41 @@ extension Probe {
             values.append(("artworkType", .text(artwork.mimeType)))
             values.append(("artworkBytes", .integer(artwork.data.count)))
         }
-        guard metering else { return values }
         do {
-            values += AudioProperties.metering(try reader.meterToEnd())
+            if metering { values += AudioProperties.metering(try reader.meterToEnd()) }
+            if loudness {
+                if metering { try reader.rewind() }
+                values += loudnessValues(try reader.loudnessToEnd(), sampleRate: reader.info.sampleRate,
+                                         damagedFrames: reader.damagedFrames)
+            }
         } catch let error as MediaError {
             throw ItemFailure(error)
         }
+        return values
+    }
+
+    /// The stream's EBU R128 loudness at its own rate and channels, to 0.01 as the manifest has it
+    /// (`LoudnessRecord`): `integratedLoudness` LUFS, `loudnessRange` LU, `samplePeak` dBFS,
+    /// `truePeak` dBTP. What has no value (silence has no loudness and no peak; a stream shorter
+    /// than one 400 ms block has no integrated loudness) is left out and said in `loudnessNote`.
+    static func loudnessValues(_ measurement: LoudnessMeasurement, sampleRate: Int,
+                               damagedFrames: Int = 0) -> [(name: String, value: TemplateValue)] {
+        let record = LoudnessRecord(measurement)
+        var values: [(name: String, value: TemplateValue)] = []
+        var notes: [String] = []
+        if let integrated = record.integrated {
+            values.append(("integratedLoudness", .number(integrated)))
+        } else {
+            let seconds = Double(measurement.frames) / Double(max(1, sampleRate))
+            notes.append(seconds < 0.4 ? String(format: "%.3f s is shorter than one 400 ms block: no integrated loudness", seconds)
+                                       : "nothing above the −70 LUFS gate: no integrated loudness")
+        }
+        values.append(("loudnessRange", .number(record.range)))
+        if let peak = record.samplePeak { values.append(("samplePeak", .number(peak))) }
+        if let peak = record.truePeak { values.append(("truePeak", .number(peak))) }
+        if record.samplePeak == nil { notes.append("digital silence: no peak") }
+        if damagedFrames > 0 { notes.append("measured around \(damagedFrames) damaged frame\(damagedFrames == 1 ? "" : "s") the decoder skipped") }
+        if !notes.isEmpty { values.append(("loudnessNote", .text(notes.joined(separator: "; ")))) }
         return values
     }
 }

@@ -242,6 +242,7 @@ enum RunReport {
             }
             html += "</table>"
         }
+        if let loudness = item.record.loudness { html += loudnessTable(loudness) }
         if let output = item.output {
             html += "<p><a class=\"output\" href=\"\(escape(urlPath(relativeLink(to: output, from: folder))))\">\(escape((output as NSString).lastPathComponent))</a>"
             if item.status == .skipped { html += " <span class=\"note\">unchanged since the last run</span>" }
@@ -256,6 +257,19 @@ enum RunReport {
         }
         html += "</table></details></article>\n"
         return html
+    }
+
+    /// `analyze: [loudness]`: the output's EBU R128 values as the manifest has them; a silent
+    /// output has no integrated loudness or peaks ("silent").
+    static func loudnessTable(_ loudness: LoudnessRecord) -> String {
+        func cell(_ value: Double?, _ unit: String) -> String { value.map { String(format: "%.2f ", $0) + unit } ?? "silent" }
+        let rows = [("integrated", "integrated", cell(loudness.integrated, "LUFS")), ("range", "loudness range", cell(loudness.range, "LU")),
+                    ("samplePeak", "sample peak", cell(loudness.samplePeak, "dBFS")), ("truePeak", "true peak", cell(loudness.truePeak, "dBTP"))]
+        var html = "<table class=\"loudness\"><tr><th colspan=\"2\">loudness (EBU R128)</th></tr>"
+        for (key, label, value) in rows {
+            html += "<tr><th>\(label)</th><td data-loudness=\"\(key)\">\(escape(value))</td></tr>"
+        }
+        return html + "</table>"
     }
 
     static func format(_ value: Double) -> String { value <= -160 ? "−∞" : String(format: "%.2f", value) }
@@ -294,8 +308,8 @@ enum RunReport {
         figure img{max-width:160px;max-height:160px;display:block}figure.wave img{max-width:100%;height:auto}
         figcaption{font-size:11px;color:#666}figure.missing{width:160px;height:60px;background:#f3f3f3}
         .failure .reason{color:#a00}.warning{color:#8a5a00;font-size:12px}.note{color:#666;font-size:12px}
-        table.meters,table.properties{font-size:12px;border-collapse:collapse}
-        table.meters td,table.meters th,table.properties td,table.properties th{padding:1px 6px;text-align:left}
+        table.meters,table.properties,table.loudness{font-size:12px;border-collapse:collapse}
+        table.meters td,table.meters th,table.properties td,table.properties th,table.loudness td,table.loudness th{padding:1px 6px;text-align:left}
         img.broken{outline:2px solid #a00}footer{margin-top:2em;color:#888;font-size:12px}
         """
 

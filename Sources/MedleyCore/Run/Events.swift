@@ -6,7 +6,8 @@ import MedleyFilters
 public enum RunEvent: Sendable {
     case jobStarted(job: String)
     case itemStarted(job: String, input: String)
-    /// `details`: what the item's stages measured (duration, metering per channel).
+    /// `details`: what the item's stages measured (duration, metering per channel, `loudness` as
+    /// the manifest has it: integrated LUFS, range LU, samplePeak dBFS, truePeak dBTP).
     case itemFinished(job: String, input: String, output: String, bytes: Int64, milliseconds: Double,
                       details: [(String, JSONValue)])
     case itemSkipped(job: String, input: String, output: String, reason: String)

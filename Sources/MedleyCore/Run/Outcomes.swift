@@ -34,6 +34,7 @@ extension PipelineRunner {
         var details: [(String, JSONValue)] = []
         if let duration = entry.duration { details.append(("duration", .number((duration * 1000).rounded() / 1000))) }
         if let meter = entry.meter { details += AudioProperties.metering(meter).map { ($0.name, $0.value.json) } }
+        if let loudness = entry.loudness { details.append(("loudness", loudness.json)) }
         emit(.itemFinished(job: context.job.name, input: entry.input, output: output, bytes: bytes,
                            milliseconds: milliseconds, details: details))
         console.itemLine(String(format: "ok    %@ → %@ (%.0f ms)", entry.input, output, milliseconds), failure: false)

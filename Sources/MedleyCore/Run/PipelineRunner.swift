@@ -160,7 +160,11 @@ public final class PipelineRunner: @unchecked Sendable {
                      force: options.force, dryRun: options.dryRun)
         }
         let context = JobContext(job: job, image: image,
-                                 audio: job.transcode.map { AudioStage(settings: $0, metering: job.metering) },
+                                 audio: job.transcode.map { settings in
+                                     var stage = AudioStage(settings: settings, metering: job.metering)
+                                     stage.measuresLoudness = job.analyzesLoudness
+                                     return stage
+                                 },
                                  exporter: exporter, claims: claims, manifest: manifest)
         if let export = job.export {
             context.incremental = try IncrementalState.open(job, export: export, root: root, options: options)

@@ -92,6 +92,7 @@ enum AudioStep {
         }
         entry.duration = outcome?.duration
         entry.meter = stage.metering ? outcome?.meter : nil
+        entry.loudness = job.analyzesLoudness ? outcome?.loudness.map(LoudnessRecord.init) : nil
         if case .export(let template)? = job.tag?.artwork, let artwork = tags.artwork {
             try CoverArt.export(artwork, template: template, for: item.file, exporter: exporter) { opened[$0] }
         }

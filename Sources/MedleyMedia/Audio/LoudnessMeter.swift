@@ -149,3 +149,19 @@ public final class LoudnessMeter {
         return result == EBUR128_SUCCESS.rawValue && range.isFinite ? range : 0
     }
 }
+
+extension AudioSource {
+    /// Decodes the rest of the stream and measures it at its own rate and channels (`medley probe
+    /// --loudness`): what the file holds, before any transcode.
+    public func loudnessToEnd(options: LoudnessMeter.Options = .all) throws -> LoudnessMeasurement {
+        let channels = info.channels, frames = 4096
+        let meter = try LoudnessMeter(channels: channels, sampleRate: info.sampleRate, options: options)
+        let buffer = UnsafeMutablePointer<Float>.allocate(capacity: frames * channels)
+        defer { buffer.deallocate() }
+        while true {
+            let read = try read(into: buffer, frames: frames)
+            try meter.add(buffer, frames: read)
+            if read < frames { return try meter.measurement() }
+        }
+    }
+}
