@@ -59,8 +59,8 @@ let package = Package(
 
         .testTarget(name: "MedleyKernelsTests", dependencies: ["MedleyKernels"]),
         .testTarget(name: "MedleyFiltersTests", dependencies: ["MedleyFilters"]),
-        // Tags, movies, and the resampler against libsamplerate's C API called directly.
-        .testTarget(name: "MedleyMediaTests", dependencies: ["MedleyMedia", "CSamplerate"]),
+        // Tags, movies, the resampler against libsamplerate's C API and the true-peak meter against libebur128's, called directly.
+        .testTarget(name: "MedleyMediaTests", dependencies: ["MedleyMedia", "CSamplerate", "CEbur128"]),
         .testTarget(name: "MedleyCoreTests", dependencies: ["MedleyCore"]),
         .testTarget(name: "MedleyEndToEndTests", dependencies: ["MedleyCore"]),
     ],

@@ -1,5 +1,6 @@
 import CEbur128
 import Foundation
+import MedleyKernels
 
 /// What EBU R128 (ITU-R BS.1770-4) says of a stream: integrated loudness, loudness range and peaks.
 public struct LoudnessMeasurement: Sendable, Equatable, Codable {
@@ -64,7 +65,9 @@ public final class LoudnessMeter {
         }
         var mode = EBUR128_MODE_I.rawValue | EBUR128_MODE_SAMPLE_PEAK.rawValue
         if options.contains(.range) { mode |= EBUR128_MODE_LRA.rawValue }
-        if options.contains(.truePeak) { mode |= EBUR128_MODE_TRUE_PEAK.rawValue }
+        // True peak: MedleyKernels' SIMD interpolator (libebur128's design; its scalar one costs
+        // three quarters of its measuring time).
+        if options.contains(.truePeak) { truePeakMeter = TruePeakMeter(channels: channels, sampleRate: sampleRate) }
         guard let state = ebur128_init(UInt32(channels), UInt(sampleRate), Int32(bitPattern: mode)) else {
             throw MediaError("libebur128 cannot measure \(channels) channels at \(sampleRate) Hz")
         }
@@ -78,6 +81,7 @@ public final class LoudnessMeter {
     }
 
     private let options: Options
+    private var truePeakMeter: TruePeakMeter?
 
     deinit { ebur128_destroy(&state) }
 
@@ -105,6 +109,7 @@ public final class LoudnessMeter {
         guard count > 0, let state else { return }
         let result = ebur128_add_frames_float(state, samples, count)
         guard result == EBUR128_SUCCESS.rawValue else { throw MediaError("libebur128 failed to measure (error \(result))") }
+        truePeakMeter?.add(samples, frames: count)
         frames += count
     }
 
@@ -115,15 +120,12 @@ public final class LoudnessMeter {
         _ = ebur128_loudness_global(state, &integrated)
         var range = 0.0
         if options.contains(.range) { _ = ebur128_loudness_range(state, &range) }
-        var samplePeak = 0.0, truePeak = 0.0
+        var samplePeak = 0.0
         for channel in 0..<channels {
             var peak = 0.0
             if ebur128_sample_peak(state, UInt32(channel), &peak) == EBUR128_SUCCESS.rawValue { samplePeak = max(samplePeak, peak) }
-            if options.contains(.truePeak), ebur128_true_peak(state, UInt32(channel), &peak) == EBUR128_SUCCESS.rawValue {
-                truePeak = max(truePeak, peak)
-            }
         }
-        if !options.contains(.truePeak) { truePeak = samplePeak }
+        let truePeak = truePeakMeter.map { Double($0.peak) } ?? samplePeak
         return LoudnessMeasurement(integrated: integrated.isFinite ? integrated : nil, range: range.isFinite ? range : 0,
                                    samplePeak: samplePeak, truePeak: max(truePeak, samplePeak), frames: frames)
     }
