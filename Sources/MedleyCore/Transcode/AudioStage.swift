@@ -241,6 +241,8 @@ struct AudioStage {
         var clipped = 0
         /// What the item should hear about its level, trim or fade (a lowered target, a shortened fade).
         var warnings: [String] = []
+        /// What a loudness normalization measured and did.
+        var normalization: NormalizationRecord?
     }
 
     /// What one pass over the stream measures at its end.
@@ -251,8 +253,10 @@ struct AudioStage {
         var loudness = false
         /// Where sound starts and ends (trims, fades that need the end).
         var extent = false
+        /// RMS and noise floor per channel (the audiobook preset's ACX check).
+        var levels = false
 
-        var any: Bool { meter || loudness || extent }
+        var any: Bool { meter || loudness || extent || levels }
     }
 
     /// What one pass over the stream produced.
@@ -261,6 +265,8 @@ struct AudioStage {
         var loudness: LoudnessMeasurement?
         /// The loudness meter itself, for pooling an album's tracks (`LoudnessMeter.integrated(of:)`).
         var loudnessMeter: LoudnessMeter?
+        /// RMS and quietest-window levels, when asked (`Measures.levels`).
+        var levels: LevelStatistics?
         /// Frames produced, counted after the pass's steps.
         var frames = 0
         var clipped = 0
@@ -292,7 +298,8 @@ struct AudioStage {
             try writer.close()
             return Outcome(meter: written.meter, loudness: written.loudness,
                            duration: Double(written.frames) / Double(plan.sampleRate),
-                           damagedFrames: reader.damagedFrames, clipped: written.clipped, warnings: warnings)
+                           damagedFrames: reader.damagedFrames, clipped: written.clipped, warnings: warnings,
+                           normalization: gain.normalization)
         } catch let error as MediaError {
             throw ItemFailure(error)
         }
@@ -308,18 +315,36 @@ struct AudioStage {
         }
     }
 
-    /// What the first pass must measure: the peak for a peak normalize.
+    /// What the first pass must measure: the peak for a peak normalize; the loudness for a loudness
+    /// normalize (unless the album's is given), and the RMS levels for the audiobook preset.
     func firstPassMeasures(album: AlbumLoudness?) -> Measures {
-        Measures(meter: settings.normalizePeak != nil)
+        let loudness = settings.loudness
+        return Measures(meter: settings.normalizePeak != nil, loudness: loudness != nil && album == nil,
+                        levels: loudness?.preset == .audiobook)
     }
 
-    /// The gain of the written pass: `gain:`, or the one a normalize computes from the first pass.
-    func level(first: Pass?, album: AlbumLoudness?, warnings: inout [String]) throws -> Float {
+    /// The level of the written pass: a gain, and what a loudness normalization decided.
+    struct Level {
+        var gain: Float = 1
+        /// The ceiling (linear) a true-peak limiter holds after the gain; nil: no limiter.
+        var limiter: Float?
+        var normalization: NormalizationRecord?
+    }
+
+    /// The level of the written pass: `gain:`, or the one a normalize computes from the first pass
+    /// (a loudness normalize from the album's loudness in album mode, see `LoudnessNormalizer`).
+    func level(first: Pass?, album: AlbumLoudness?, warnings: inout [String]) throws -> Level {
         if let target = settings.normalizePeak {
             let peak = first?.meter?.peak.max() ?? 0
-            return peak > 0 ? Float(Foundation.pow(10, target / 20)) / peak : 1
+            return Level(gain: peak > 0 ? Float(Foundation.pow(10, target / 20)) / peak : 1)
         }
-        return settings.gain.map(Float.init) ?? 1
+        if let loudness = settings.loudness {
+            let decision = LoudnessNormalizer.decide(loudness, track: first?.loudness, album: album, levels: first?.levels)
+            warnings += decision.warnings
+            return Level(gain: decision.factor, limiter: decision.limiter.map { Float(pow10($0 / 20)) },
+                         normalization: decision.record)
+        }
+        return Level(gain: settings.gain.map(Float.init) ?? 1)
     }
 
     /// The steps before the level is set: trims.
@@ -327,9 +352,13 @@ struct AudioStage {
         []
     }
 
-    /// The steps that set the level: the gain (of `gain:` or a normalize), and a limiter.
-    func levelSteps(_ plan: Plan, gain: Float) -> [AudioProcessor] {
-        gain == 1 ? [] : [GainProcessor(gain: gain, channels: plan.channels)]
+    /// The steps that set the level: the gain (of `gain:` or a normalize), and a true-peak limiter.
+    func levelSteps(_ plan: Plan, gain level: Level) -> [AudioProcessor] {
+        var steps: [AudioProcessor] = level.gain == 1 ? [] : [GainProcessor(gain: level.gain, channels: plan.channels)]
+        if let ceiling = level.limiter {
+            steps.append(TruePeakLimiter(channels: plan.channels, sampleRate: plan.sampleRate, ceiling: ceiling))
+        }
+        return steps
     }
 
     /// The steps after the level: fades.
@@ -353,12 +382,14 @@ struct AudioStage {
         let resampled = UnsafeMutablePointer<Float>.allocate(capacity: capacity * outChannels)
         defer { input.deallocate(); mixed.deallocate(); resampled.deallocate() }
         var meter = measures.meter ? Meter(channels: outChannels) : nil
+        var levels = measures.levels ? LevelStatistics(channels: outChannels, sampleRate: plan.sampleRate) : nil
         let loudness = measures.loudness ? try LoudnessMeter(channels: outChannels, sampleRate: plan.sampleRate) : nil
         var produced = 0, clipped = 0
         let counting = writer != nil && Self.clips(plan)
 
         let chain = AudioChain(steps) { block, count in
             meter?.add(block, frames: count)
+            levels?.add(block, frames: count)
             try loudness?.add(block, frames: count)
             if counting {
                 for index in 0..<(count * outChannels) where block[index] > 1 || block[index] < -1 { clipped += 1 }
@@ -411,6 +442,7 @@ struct AudioStage {
         if reader.info.frames > 0, decoded < reader.info.frames, exactCount {
             throw ItemFailure(.decode, "truncated: the stream ends after \(decoded) of \(reader.info.frames) frames")
         }
-        return Pass(meter: meter, loudness: try loudness?.measurement(), loudnessMeter: loudness, frames: produced, clipped: clipped)
+        return Pass(meter: meter, loudness: try loudness?.measurement(), loudnessMeter: loudness, levels: levels,
+                    frames: produced, clipped: clipped)
     }
 }
