@@ -34,7 +34,7 @@ extension LoudnessNormalization {
 
     /// Whether `node` asks for loudness rather than a peak: a preset name, or a mapping with any key but `peak`.
     static func isLoudness(_ node: YAMLNode) -> Bool {
-        if let text = node.scalarText { return Preset(rawValue: text) != nil }
+        if node.scalarText != nil { return true }
         guard case .mapping(let pairs, _) = node else { return false }
         return pairs.contains { $0.key.scalarText != "peak" }
     }
@@ -43,9 +43,10 @@ extension LoudnessNormalization {
     static func read(_ node: YAMLNode, fields: TranscodeFields) -> LoudnessNormalization? {
         let presets = Preset.allCases.map(\.rawValue)
         if let text = node.scalarText {
-            guard let preset = Preset(rawValue: text) else {
-                fields.error(node, "unknown normalize preset '\(text)'",
-                             suggestion: DiagnosticSink.didYouMean(text, in: presets) ?? "one of \(presets.joined(separator: ", "))")
+            guard let preset = Preset(rawValue: text), !node.isNull else {
+                fields.error(node, node.isNull ? "normalize needs a preset or a mapping" : "unknown normalize preset '\(text)'",
+                             suggestion: DiagnosticSink.didYouMean(text, in: presets)
+                                 ?? "a preset (\(presets.joined(separator: ", "))), {loudness: -16LUFS, truePeak: -1dBTP} or {peak: -1dBFS}")
                 return nil
             }
             return LoudnessNormalization(preset: preset)

@@ -123,13 +123,11 @@ extension TranscodeSettings {
                 settings.normalizePeak = db
             } else {
                 fields.error(pairs(of: node)?.first { $0.key.scalarText == "peak" }?.value ?? node,
-                             "normalize takes {peak: LEVEL} with a level from -120 to 0 dBFS, like {peak: -1dBFS}",
-                             suggestion: "or a loudness target: {loudness: -16LUFS, truePeak: -1dBTP}, or a preset: "
-                                 + LoudnessNormalization.Preset.allCases.map(\.rawValue).joined(separator: ", "))
+                             "normalize takes {peak: LEVEL} with a level from -120 to 0 dBFS, like {peak: -1dBFS}")
             }
         }
         if settings.gain != nil && (settings.normalizePeak != nil || settings.loudness != nil), let node = fields.nodes["normalize"] {
-            fields.error(node, "give gain or normalize, not both")
+            fields.error(node, "give gain or normalize, not both", suggestion: "normalize computes its own gain; remove 'gain'")
         }
     }
 
