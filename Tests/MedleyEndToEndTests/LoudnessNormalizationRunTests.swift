@@ -106,9 +106,8 @@ final class LoudnessNormalizationRunTests: EndToEndCase {
         let records = try run("{ loudness: -12LUFS, truePeak: -1dBTP, limit: true }")
         for name in ["pluck", "chord"] {
             let output = try Self.ebur128(work + "/out/\(name).flac")
-            // The limiter takes off only the peaks: the loudness stays within 0.5 LU of the target
-            // (the limiter works only on the attacks, a few milliseconds of each note).
-            XCTAssertEqual(output.integrated, -12, accuracy: 0.5, name)
+            // The target within the 0.3 LU: the loudness the limiter takes off is made up.
+            XCTAssertEqual(output.integrated, -12, accuracy: 0.3, name)
             // 0.1 dB: ffmpeg oversamples to 192 kHz, the limiter 4×; both estimate the same curve.
             XCTAssertLessThanOrEqual(output.truePeak, -1 + 0.1, name)
             let inFrames = try Tool.run("soxi", ["-s", work + "/src/\(name).wav"]).stdout
@@ -121,7 +120,7 @@ final class LoudnessNormalizationRunTests: EndToEndCase {
 
     func testLowerOnlyThresholdAndPresets() throws {
         try make("quiet.wav", ["-r", "48000", "-c", "2", "-b", "24", "synth", "5", "sine", "1000", "vol", "0.03"])
-        try make("loud.wav", ["-r", "48000", "-c", "2", "-b", "24", "synth", "5", "pinknoise", "vol", "0.5"])
+        try make("loud.wav", ["-r", "48000", "-c", "2", "-b", "24", "synth", "5", "pinknoise", "vol", "0.9"])
         let quietIn = try Self.ebur128(work + "/src/quiet.wav"), loudIn = try Self.ebur128(work + "/src/loud.wav")
         XCTAssertLessThan(quietIn.integrated, -20)
         XCTAssertGreaterThan(loudIn.integrated, -14)
@@ -155,14 +154,14 @@ final class LoudnessNormalizationRunTests: EndToEndCase {
     }
 
     func testAudiobookBringsRMSToMinus20AndReportsACXCompliance() throws {
-        // Mono "narration": 1 s of room tone (white noise at -70 dB RMS) then 6 s of a 300 Hz tone
+        // Mono "narration": 1 s of room tone (white noise, about -97 dB RMS) then 6 s of a 300 Hz tone
         // (sox mixes the two with -m), at a level that needs a gain.
         try FileManager.default.createDirectory(atPath: work + "/src", withIntermediateDirectories: true)
         let tone = work + "/tone.wav", room = work + "/room.wav", noisy = work + "/noisy.wav"
         XCTAssertEqual(try Tool.run("sox", ["-n", "-r", "44100", "-c", "1", "-b", "24", tone, "synth", "6", "sine", "300", "vol", "0.02",
                                             "pad", "1", "0"]).status, 0)
         XCTAssertEqual(try Tool.run("sox", ["-n", "-r", "44100", "-c", "1", "-b", "24", room, "synth", "7", "whitenoise",
-                                            "vol", "0.0005"]).status, 0)
+                                            "vol", "0.00005"]).status, 0)
         XCTAssertEqual(try Tool.run("sox", ["-m", tone, room, work + "/src/book.wav"]).status, 0)
         // A second chapter whose room tone is far too loud (-40 dB): the noise floor fails ACX.
         XCTAssertEqual(try Tool.run("sox", ["-n", "-r", "44100", "-c", "1", "-b", "24", noisy, "synth", "7", "whitenoise",

@@ -51,6 +51,8 @@ struct NormalizationRecord: Codable, Equatable {
     var note: String?
     /// Whether the true-peak limiter ran.
     var limiter: Bool?
+    /// dB added to the gain to make up the loudness the limiter took off (measured in a trial pass).
+    var limiterMakeUp: Double?
     /// The audiobook preset: the loudest channel's RMS before the gain (dBFS), and ACX compliance after it.
     var rms: Double?
     var audiobook: AudiobookCheck?
@@ -69,6 +71,7 @@ struct NormalizationRecord: Codable, Equatable {
         if let ceiling { fields.append(("ceiling", .number(ceiling))) }
         if let note { fields.append(("note", .string(note))) }
         if let limiter { fields.append(("limiter", .bool(limiter))) }
+        if let limiterMakeUp { fields.append(("limiterMakeUp", .number(limiterMakeUp))) }
         if let rms { fields.append(("rms", .number(rms))) }
         if let audiobook { fields.append(("audiobook", audiobook.json)) }
         return .object(fields)

@@ -283,7 +283,8 @@ struct AudioStage {
                 first = try stream(reader, plan: plan, steps: [], writer: nil, measures: needs)
                 try reader.rewind()
             }
-            let gain = try level(first: first, album: album, warnings: &warnings)
+            var gain = try level(first: first, album: album, warnings: &warnings)
+            try limitedLoudness(&gain, reader, plan: plan, first: first)
             let writer: AudioSink
             switch plan {
             case .sndfile(let format): writer = try AudioWriter(path: temporaryPath, format: format)
@@ -345,6 +346,24 @@ struct AudioStage {
                          normalization: decision.record)
         }
         return Level(gain: settings.gain.map(Float.init) ?? 1)
+    }
+
+    /// With a true-peak limiter the loudness comes out lower than the gain says (the peaks it takes
+    /// off carry loudness): a measuring pass through the gain and the limiter finds by how much, and
+    /// the gain makes it up once (the limiter then holds the ceiling against the larger gain too).
+    func limitedLoudness(_ level: inout Level, _ reader: AudioSource, plan: Plan, first: Pass?) throws {
+        guard level.limiter != nil, let target = settings.loudness?.target, settings.loudness?.preset != .audiobook else { return }
+        let trial = try stream(reader, plan: plan, steps: preLevelSteps(plan, first: first) + levelSteps(plan, gain: level),
+                               writer: nil, measures: Measures(loudness: true))
+        try reader.rewind()
+        guard let reached = trial.loudness?.integrated else { return }
+        let makeUp = min(max(target - reached, 0), 6)
+        level.gain *= Float(pow10(makeUp / 20))
+        if var record = level.normalization {
+            record.gain = LoudnessNormalizer.rounded(record.gain + makeUp)
+            record.limiterMakeUp = LoudnessNormalizer.rounded(makeUp)
+            level.normalization = record
+        }
     }
 
     /// The steps before the level is set: trims.
