@@ -352,7 +352,9 @@ struct AudioStage {
     /// off carry loudness): a measuring pass through the gain and the limiter finds by how much, and
     /// the gain makes it up once (the limiter then holds the ceiling against the larger gain too).
     func limitedLoudness(_ level: inout Level, _ reader: AudioSource, plan: Plan, first: Pass?) throws {
-        guard level.limiter != nil, let target = settings.loudness?.target, settings.loudness?.preset != .audiobook else { return }
+        // Not in album mode: a make-up per track would change the album's relative levels.
+        guard level.limiter != nil, level.normalization?.album == nil, let target = settings.loudness?.target,
+              settings.loudness?.preset != .audiobook else { return }
         let trial = try stream(reader, plan: plan, steps: preLevelSteps(plan, first: first) + levelSteps(plan, gain: level),
                                writer: nil, measures: Measures(loudness: true))
         try reader.rewind()

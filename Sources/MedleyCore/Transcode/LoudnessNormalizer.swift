@@ -63,7 +63,8 @@ enum LoudnessNormalizer {
             record.note = note
             if let level { record.target = rounded(level + gain) }
             if audiobook, let levels {
-                let check = AudiobookCheck(levels, samplePeak: album.map(\.samplePeak) ?? track?.samplePeak ?? 0, gain: gain)
+                let check = AudiobookCheck(levels, samplePeak: album.map(\.samplePeak) ?? track?.samplePeak ?? 0, gain: gain,
+                                           limitedTo: record.limiter == true ? settings.truePeak : nil)
                 record.audiobook = check
                 warnings += check.warnings
             }
@@ -124,10 +125,11 @@ struct AudiobookCheck: Codable, Equatable {
     static let peakLimit = -3.0
     static let noiseFloorLimit = -60.0
 
-    init(_ levels: LevelStatistics, samplePeak: Double, gain: Double) {
+    /// `limitedTo`: the ceiling a true-peak limiter holds the peaks at, when one runs.
+    init(_ levels: LevelStatistics, samplePeak: Double, gain: Double, limitedTo ceiling: Double? = nil) {
         func after(_ value: Double?) -> Double? { value.map { LoudnessNormalizer.rounded($0 + gain) } }
         rms = levels.rms.map(after)
-        peak = after(LoudnessMeasurement.decibels(samplePeak))
+        peak = after(LoudnessMeasurement.decibels(samplePeak)).map { min($0, ceiling ?? $0) }
         noiseFloor = levels.noiseFloor.map(after)
         rmsOK = rms.allSatisfy { $0.map(Self.rmsRange.contains) ?? false }
         peakOK = peak.map { $0 <= Self.peakLimit } ?? true
