@@ -284,7 +284,7 @@ struct AudioStage {
                 try reader.rewind()
             }
             var gain = try level(first: first, album: album, warnings: &warnings)
-            try limitedLoudness(&gain, reader, plan: plan, first: first)
+            try limitedLoudness(&gain, reader, plan: plan, first: first, warnings: &warnings)
             let writer: AudioSink
             switch plan {
             case .sndfile(let format): writer = try AudioWriter(path: temporaryPath, format: format)
@@ -351,7 +351,7 @@ struct AudioStage {
     /// With a true-peak limiter the loudness comes out lower than the gain says (the peaks it takes
     /// off carry loudness): a measuring pass through the gain and the limiter finds by how much, and
     /// the gain makes it up once (the limiter then holds the ceiling against the larger gain too).
-    func limitedLoudness(_ level: inout Level, _ reader: AudioSource, plan: Plan, first: Pass?) throws {
+    func limitedLoudness(_ level: inout Level, _ reader: AudioSource, plan: Plan, first: Pass?, warnings: inout [String]) throws {
         // Not in album mode: a make-up per track would change the album's relative levels.
         guard level.limiter != nil, level.normalization?.album == nil, let target = settings.loudness?.target,
               settings.loudness?.preset != .audiobook else { return }
@@ -359,7 +359,14 @@ struct AudioStage {
                                writer: nil, measures: Measures(loudness: true))
         try reader.rewind()
         guard let reached = trial.loudness?.integrated else { return }
-        let makeUp = min(max(target - reached, 0), 6)
+        // At most 6 dB: a limiter that takes off more is squashing the item, not catching its peaks.
+        let makeUp = min(max(target - reached, 0), Self.limiterMakeUpLimit)
+        if target - reached > Self.limiterMakeUpLimit {
+            warnings.append(String(format: "the true-peak limiter took %.1f LU off; %.0f dB made up, so it reaches %.1f LUFS, not %.1f",
+                                   target - reached, Self.limiterMakeUpLimit, reached + makeUp, target))
+            level.normalization?.target = LoudnessNormalizer.rounded(reached + makeUp)
+            level.normalization?.requested = target
+        }
         level.gain *= Float(pow10(makeUp / 20))
         if var record = level.normalization {
             record.gain = LoudnessNormalizer.rounded(record.gain + makeUp)
@@ -367,6 +374,9 @@ struct AudioStage {
             level.normalization = record
         }
     }
+
+    /// The most a limiter's loss of loudness is made up, dB.
+    static let limiterMakeUpLimit = 6.0
 
     /// The steps before the level is set: trims.
     func preLevelSteps(_ plan: Plan, first: Pass?) -> [AudioProcessor] {
