@@ -349,34 +349,44 @@ struct AudioStage {
     }
 
     /// With a true-peak limiter the loudness comes out lower than the gain says (the peaks it takes
-    /// off carry loudness): a measuring pass through the gain and the limiter finds by how much, and
-    /// the gain makes it up once (the limiter then holds the ceiling against the larger gain too).
+    /// off carry loudness): measuring passes through the gain and the limiter find by how much, and
+    /// the gain makes it up (the limiter then works harder, so up to three passes, until within
+    /// 0.1 LU). The gain written is always one a pass measured; a shortfall is a warning.
     func limitedLoudness(_ level: inout Level, _ reader: AudioSource, plan: Plan, first: Pass?, warnings: inout [String]) throws {
         // Not in album mode: a make-up per track would change the album's relative levels.
         guard level.limiter != nil, level.normalization?.album == nil, let target = settings.loudness?.target,
               settings.loudness?.preset != .audiobook else { return }
-        let trial = try stream(reader, plan: plan, steps: preLevelSteps(plan, first: first) + levelSteps(plan, gain: level),
-                               writer: nil, measures: Measures(loudness: true))
-        try reader.rewind()
-        guard let reached = trial.loudness?.integrated else { return }
-        // At most 6 dB: a limiter that takes off more is squashing the item, not catching its peaks.
-        let makeUp = min(max(target - reached, 0), Self.limiterMakeUpLimit)
-        if target - reached > Self.limiterMakeUpLimit {
-            warnings.append(String(format: "the true-peak limiter took %.1f LU off; %.0f dB made up, so it reaches %.1f LUFS, not %.1f",
-                                   target - reached, Self.limiterMakeUpLimit, reached + makeUp, target))
-            level.normalization?.target = LoudnessNormalizer.rounded(reached + makeUp)
-            level.normalization?.requested = target
-        }
-        level.gain *= Float(pow10(makeUp / 20))
-        if var record = level.normalization {
-            record.gain = LoudnessNormalizer.rounded(record.gain + makeUp)
-            record.limiterMakeUp = LoudnessNormalizer.rounded(makeUp)
-            level.normalization = record
+        var madeUp = 0.0
+        for attempt in 1...Self.limiterPasses {
+            let trial = try stream(reader, plan: plan, steps: preLevelSteps(plan, first: first) + levelSteps(plan, gain: level),
+                                   writer: nil, measures: Measures(loudness: true))
+            try reader.rewind()
+            guard let reached = trial.loudness?.integrated else { return }
+            let missing = target - reached
+            // At most 6 dB in all: a limiter that takes off more is squashing the item, not catching its peaks.
+            let step = min(missing, Self.limiterMakeUpLimit - madeUp)
+            if abs(missing) <= 0.1 || attempt == Self.limiterPasses || step <= 0.05 {
+                if var record = level.normalization {
+                    record.gain = LoudnessNormalizer.rounded(record.gain + madeUp)
+                    record.limiterMakeUp = LoudnessNormalizer.rounded(madeUp)
+                    record.target = LoudnessNormalizer.rounded(reached)
+                    if abs(missing) > 0.005 { record.requested = target }
+                    level.normalization = record
+                }
+                if abs(missing) > 0.3 {
+                    warnings.append(String(format: "the true-peak limiter took loudness off: reaches %.1f LUFS, not %.1f (%.1f dB made up)",
+                                           reached, target, madeUp))
+                }
+                return
+            }
+            level.gain *= Float(pow10(step / 20))
+            madeUp += step
         }
     }
 
-    /// The most a limiter's loss of loudness is made up, dB.
+    /// The most a limiter's loss of loudness is made up, dB, and the measuring passes spent on it.
     static let limiterMakeUpLimit = 6.0
+    static let limiterPasses = 3
 
     /// The steps before the level is set: trims.
     func preLevelSteps(_ plan: Plan, first: Pass?) -> [AudioProcessor] {
