@@ -42,10 +42,38 @@ struct NormalizationRecord: Codable, Equatable {
     var gain: Double
     /// The album's group text, in album mode.
     var album: String?
+    /// The target asked for, when the one reached differs (a lowered target, an item left as it is).
+    var requested: Double?
+    /// The true-peak ceiling, dBTP (the peak ceiling, dBFS, for the audiobook preset).
+    var ceiling: Double?
+    /// Why the gain is not target − measured: "truePeak" (target lowered), "limited" (the limiter
+    /// held the ceiling), "threshold", "lowerOnly", "silent".
+    var note: String?
+    /// Whether the true-peak limiter ran.
+    var limiter: Bool?
+    /// dB added to the gain to make up the loudness the limiter took off (measured in a trial pass).
+    var limiterMakeUp: Double?
+    /// The audiobook preset: the loudest channel's RMS before the gain (dBFS), and ACX compliance after it.
+    var rms: Double?
+    var audiobook: AudiobookCheck?
+
+    init(measured: LoudnessRecord, target: Double, gain: Double, album: String? = nil) {
+        self.measured = measured
+        self.target = target
+        self.gain = gain
+        self.album = album
+    }
 
     var json: JSONValue {
         var fields: [(String, JSONValue)] = [("measured", measured.json), ("target", .number(target)), ("gain", .number(gain))]
         if let album { fields.append(("album", .string(album))) }
+        if let requested { fields.append(("requested", .number(requested))) }
+        if let ceiling { fields.append(("ceiling", .number(ceiling))) }
+        if let note { fields.append(("note", .string(note))) }
+        if let limiter { fields.append(("limiter", .bool(limiter))) }
+        if let limiterMakeUp { fields.append(("limiterMakeUp", .number(limiterMakeUp))) }
+        if let rms { fields.append(("rms", .number(rms))) }
+        if let audiobook { fields.append(("audiobook", audiobook.json)) }
         return .object(fields)
     }
 }

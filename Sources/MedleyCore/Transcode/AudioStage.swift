@@ -241,6 +241,8 @@ struct AudioStage {
         var clipped = 0
         /// What the item should hear about its level, trim or fade (a lowered target, a shortened fade).
         var warnings: [String] = []
+        /// What a loudness normalization measured and did.
+        var normalization: NormalizationRecord?
     }
 
     /// What one pass over the stream measures at its end.
@@ -253,8 +255,10 @@ struct AudioStage {
         var extent = false
         /// What the loudness meter measures besides integrated loudness and the sample peak.
         var loudnessOptions: LoudnessMeter.Options = .all
+        /// RMS and noise floor per channel (the audiobook preset's ACX check).
+        var levels = false
 
-        var any: Bool { meter || loudness || extent }
+        var any: Bool { meter || loudness || extent || levels }
     }
 
     /// What one pass over the stream produced.
@@ -263,6 +267,8 @@ struct AudioStage {
         var loudness: LoudnessMeasurement?
         /// The loudness meter itself, for pooling an album's tracks (`LoudnessMeter.integrated(of:)`).
         var loudnessMeter: LoudnessMeter?
+        /// RMS and quietest-window levels, when asked (`Measures.levels`).
+        var levels: LevelStatistics?
         /// Frames produced, counted after the pass's steps.
         var frames = 0
         var clipped = 0
@@ -281,7 +287,8 @@ struct AudioStage {
                 first = try stream(reader, plan: plan, steps: [], writer: nil, measures: needs)
                 try reader.rewind()
             }
-            let gain = try level(first: first, album: album, warnings: &warnings)
+            var gain = try level(first: first, album: album, warnings: &warnings)
+            try limitedLoudness(&gain, reader, plan: plan, first: first, warnings: &warnings)
             let writer: AudioSink
             switch plan {
             case .sndfile(let format): writer = try AudioWriter(path: temporaryPath, format: format)
@@ -297,7 +304,8 @@ struct AudioStage {
             try writer.close()
             return Outcome(meter: written.meter, loudness: written.loudness,
                            duration: Double(written.frames) / Double(plan.sampleRate),
-                           damagedFrames: reader.damagedFrames, clipped: written.clipped, warnings: warnings)
+                           damagedFrames: reader.damagedFrames, clipped: written.clipped, warnings: warnings,
+                           normalization: gain.normalization)
         } catch let error as MediaError {
             throw ItemFailure(error)
         }
@@ -315,20 +323,78 @@ struct AudioStage {
         }
     }
 
-    /// What the first pass must measure: the peak for a peak normalize; the length and where sound
-    /// starts and ends for a trim or fade.
+    /// What the first pass must measure: the peak for a peak normalize; the loudness for a loudness
+    /// normalize (unless the album's is given), and the RMS levels for the audiobook preset; the
+    /// length and where sound starts and ends for a trim or fade.
     func firstPassMeasures(album: AlbumLoudness?) -> Measures {
-        Measures(meter: settings.normalizePeak != nil, extent: settings.trim != nil || settings.fade != nil)
+        let loudness = settings.loudness
+        return Measures(meter: settings.normalizePeak != nil, loudness: loudness != nil && album == nil,
+                        extent: settings.trim != nil || settings.fade != nil, levels: loudness?.preset == .audiobook)
     }
 
-    /// The gain of the written pass: `gain:`, or the one a normalize computes from the first pass.
-    func level(first: Pass?, album: AlbumLoudness?, warnings: inout [String]) throws -> Float {
+    /// The level of the written pass: a gain, and what a loudness normalization decided.
+    struct Level {
+        var gain: Float = 1
+        /// The ceiling (linear) a true-peak limiter holds after the gain; nil: no limiter.
+        var limiter: Float?
+        var normalization: NormalizationRecord?
+    }
+
+    /// The level of the written pass: `gain:`, or the one a normalize computes from the first pass
+    /// (a loudness normalize from the album's loudness in album mode, see `LoudnessNormalizer`).
+    func level(first: Pass?, album: AlbumLoudness?, warnings: inout [String]) throws -> Level {
         if let target = settings.normalizePeak {
             let peak = first?.meter?.peak.max() ?? 0
-            return peak > 0 ? Float(Foundation.pow(10, target / 20)) / peak : 1
+            return Level(gain: peak > 0 ? Float(Foundation.pow(10, target / 20)) / peak : 1)
         }
-        return settings.gain.map(Float.init) ?? 1
+        if let loudness = settings.loudness {
+            let decision = LoudnessNormalizer.decide(loudness, track: first?.loudness, album: album, levels: first?.levels)
+            warnings += decision.warnings
+            return Level(gain: decision.factor, limiter: decision.limiter.map { Float(pow10($0 / 20)) },
+                         normalization: decision.record)
+        }
+        return Level(gain: settings.gain.map(Float.init) ?? 1)
     }
+
+    /// With a true-peak limiter the loudness comes out lower than the gain says (the peaks it takes
+    /// off carry loudness): measuring passes through the gain and the limiter find by how much, and
+    /// the gain makes it up (the limiter then works harder, so up to three passes, until within
+    /// 0.1 LU). The gain written is always one a pass measured; a shortfall is a warning.
+    func limitedLoudness(_ level: inout Level, _ reader: AudioSource, plan: Plan, first: Pass?, warnings: inout [String]) throws {
+        // Not in album mode: a make-up per track would change the album's relative levels.
+        guard level.limiter != nil, level.normalization?.album == nil, let target = settings.loudness?.target,
+              settings.loudness?.preset != .audiobook else { return }
+        var madeUp = 0.0
+        for attempt in 1...Self.limiterPasses {
+            let trial = try stream(reader, plan: plan, steps: preLevelSteps(plan, first: first) + levelSteps(plan, gain: level),
+                                   writer: nil, measures: Measures(loudness: true))
+            try reader.rewind()
+            guard let reached = trial.loudness?.integrated else { return }
+            let missing = target - reached
+            // At most 6 dB in all: a limiter that takes off more is squashing the item, not catching its peaks.
+            let step = min(missing, Self.limiterMakeUpLimit - madeUp)
+            if abs(missing) <= 0.1 || attempt == Self.limiterPasses || step <= 0.05 {
+                if var record = level.normalization {
+                    record.gain = LoudnessNormalizer.rounded(record.gain + madeUp)
+                    record.limiterMakeUp = LoudnessNormalizer.rounded(madeUp)
+                    record.target = LoudnessNormalizer.rounded(reached)
+                    if abs(missing) > 0.005 { record.requested = target }
+                    level.normalization = record
+                }
+                if abs(missing) > 0.3 {
+                    warnings.append(String(format: "the true-peak limiter took loudness off: reaches %.1f LUFS, not %.1f (%.1f dB made up)",
+                                           reached, target, madeUp))
+                }
+                return
+            }
+            level.gain *= Float(pow10(step / 20))
+            madeUp += step
+        }
+    }
+
+    /// The most a limiter's loss of loudness is made up, dB, and the measuring passes spent on it.
+    static let limiterMakeUpLimit = 6.0
+    static let limiterPasses = 3
 
     /// The steps before the level is set: trims (by absolute frame position, from the first pass).
     func preLevelSteps(_ plan: Plan, first: Pass?) -> [AudioProcessor] {
@@ -337,9 +403,13 @@ struct AudioStage {
         return [step]
     }
 
-    /// The steps that set the level: the gain (of `gain:` or a normalize), and a limiter.
-    func levelSteps(_ plan: Plan, gain: Float) -> [AudioProcessor] {
-        gain == 1 ? [] : [GainProcessor(gain: gain, channels: plan.channels)]
+    /// The steps that set the level: the gain (of `gain:` or a normalize), and a true-peak limiter.
+    func levelSteps(_ plan: Plan, gain level: Level) -> [AudioProcessor] {
+        var steps: [AudioProcessor] = level.gain == 1 ? [] : [GainProcessor(gain: level.gain, channels: plan.channels)]
+        if let ceiling = level.limiter {
+            steps.append(TruePeakLimiter(channels: plan.channels, sampleRate: plan.sampleRate, ceiling: ceiling))
+        }
+        return steps
     }
 
     /// The steps after the level: fades (positions counted after the trim). The trim's and the
@@ -367,6 +437,7 @@ struct AudioStage {
         defer { input.deallocate(); mixed.deallocate(); resampled.deallocate() }
         var meter = measures.meter ? Meter(channels: outChannels) : nil
         var extent = measures.extent ? settings.trim.map { SoundExtent(threshold: Float(pow10($0.silence / 20)), channels: outChannels) } : nil
+        var levels = measures.levels ? LevelStatistics(channels: outChannels, sampleRate: plan.sampleRate) : nil
         let loudness = measures.loudness
             ? try LoudnessMeter(channels: outChannels, sampleRate: plan.sampleRate, options: measures.loudnessOptions) : nil
         var produced = 0, clipped = 0
@@ -375,6 +446,7 @@ struct AudioStage {
         let chain = AudioChain(steps) { block, count in
             meter?.add(block, frames: count)
             extent?.add(block, frames: count)
+            levels?.add(block, frames: count)
             try loudness?.add(block, frames: count)
             if counting {
                 for index in 0..<(count * outChannels) where block[index] > 1 || block[index] < -1 { clipped += 1 }
@@ -427,7 +499,7 @@ struct AudioStage {
         if reader.info.frames > 0, decoded < reader.info.frames, exactCount {
             throw ItemFailure(.decode, "truncated: the stream ends after \(decoded) of \(reader.info.frames) frames")
         }
-        return Pass(meter: meter, loudness: try loudness?.measurement(), loudnessMeter: loudness, frames: produced, clipped: clipped,
-                    extent: extent)
+        return Pass(meter: meter, loudness: try loudness?.measurement(), loudnessMeter: loudness, levels: levels,
+                    frames: produced, clipped: clipped, extent: extent)
     }
 }

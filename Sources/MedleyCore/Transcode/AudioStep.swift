@@ -93,6 +93,7 @@ enum AudioStep {
         entry.duration = outcome?.duration
         entry.meter = stage.metering ? outcome?.meter : nil
         entry.loudness = job.analyzesLoudness ? outcome?.loudness.map(LoudnessRecord.init) : nil
+        entry.normalization = outcome?.normalization
         if case .export(let template)? = job.tag?.artwork, let artwork = tags.artwork {
             try CoverArt.export(artwork, template: template, for: item.file, exporter: exporter) { opened[$0] }
         }

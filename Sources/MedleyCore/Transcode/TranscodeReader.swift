@@ -115,7 +115,9 @@ extension TranscodeSettings {
                              suggestion: "±120 dB spans the whole range of 24-bit audio; beyond it is silence or noise")
             }
         }
-        if let node = fields.nodes["normalize"] {
+        if let node = fields.nodes["normalize"], LoudnessNormalization.isLoudness(node) {
+            settings.loudness = LoudnessNormalization.read(node, fields: fields)
+        } else if let node = fields.nodes["normalize"] {
             if case .mapping(let pairs, _) = node, pairs.count == 1, pairs[0].key.scalarText == "peak",
                let value = pairs[0].value.scalarText, let db = decibels(value, unit: "dBFS"), peakRange.contains(db) {
                 settings.normalizePeak = db
@@ -124,8 +126,8 @@ extension TranscodeSettings {
                              "normalize takes {peak: LEVEL} with a level from -120 to 0 dBFS, like {peak: -1dBFS}")
             }
         }
-        if settings.gain != nil && settings.normalizePeak != nil, let node = fields.nodes["normalize"] {
-            fields.error(node, "give gain or normalize, not both")
+        if settings.gain != nil && (settings.normalizePeak != nil || settings.loudness != nil), let node = fields.nodes["normalize"] {
+            fields.error(node, "give gain or normalize, not both", suggestion: "normalize computes its own gain; remove 'gain'")
         }
     }
 
@@ -152,6 +154,12 @@ final class TranscodeFields {
     /// Reports a problem at `node`; the settings are then not used.
     func error(_ node: YAMLNode, _ message: String, suggestion: String? = nil) {
         sink.error(node, message, suggestion: suggestion)
+        ok = false
+    }
+
+    /// Reports a problem at a place inside a node (a template's character); the settings are then not used.
+    func error(at mark: SourceMark, _ message: String, suggestion: String? = nil) {
+        sink.error(at: mark, message, suggestion: suggestion)
         ok = false
     }
 
