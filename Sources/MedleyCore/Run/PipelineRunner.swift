@@ -174,7 +174,7 @@ public final class PipelineRunner: @unchecked Sendable {
 
         let own = job.export.map { OwnOutputs(exportRoot: $0.to, ingestRoots: job.ingest.roots) }
         // Album mode: every album measured before any of its tracks is written (`AlbumPass.swift`).
-        if let grouping = job.albumGrouping, context.audio != nil {
+        if let grouping = job.albumGrouping, context.audio != nil || job.tag != nil {
             let albums = measureAlbums(context, grouping: grouping, files: FileEnumerator(job.ingest.source).lazy.filter { result in
                 guard case .success(let file) = result, let own else { return true }
                 return !own.contains(file.path)

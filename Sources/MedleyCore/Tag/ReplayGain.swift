@@ -59,8 +59,9 @@ enum ReplayGain {
 
     /// The level fields for an output: `track` is the output's own loudness, `album` its album's
     /// (album mode). Returns the fields by Vorbis name and what could not be written.
+    /// `albumNote` says why there is no album value, when the caller knows.
     static func fields(_ tags: ReplayGainTags, track: LoudnessMeasurement?, album: AlbumLoudness?,
-                       opus: Bool) -> (fields: [(String, String)], warnings: [String]) {
+                       opus: Bool, albumNote: String? = nil) -> (fields: [(String, String)], warnings: [String]) {
         var fields: [(String, String)] = []
         var warnings: [String] = []
         if let track, let integrated = track.integrated {
@@ -86,7 +87,7 @@ enum ReplayGain {
             } else if let album {
                 warnings.append("ReplayGain: album '\(album.group)' is silent, so it has no album gain; none written")
             } else {
-                warnings.append("ReplayGain: the album's loudness was not measured (album gain needs every track of the album measured first); no album gain written")
+                warnings.append(albumNote ?? "ReplayGain: the album's loudness was not measured (album gain needs every track of the album measured first); no album gain written")
             }
         }
         if !opus, fields.contains(where: { $0.0 == trackGain || $0.0 == albumGain }) {
@@ -100,11 +101,11 @@ enum ReplayGain {
     /// that no longer describe the output (its level changed — `levelChange` says how) are
     /// dropped, with a warning.
     static func settle(_ tags: inout MediaTags, replayGain: ReplayGainTags?, track: LoudnessMeasurement?,
-                       album: AlbumLoudness?, opus: Bool, levelChange: String?) -> [String] {
+                       album: AlbumLoudness?, albumNote: String? = nil, opus: Bool, levelChange: String?) -> [String] {
         let inherited = tags.extra.keys.filter(isLevelField).sorted()
         if let replayGain {
             for name in inherited { tags.extra[name] = nil }
-            let (fields, warnings) = self.fields(replayGain, track: track, album: album, opus: opus)
+            let (fields, warnings) = self.fields(replayGain, track: track, album: album, opus: opus, albumNote: albumNote)
             for (name, value) in fields { tags.extra[name] = [value] }
             return warnings
         }
@@ -117,6 +118,26 @@ enum ReplayGain {
         // its output gain is 0, so they describe the decoded level as before (RFC 7845 asks only
         // that they not be mixed with R128 gains, which `replayGain` replaces them with).
         return []
+    }
+
+    /// The album's loudness as a transcode wrote the album: the album pass measured its tracks before
+    /// any level change, so a gain the whole album shares (`gain:`, `normalize: {album: true}`)
+    /// shifts it, and a gain of each track's own (a peak or per-track loudness normalize) leaves no
+    /// album value that describes the outputs — nil, with the reason.
+    static func writtenAlbum(_ album: AlbumLoudness?, settings: TranscodeSettings,
+                             normalization: NormalizationRecord?) -> (album: AlbumLoudness?, note: String?) {
+        guard var album else { return (nil, nil) }
+        if settings.normalizePeak != nil || (settings.loudness != nil && settings.loudness?.album == nil) {
+            return (nil, "ReplayGain: each track was normalized with a gain of its own, so no album gain describes the outputs; "
+                         + "none written (normalize: {album: true} keeps one gain per album)")
+        }
+        let decibels = normalization?.gain ?? settings.gain.map { 20 * log10($0) } ?? 0
+        guard decibels != 0 else { return (album, nil) }
+        let factor = pow10(decibels / 20)
+        album.integrated = album.integrated.map { $0 + decibels }
+        album.samplePeak *= factor
+        album.truePeak *= factor
+        return (album, nil)
     }
 
     /// How a transcode changes the level of the audio (so the input's level tags no longer hold),

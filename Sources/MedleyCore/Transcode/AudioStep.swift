@@ -69,13 +69,14 @@ enum AudioStep {
             if job.tag?.replayGain != nil, [.mpeg4AAC, .mpegLayer3, .opus].contains(stage.settings.format) {
                 track = try AudioCopyStep.measure(try AudioStage.open(encoded.path, format: ext)).loudness
             }
-            levelWarnings = ReplayGain.settle(&outputTags, replayGain: job.tag?.replayGain, track: track, album: album,
-                                              opus: stage.settings.format == .opus,
+            let written = ReplayGain.writtenAlbum(album, settings: stage.settings, normalization: outcome?.normalization)
+            levelWarnings = ReplayGain.settle(&outputTags, replayGain: job.tag?.replayGain, track: track, album: written.album,
+                                              albumNote: written.note, opus: stage.settings.format == .opus,
                                               levelChange: ReplayGain.levelChange(stage.settings, sourceChannels: reader.info.channels))
-            let written = try ItemFailure.converting(.output, context: "cannot write tags") {
+            let report = try ItemFailure.converting(.output, context: "cannot write tags") {
                 try TagIO.write(outputTags, from: encoded.path, into: temporary, container: ext, id3: job.export?.id3 ?? .v2_4)
             }
-            (dropped, converted) = (written.unsupported, written.converted)
+            (dropped, converted) = (report.unsupported, report.converted)
         }
         guard entry.status != .skipped else { return }
         entry.warnings += planWarnings
