@@ -80,7 +80,7 @@ enum LoudnessNormalizer {
 
         guard let level else {
             warnings.append(audiobook ? "silent (RMS below \(Int(silentRMS)) dB): not normalized"
-                                      : "silent (no 400 ms block above -70 LUFS): no loudness to normalize, left as it is")
+                                      : "silent, or shorter than one 400 ms block (none above -70 LUFS): no loudness to normalize, left as it is")
             record.target = settings.target
             return finish(0, "silent")
         }
