@@ -4,7 +4,8 @@
 #   medley `normalize: {loudness: -16LUFS, truePeak: -1dBTP}` (libebur128 measure, one linear gain)
 #   versus ffmpeg-normalize's two-pass ffmpeg: `loudnorm=…:print_format=json` to measure, then
 #   `loudnorm=…:measured_*=…:linear=true` with `-ar` back to the source rate and `-c:a aac -b:a 128k`.
-# Afterwards every output of both is measured by ffmpeg's ebur128 filter (how close each got).
+# Afterwards every output of both is measured by ffmpeg's ebur128 filter (how close each got). Then
+# bench-loudness-measure.sh times measuring alone (Medley vs ffmpeg ebur128 and libebur128 itself).
 #
 # Usage: benchmarks/bench-loudness.sh [--minutes M] [--files N]   (defaults: 30 minutes in 10 files)
 # Environment: MEDLEY (default <repo>/.build/release/medley), RUNS (default 3).
@@ -99,3 +100,8 @@ echo "| tool | best of $runs, s | outputs by ffmpeg ebur128 | Medley ÷ ffmpeg |
 echo "|---|---:|---|---:|"
 echo "| medley normalize (libebur128 measure + one gain, libavcodec aac) | $tm | $am | $(ratio "$tm" "$tf") |"
 echo "| ffmpeg loudnorm two-pass, linear=true (ffmpeg-normalize's method) | $tf | $af | |"
+
+# The measuring half: loudness alone over the same length of audio (its own files: FLAC), against
+# ffmpeg's ebur128 and libebur128 itself; the issue's target is ≥ 200× realtime per core.
+echo
+"$script_dir/bench-loudness-measure.sh" --minutes "$minutes" --files "$files"
