@@ -18,7 +18,7 @@ while (($#)); do
   case $1 in
     --minutes) minutes=$2; shift 2 ;;
     --files) files=$2; shift 2 ;;
-    -h | --help) sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "unknown argument $1" >&2; exit 2 ;;
   esac
 done
