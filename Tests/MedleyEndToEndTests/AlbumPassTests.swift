@@ -3,8 +3,9 @@ import Foundation
 import XCTest
 
 /// Album mode's measurement pass (issue 17, deliverable 3), run in-process with the job's album
-/// grouping switched on (the YAML keys that switch it on — `normalize: {album: true}`,
-/// `tag: {replayGain: album}` — are other parts of the issue). Expected album loudness comes from
+/// grouping switched on (so a test can choose any grouping; the YAML keys that switch it on,
+/// `normalize: {album: true}` and `tag: {replayGain: album}`, are tested through `medley run` in
+/// AlbumNormalizationRunTests, ReplayGainRunTests and the kill tests here). Expected album loudness comes from
 /// ffmpeg's `ebur128` filter over the album's tracks concatenated (ffmpeg's `concat` filter), and
 /// track and album membership from the tags metaflac wrote, never from Medley's own numbers.
 final class AlbumPassTests: EndToEndCase {
@@ -78,13 +79,13 @@ final class AlbumPassTests: EndToEndCase {
 
     /// The pipeline every test runs: FLAC out (48 kHz stereo in, the same out: the measured signal
     /// is the file's), one item per file.
-    func albumPipeline(extra: String = "") throws -> String {
+    func albumPipeline(extra: String = "", transcode: String = "AVFormatIDKey: kAudioFormatFLAC") throws -> String {
         try pipeline("""
             version: 1
             jobs:
               - name: album
                 ingest: { from: [in] }
-                transcode: { AVFormatIDKey: kAudioFormatFLAC }
+                transcode: { \(transcode) }
             \(extra)
                 export: { to: out, name: "{relpath}/{stem}.flac" }
             """)
@@ -423,7 +424,9 @@ final class AlbumPassTests: EndToEndCase {
                 try track("\(a)-\(t).flac", seconds: seconds, volume: t == 1 ? 0.3 / Double(a + 1) : 0.1, tags: tags)
             }
         }
-        return try albumPipeline()
+        // Album mode from the pipeline itself (as `albumMode` sets it), so the killed `medley run`
+        // and the in-process runs share the job's settings.
+        return try albumPipeline(transcode: "AVFormatIDKey: kAudioFormatFLAC, normalize: { loudness: -16LUFS, truePeak: -1dBTP, album: true }")
     }
 
     /// The manifest's album values of a clean run into a scratch export, then that export removed.
@@ -466,27 +469,14 @@ final class AlbumPassTests: EndToEndCase {
         try assertOutputs(match: reference)
     }
 
-    /// The child process of the kill tests: this test bundle again, running only this method,
-    /// which runs the pipeline `MEDLEY_ALBUM_CHILD` names in album mode with its events on
-    /// standard output. Skipped when run any other way.
-    func testChildRunOfTheKillTests() throws {
-        guard let path = ProcessInfo.processInfo.environment["MEDLEY_ALBUM_CHILD"] else {
-            throw XCTSkip("the kill tests' child process; runs only when they start it")
-        }
-        try run(path, events: "-", concurrency: 1)
-    }
-
-    /// Starts `testChildRunOfTheKillTests` in a process of its own, its events through a pipe of one
+    /// Starts `medley run` on the pipeline (one item at a time), its events through a pipe of one
     /// page, and kills it (SIGKILL) when the `count`-th `event` arrives. The fixtures leave more than
     /// a page of events after that point, so the child is still running (blocked on the pipe)
     /// when it is killed, whatever the machine's speed.
     func runKilled(_ path: String, atThe count: Int, _ event: String) throws {
-        let bundle = [CommandLine.arguments.first ?? "", Tool.packageRoot + "/.build/debug/MedleyPackageTests.xctest"]
-            .first { $0.hasSuffix(".xctest") && FileManager.default.isExecutableFile(atPath: $0) }
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: try XCTUnwrap(bundle, "the test bundle"))
-        process.arguments = ["MedleyEndToEndTests.AlbumPassTests/testChildRunOfTheKillTests"]
-        process.environment = ProcessInfo.processInfo.environment.merging(["MEDLEY_ALBUM_CHILD": path]) { $1 }
+        process.executableURL = URL(fileURLWithPath: Tool.medley)
+        process.arguments = ["run", path, "--events", "-", "--jobs", "1", "--quiet"]
         let events = Pipe()
         process.standardOutput = events
         process.standardError = FileHandle.nullDevice
