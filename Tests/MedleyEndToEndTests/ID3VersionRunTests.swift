@@ -59,6 +59,40 @@ for k in ("TIT2", "TYER", "TDAT", "TXXX:MOOD", "TDRC", "TMOO"):
         XCTAssertTrue(warnings.contains("ID3v2.3: TMOO is ID3v2.4's; written as TXXX:MOOD"), "\(warnings)")
     }
 
+    /// A tag-only job (no transcode) copies an MP3 tagged v2.4 by ffmpeg and writes its tag as v2.3;
+    /// the MPEG frames after the tag are the input's, byte for byte.
+    func testATagOnlyCopyOfAnMP3IsRetaggedAsV23() throws {
+        try FileManager.default.createDirectory(atPath: work + "/in", withIntermediateDirectories: true)
+        let source = work + "/in/source.mp3"
+        let made = try Tool.run("ffmpeg", ["-v", "error", "-y", "-i", audio + "/sine-1k-44100-stereo.wav", "-t", "1", "-c:a", "libmp3lame",
+                                           "-id3v2_version", "4", "-metadata", "title=Ünïcode ☕ Title", "-metadata", "date=2024-05-01",
+                                           "-metadata", "MOOD=Calm", source])
+        XCTAssertEqual(made.status, 0, made.stderr)
+        let path = try pipeline("""
+            version: 1
+            jobs:
+              - name: id3
+                ingest: { from: [in] }
+                tag: { set: { comments: "retagged" } }
+                export: { to: out, name: "{stem}.{ext}", id3: v2.3 }
+            """)
+        let result = try Tool.medley(["run", path, "--quiet"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        let output = work + "/out/source.mp3"
+        XCTAssertEqual(try stored(output), ["2.3", "TIT2 Ünïcode ☕ Title", "TYER 2024", "TDAT 0105", "TXXX:MOOD Calm", "TDRC -", "TMOO -"])
+        // The audio: everything after each file's ID3v2 tag (header size + 10), compared by mutagen's offsets.
+        let script = """
+import sys
+from mutagen.id3 import ID3
+def audio(p):
+    data = open(p, "rb").read()
+    return data[ID3(p).size:]
+print(audio(sys.argv[1]) == audio(sys.argv[2]))
+"""
+        let same = try Tool.run("/usr/bin/python3", ["-c", script, source, output])
+        XCTAssertEqual(same.stdout.trimmingCharacters(in: .whitespacesAndNewlines), "True", same.stderr)
+    }
+
     func testTheDefaultStaysV24AndNamesNoConversion() throws {
         let result = try run("AVFormatIDKey: kAudioFormatMPEGLayer3", export: "overwrite: replace")
         XCTAssertEqual(result.status, 0, result.stderr)
