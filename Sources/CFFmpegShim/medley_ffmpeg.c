@@ -323,18 +323,47 @@ const char *medley_decoder_container(const MedleyDecoder *d) { return d->format-
 
 int medley_decoder_damaged(const MedleyDecoder *d) { return d->damaged; }
 
-static float load_sample(const AVFrame *frame, int index, int channel, int channels) {
+/* Copies `take` frames of `frame`, from frame `offset` on, into `out` as interleaved floats of
+ * `channels` channels (full scale ±1). The sample format is looked at once per call, not per sample:
+ * this loop is on every decoded sample's way. Scales are powers of two, so multiplying is exact. */
+static void copy_samples(const AVFrame *frame, int offset, int take, int channels, float *out) {
     enum AVSampleFormat format = frame->format;
     int planar = av_sample_fmt_is_planar(format);
-    const uint8_t *plane = planar ? frame->extended_data[channel] : frame->extended_data[0];
-    int slot = planar ? index : index * channels + channel;
-    switch (av_get_packed_sample_fmt(format)) {
-    case AV_SAMPLE_FMT_FLT: return ((const float *)plane)[slot];
-    case AV_SAMPLE_FMT_DBL: return (float)((const double *)plane)[slot];
-    case AV_SAMPLE_FMT_S16: return ((const int16_t *)plane)[slot] / 32768.0f;
-    case AV_SAMPLE_FMT_S32: return (float)(((const int32_t *)plane)[slot] / 2147483648.0);
-    case AV_SAMPLE_FMT_U8: return (plane[slot] - 128) / 128.0f;
-    default: return 0;
+    enum AVSampleFormat packed = av_get_packed_sample_fmt(format);
+    int step = planar ? 1 : channels;
+    for (int c = 0; c < channels; c++) {
+        const uint8_t *plane = planar ? frame->extended_data[c] : frame->extended_data[0];
+        size_t first = planar ? (size_t)offset : (size_t)offset * channels + c;
+        float *dst = out + c;
+        switch (packed) {
+        case AV_SAMPLE_FMT_FLT: {
+            const float *src = (const float *)plane + first;
+            for (int i = 0; i < take; i++) dst[(size_t)i * channels] = src[(size_t)i * step];
+            break;
+        }
+        case AV_SAMPLE_FMT_DBL: {
+            const double *src = (const double *)plane + first;
+            for (int i = 0; i < take; i++) dst[(size_t)i * channels] = (float)src[(size_t)i * step];
+            break;
+        }
+        case AV_SAMPLE_FMT_S16: {
+            const int16_t *src = (const int16_t *)plane + first;
+            for (int i = 0; i < take; i++) dst[(size_t)i * channels] = src[(size_t)i * step] * (1.0f / 32768.0f);
+            break;
+        }
+        case AV_SAMPLE_FMT_S32: {
+            const int32_t *src = (const int32_t *)plane + first;
+            for (int i = 0; i < take; i++) dst[(size_t)i * channels] = (float)(src[(size_t)i * step] * (1.0 / 2147483648.0));
+            break;
+        }
+        case AV_SAMPLE_FMT_U8: {
+            const uint8_t *src = plane + first;
+            for (int i = 0; i < take; i++) dst[(size_t)i * channels] = (src[(size_t)i * step] - 128) * (1.0f / 128.0f);
+            break;
+        }
+        default:
+            for (int i = 0; i < take; i++) dst[(size_t)i * channels] = 0;
+        }
     }
 }
 
@@ -408,9 +437,7 @@ int medley_decoder_read(MedleyDecoder *d, float *samples, int max_frames, char *
             d->have_frame = 0;
             break;
         }
-        for (int i = 0; i < take; i++)
-            for (int c = 0; c < d->channels; c++)
-                samples[(done + i) * d->channels + c] = load_sample(d->frame, d->offset + i, c, d->channels);
+        if (take > 0) copy_samples(d->frame, d->offset, take, d->channels, samples + (size_t)done * d->channels);
         done += take;
         d->produced += take;
         d->offset += take;

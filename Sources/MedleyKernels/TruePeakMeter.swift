@@ -125,7 +125,8 @@ public final class TruePeakMeter {
                     let x = raw.loadUnaligned(fromByteOffset: (history + n - k) * 4, as: SIMD8<Float>.self)
                     sum += phase[k] * x
                 }
-                highest = pointwiseMax(highest, abs(sum))
+                let magnitude = sum.replacing(with: -sum, where: sum .< 0)
+                highest.replace(with: magnitude, where: magnitude .> highest)
                 n += 8
             }
             while n < frames {
@@ -137,8 +138,4 @@ public final class TruePeakMeter {
         }
         return max(highest.max(), scalarHighest)
     }
-}
-
-private func abs(_ v: SIMD8<Float>) -> SIMD8<Float> {
-    v.replacing(with: -v, where: v .< 0)
 }
