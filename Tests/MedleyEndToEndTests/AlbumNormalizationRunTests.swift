@@ -18,16 +18,7 @@ final class AlbumNormalizationRunTests: EndToEndCase {
     }
 
     /// ffmpeg's integrated loudness (LUFS, to 0.1) of the files played one after another.
-    func ffmpegLoudness(_ paths: [String]) throws -> Double {
-        let inputs = paths.flatMap { ["-i", $0] }
-        let streams = paths.indices.map { "[\($0):a]" }.joined()
-        let result = try Tool.run("ffmpeg", ["-nostats", "-hide_banner"] + inputs + [
-            "-filter_complex", "\(streams)concat=n=\(paths.count):v=0:a=1,ebur128", "-f", "null", "-"])
-        XCTAssertEqual(result.status, 0, result.stderr)
-        let summary = try XCTUnwrap(result.stderr.components(separatedBy: "Summary:").last)
-        let line = try XCTUnwrap(summary.split(separator: "\n").first { $0.contains("I:") })
-        return try XCTUnwrap(line.split(separator: " ").compactMap { Double($0) }.first)
-    }
+    func ffmpegLoudness(_ paths: [String]) throws -> Double { try EBUR128.summary(paths).integrated }
 
     func testOneGainPerAlbumKeepsTheTracksLevelsAndReachesTheTarget() throws {
         let inputs = [try track("a1.flac", volume: 0.05, album: "One"), try track("a2.flac", volume: 0.15, album: "One"),

@@ -36,20 +36,7 @@ final class AlbumPassTests: EndToEndCase {
     }
 
     /// ffmpeg's `ebur128` summary of the files played one after another: integrated LUFS and true peak dBTP.
-    func ffmpegLoudness(_ paths: [String]) throws -> (integrated: Double, truePeak: Double) {
-        let inputs = paths.flatMap { ["-i", $0] }
-        let streams = paths.indices.map { "[\($0):a]" }.joined()
-        let result = try Tool.run("ffmpeg", ["-nostats", "-hide_banner"] + inputs + [
-            "-filter_complex", "\(streams)concat=n=\(paths.count):v=0:a=1,ebur128=peak=true", "-f", "null", "-"])
-        XCTAssertEqual(result.status, 0, result.stderr)
-        let summary = try XCTUnwrap(result.stderr.components(separatedBy: "Summary:").last)
-        func value(after label: String) throws -> Double {
-            let line = try XCTUnwrap(summary.split(separator: "\n").first { $0.contains(label) }, label)
-            let field = try XCTUnwrap(line.split(separator: " ").dropFirst().first { Double($0) != nil }, String(line))
-            return try XCTUnwrap(Double(field))
-        }
-        return (try value(after: "I:"), try value(after: "Peak:"))
-    }
+    func ffmpegLoudness(_ paths: [String]) throws -> (integrated: Double, truePeak: Double) { try EBUR128.summary(paths) }
 
     /// ffmpeg's momentary loudness (LUFS, to 0.1) of every 400 ms block of a file, one each 100 ms
     /// (`ebur128=framelog=verbose`): the gating blocks of BS.1770. Its first three lines are the

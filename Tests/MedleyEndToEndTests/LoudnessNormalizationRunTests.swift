@@ -37,19 +37,7 @@ final class LoudnessNormalizationRunTests: EndToEndCase {
     }
 
     /// ffmpeg's EBU R128 summary of a file: integrated loudness (LUFS) and true peak (dBTP).
-    static func ebur128(_ path: String) throws -> (integrated: Double, truePeak: Double) {
-        let result = try Tool.run("ffmpeg", ["-hide_banner", "-nostats", "-i", path, "-af", "ebur128=peak=true:framelog=verbose",
-                                             "-f", "null", "-"])
-        XCTAssertEqual(result.status, 0, result.stderr)
-        // The summary is the last "I:" and the "Peak:" under "True peak:".
-        let lines = result.stderr.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
-        func value(_ prefix: String) -> Double? {
-            lines.last { $0.hasPrefix(prefix) }.flatMap { Double($0.dropFirst(prefix.count).split(separator: " ").first ?? "") }
-        }
-        let integrated = try XCTUnwrap(value("I:"), result.stderr)
-        let peak = try XCTUnwrap(value("Peak:"), result.stderr)
-        return (integrated, peak)
-    }
+    static func ebur128(_ path: String) throws -> (integrated: Double, truePeak: Double) { try EBUR128.summary([path]) }
 
     func normalization(_ record: [String: Any]?) throws -> [String: Any] {
         try XCTUnwrap(record?["normalization"] as? [String: Any], "\(String(describing: record))")

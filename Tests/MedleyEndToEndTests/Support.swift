@@ -290,3 +290,23 @@ final class Locked<Value>: @unchecked Sendable {
     var value: Value { lock.lock(); defer { lock.unlock() }; return stored }
     func mutate(_ change: (inout Value) -> Void) { lock.lock(); change(&stored); lock.unlock() }
 }
+
+/// ffmpeg's `ebur128` filter: the independent loudness reader of the loudness tests.
+enum EBUR128 {
+    /// The summary of the files played one after another (ffmpeg's `concat` filter for several):
+    /// integrated loudness (LUFS) and true peak (dBTP), as ffmpeg prints them (to 0.1).
+    static func summary(_ paths: [String]) throws -> (integrated: Double, truePeak: Double) {
+        let inputs = paths.flatMap { ["-i", $0] }
+        let chain = paths.count == 1 ? "[0:a]ebur128=peak=true"
+            : paths.indices.map { "[\($0):a]" }.joined() + "concat=n=\(paths.count):v=0:a=1,ebur128=peak=true"
+        let result = try Tool.run("ffmpeg", ["-nostats", "-hide_banner"] + inputs + ["-filter_complex", chain, "-f", "null", "-"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        let summary = try XCTUnwrap(result.stderr.components(separatedBy: "Summary:").last)
+        func value(after label: String) throws -> Double {
+            let line = try XCTUnwrap(summary.split(separator: "\n").first { $0.contains(label) }, label)
+            let field = try XCTUnwrap(line.split(separator: " ").dropFirst().first { Double($0) != nil }, String(line))
+            return try XCTUnwrap(Double(field))
+        }
+        return (try value(after: "I:"), try value(after: "Peak:"))
+    }
+}
