@@ -6,7 +6,7 @@ Runs every JPEG of one folder through pyvips in ONE Python process with a thread
 time in seconds on stdout. pyvips drives the same libvips Medley links (Debian's libvips.so); the
 work happens in C, and cffi releases the GIL around each libvips call, so the workers run in parallel.
 
-Usage: bench-inprocess.py compare DIR_A DIR_B   → "max mean files" of |A − B| over same-named JPEGs
+Usage: bench-inprocess.py compare DIR_A DIR_B   → "max mean files worst-file" of |A − B| over same-named JPEGs
        bench-inprocess.py CASE INPUT_DIR OUTPUT_DIR [--workers N] [--quality Q] [--concurrency C]
   CASE is one of
     sepia-linear   colourspace('scrgb') → recomb(sepia) → colourspace('srgb') → JPEG
@@ -63,7 +63,7 @@ def process(case, source, target, quality):
 
 def compare(a_dir, b_dir):
     """Largest and mean absolute difference (8-bit levels) between same-named JPEGs of two folders."""
-    worst, total, count = 0.0, 0.0, 0
+    worst, worst_name, total, count = 0.0, "-", 0.0, 0
     for name in sorted(n for n in os.listdir(a_dir) if n.endswith(".jpg")):
         a = pyvips.Image.new_from_file(os.path.join(a_dir, name))
         b = pyvips.Image.new_from_file(os.path.join(b_dir, name))
@@ -73,10 +73,12 @@ def compare(a_dir, b_dir):
         if a.bands != b.bands:
             a, b = a.colourspace("srgb"), b.colourspace("srgb")
         difference = (a.cast("int") - b.cast("int")).abs()
-        worst = max(worst, difference.max())
+        largest = difference.max()
+        if largest > worst:
+            worst, worst_name = largest, name
         total += difference.avg()
         count += 1
-    print(f"{worst:.0f} {total / max(count, 1):.2f} {count}")
+    print(f"{worst:.0f} {total / max(count, 1):.2f} {count} {worst_name}")
     return 0
 
 
