@@ -31,7 +31,9 @@
 #                (PyPI). pyvips finds Debian's libvips.so (libvips42): in cffi's API mode when
 #                libvips-dev's headers are there at install time, else in ABI mode — the same libvips
 #                Medley links either way.
-#   VIPS_CONCURRENCY  libvips threads per pipeline, for every side (default: libvips' own, nproc)
+#   VIPS_CONCURRENCY  libvips threads per pipeline for pyvips and the CLIs (default: libvips' own, one per
+#                core; Medley sets its own, cores ÷ --jobs = 1 here). On a loaded machine a side with more
+#                runnable threads gets more of the CPU, so compare the CPU column there, or set it to 1.
 set -euo pipefail
 script_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo_dir=$(cd "$script_dir/.." && pwd)
