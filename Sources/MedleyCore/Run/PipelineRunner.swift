@@ -68,9 +68,11 @@ public final class PipelineRunner: @unchecked Sendable {
         let (concurrency, note) = ResourceLimits.concurrency(requested: options.concurrency)
         if let note { console.say(note) }
         scheduler = Scheduler(concurrency: concurrency)
-        // Items already run in parallel: give each image fewer libvips threads so the cores
-        // are not oversubscribed (libvips still overlaps decode, kernels and encode).
-        let perImage = max(1, ProcessInfo.processInfo.activeProcessorCount / concurrency)
+        // `--jobs` bounds the items in flight, not the cores: every image gets a libvips worker per
+        // core, so that when fewer items than cores run (a lone big image, the tail of a batch) their
+        // workers take the idle cores. A full batch oversubscribes the cores; the kernel shares them
+        // (measured in benchmarks/bench-cores.sh: no slower than a worker per item).
+        let perImage = Self.threadsPerImage(cores: ProcessInfo.processInfo.activeProcessorCount)
         try Vips.setThreadsPerImage(perImage)
         vipsThreads = perImage
         // Under a memory limit, items are admitted against what it leaves (the scheduler's own threads'
@@ -81,6 +83,9 @@ public final class PipelineRunner: @unchecked Sendable {
                         + "\(ResourceLimits.megabytes(memory.total)) of it for items, which wait their turn when they would not fit together")
         }
     }
+
+    /// libvips' workers per image: one per core, whatever `--jobs` is.
+    static func threadsPerImage(cores: Int) -> Int { max(1, cores) }
 
     /// Stops taking new items (SIGINT/SIGTERM); in-flight items finish.
     public func stop() { scheduler.requestStop() }
