@@ -17,7 +17,8 @@
 # 2. The tail of a batch: 7 real photos then the 50 MP image, 2 at a time (--jobs 2 / parallel -j 2).
 #    For Medley, /proc/PID/stat is sampled every 0.1 s: "one core" is the share of the run's wall time
 #    in which the process used less than 1.5 cores (on a loaded machine other processes also take cores:
-#    read it next to the load average).
+#    read it next to the load average), and the share in which at most one of its threads was runnable
+#    (state R in /proc/PID/task/*/stat: running or waiting for a core), which load does not change.
 # 3. A full batch, 2 at a time: 12 real photos, blur σ 10 and sepia, against `parallel -j 2 vips ...`:
 #    the cost of oversubscribing the cores (two items, each with a worker per core).
 # Wall seconds and CPU seconds (user + sys of the process and its children, from wait4) per run.
@@ -110,8 +111,15 @@ def timed(command, sample=False):
             used = (int(fields[11]) + int(fields[12])) / tick
         except (OSError, IndexError, ValueError):
             continue
+        runnable = 0
+        try:
+            for task in os.listdir(f"/proc/{process.pid}/task"):
+                with open(f"/proc/{process.pid}/task/{task}/stat") as f:
+                    runnable += f.read().rsplit(")", 1)[1].split()[0] == "R"
+        except (OSError, IndexError):
+            pass
         now = time.monotonic()
-        samples.append((now - last[0], (used - last[1]) / max(1e-9, now - last[0])))
+        samples.append((now - last[0], (used - last[1]) / max(1e-9, now - last[0]), runnable))
         last = (now, used)
     process.returncode = status
     wall = time.monotonic() - start
@@ -119,7 +127,11 @@ def timed(command, sample=False):
         errors.seek(0)
         sys.exit(f"bench-cores: failed ({status}): {' '.join(command)}\n{errors.read().decode()[-2000:]}")
     errors.close()
-    one = sum(d for d, c in samples if c < 1.5) / max(1e-9, sum(d for d, _ in samples)) if samples else None
+    total = sum(d for d, _, _ in samples)
+    tail = samples[int(len(samples) * 0.9):]  # the run's last 10 %
+    tail_total = sum(d for d, _, _ in tail)
+    one = (sum(d for d, c, _ in samples if c < 1.5) / total, sum(d for d, _, r in samples if r <= 1) / total,
+           sum(d for d, _, r in tail if r <= 1) / tail_total) if total > 0 and tail_total > 0 else None
     return wall, usage.ru_utime + usage.ru_stime, one
 
 def medleys():
@@ -165,15 +177,16 @@ for mp in (2, 12, 24, 50):
         row([f"{mp} MP", label, f"{wall:.2f}", f"{cpu:.2f}", f"{cpu / wall:.2f}", f"**{wall / peer:.2f}×**" if label.startswith("medley ") and "before" not in label else f"{wall / peer:.2f}×"])
 
 print("\n### The tail of a batch: 7 real photos then one 50 MP image, 2 at a time (best of %d)\n" % runs)
-row(["tool", "wall s", "CPU s", "CPU/wall", "time on < 1.5 cores", "÷ parallel vips"])
-row(["---", "---:", "---:", "---:", "---:", "---:"])
+row(["tool", "wall s", "CPU s", "CPU/wall", "time on < 1.5 cores", "time with ≤ 1 runnable thread", "last 10 %: ≤ 1 runnable", "÷ parallel vips"])
+row(["---", "---:", "---:", "---:", "---:", "---:", "---:", "---:"])
 cases = [(label, run("tail", 2)(binary)) for label, binary in medleys()]
 cases.append(("parallel -j 2 vips gaussblur", parallel(["tail", "vips", "gaussblur", "{}", f"{work}/out-vips/{{/.}}.jpg[Q=85]", "10"])))
 best = measure("tail", cases, sample=True)
 peer = best[cases[-1][0]][0]
 for label, _ in cases:
     wall, cpu, one = best[label]
-    row([label, f"{wall:.2f}", f"{cpu:.2f}", f"{cpu / wall:.2f}", "—" if one is None else f"{100 * one:.0f} %", f"{wall / peer:.2f}×"])
+    shares = ["—"] * 3 if one is None else [f"{100 * x:.0f} %" for x in one]
+    row([label, f"{wall:.2f}", f"{cpu:.2f}", f"{cpu / wall:.2f}"] + shares + [f"{wall / peer:.2f}×"])
 
 print("\n### A full batch, 2 at a time: 12 real photos (best of %d)\n" % runs)
 row(["job", "tool", "wall s", "CPU s", "÷ parallel vips"])

@@ -51,20 +51,28 @@ final class ImageThreadsTests: EndToEndCase {
         return try Data(contentsOf: URL(fileURLWithPath: out + "/" + ((input as NSString).lastPathComponent as NSString).deletingPathExtension + ".png"))
     }
 
-    func testEveryImageGetsAWorkerPerCoreWhateverJobsIs() throws {
+    func testAnImageGetsAWorkerPerCoreWhenTheJobsAreFewerThanFourTimesTheCores() throws {
         // Before issue 18 an image got cores / --jobs workers: one on a 2-core machine at the default,
         // so a lone big image or the tail of a batch ran on one core.
         let path = try pipeline(blurJob(try bigPhoto(), out: work + "/out", sigma: 10, colorSpace: nil))
-        for jobs in [1, 2, 4, 16] {
+        for jobs in [1, 2, cores, 4 * cores, 8 * cores] {
             var options = RunOptions()
             options.quiet = true
             options.concurrency = jobs
             let runner = try PipelineRunner(pipeline: try PipelineReader.load(path: path), options: options)
-            XCTAssertEqual(runner.vipsThreads, cores, "--jobs \(jobs)")
-            XCTAssertEqual(Vips.threadsPerImage, cores, "--jobs \(jobs): the workers libvips gives each sink that starts")
+            // Every core while the items in flight are at most four per core; then 4 × cores ÷ jobs.
+            let expected = max(1, min(cores, 4 * cores / jobs))
+            XCTAssertEqual(runner.vipsThreads, expected, "--jobs \(jobs)")
+            XCTAssertEqual(Vips.threadsPerImage, expected, "--jobs \(jobs): the workers libvips gives each sink that starts")
             XCTAssertEqual(runner.scheduler.concurrency, jobs, "--jobs still bounds the items in flight")
         }
-        XCTAssertEqual(PipelineRunner.threadsPerImage(cores: 0), 1, "never no worker")
+        // The rule on other machines: every core up to four workers per core in all, never none.
+        let table: [(cores: Int, jobs: Int, workers: Int)] = [
+            (2, 1, 2), (2, 2, 2), (2, 4, 2), (2, 8, 1), (2, 100, 1),
+            (24, 1, 24), (24, 6, 16), (24, 24, 4), (50, 12, 16), (50, 50, 4), (0, 3, 1), (4, 0, 4)]
+        for row in table {
+            XCTAssertEqual(PipelineRunner.threadsPerImage(cores: row.cores, jobs: row.jobs), row.workers, "\(row)")
+        }
     }
 
     func testBlurIsTheSameWithOneWorkerAndWithMany() throws {
