@@ -5,7 +5,8 @@
 # Environment:
 #   MEDLEY         Medley binary (default: <repo>/.build/release/medley)
 #   MEDLEY_BEFORE  optional second Medley binary (e.g. main's), timed in the same rounds: before/after
-#   PHOTOS         folder of real JPEGs (default: made by benchmarks/real-photos.sh in benchmarks/.real)
+#   PHOTOS         folder of real JPEGs, e.g. /work/bench-corpus/photos (default: made by
+#                  benchmarks/real-photos.sh in ${TMPDIR:-/tmp}/medley-real-photos, outside the repository)
 #   RUNS           rounds, tools interleaved in each round; best of RUNS reported (default 3)
 #   KEEP_WORK      1 keeps the work directory
 #
@@ -35,7 +36,7 @@ for tool in vips vipsheader parallel /usr/bin/python3; do
   command -v "$tool" >/dev/null || { echo "bench-cores: '$tool' not found" >&2; exit 1; }
 done
 photos=${PHOTOS:-}
-if [[ -z $photos ]]; then photos=$("$script_dir/real-photos.sh" "$script_dir/.real"); fi
+if [[ -z $photos ]]; then photos=$("$script_dir/real-photos.sh" "${TMPDIR:-/tmp}/medley-real-photos"); fi
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/bench-cores.XXXXXX")
 if [[ ${KEEP_WORK:-0} != 1 ]]; then trap 'rm -rf "$work"' EXIT; fi
