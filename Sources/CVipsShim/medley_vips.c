@@ -130,6 +130,8 @@ void medley_vips_set_concurrency(int threads) {
     if (threads > 0) vips_concurrency_set(threads);
 }
 
+int medley_vips_concurrency(void) { return vips_concurrency_get(); }
+
 char *medley_vips_take_error(void) {
     const char *text = vips_error_buffer();
     char *copy = strdup(text ? text : "");

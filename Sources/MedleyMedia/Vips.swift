@@ -25,10 +25,17 @@ public enum Vips {
         started = true
     }
 
-    /// Sets libvips' own worker pool per image (by default one thread per core).
+    /// Sets libvips' own worker pool per image (by default one thread per core). libvips reads it
+    /// whenever a sink (a save, a reduction) starts, for that sink's pool.
     public static func setThreadsPerImage(_ threads: Int) throws {
         try start()
-        medley_vips_set_concurrency(Int32(threads))
+        medley_vips_set_concurrency(Int32(clamping: max(1, threads)))
+    }
+
+    /// The workers libvips gives the pool of each sink that starts now.
+    public static var threadsPerImage: Int {
+        guard (try? start()) != nil else { return 1 }
+        return Int(medley_vips_concurrency())
     }
 
     /// Runs libvips work so that a failure's text is its own. libvips 8.14 has one error buffer

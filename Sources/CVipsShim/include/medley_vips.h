@@ -19,6 +19,8 @@ int medley_vips_start(const char *program_name);
 
 /* Sets the size of libvips' worker pool for each image pipeline. */
 void medley_vips_set_concurrency(int threads);
+/* The workers libvips gives each sink's pool (vips_concurrency_get). */
+int medley_vips_concurrency(void);
 
 /* The text of the last libvips error on this thread's buffer, then clears it. The caller
  * frees the returned string with free(). Never NULL. */

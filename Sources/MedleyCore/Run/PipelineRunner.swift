@@ -68,9 +68,11 @@ public final class PipelineRunner: @unchecked Sendable {
         let (concurrency, note) = ResourceLimits.concurrency(requested: options.concurrency)
         if let note { console.say(note) }
         scheduler = Scheduler(concurrency: concurrency)
-        // Items already run in parallel: give each image fewer libvips threads so the cores
-        // are not oversubscribed (libvips still overlaps decode, kernels and encode).
-        let perImage = max(1, ProcessInfo.processInfo.activeProcessorCount / concurrency)
+        // `--jobs` bounds the items in flight, not the cores: an image gets a libvips worker per core,
+        // so that when fewer items than cores run (a lone big image, the tail of a batch) their workers
+        // take the idle cores. A full batch oversubscribes the cores and the kernel shares them
+        // (benchmarks/bench-cores.sh: two items of two workers on two cores cost no more CPU time).
+        let perImage = Self.threadsPerImage(cores: ProcessInfo.processInfo.activeProcessorCount, jobs: concurrency)
         try Vips.setThreadsPerImage(perImage)
         vipsThreads = perImage
         // Under a memory limit, items are admitted against what it leaves (the scheduler's own threads'
@@ -80,6 +82,13 @@ public final class PipelineRunner: @unchecked Sendable {
             console.say("medley: memory limit (\(memory.limit.flag)) of \(ResourceLimits.megabytes(memory.limit.bytes)): "
                         + "\(ResourceLimits.megabytes(memory.total)) of it for items, which wait their turn when they would not fit together")
         }
+    }
+
+    /// libvips' workers per image: one per core, but at most about four workers per core in all when
+    /// `jobs` items run at once (many items of many workers each only add threads, stacks and regions).
+    static func threadsPerImage(cores: Int, jobs: Int) -> Int {
+        let cores = max(1, cores)
+        return max(1, min(cores, 4 * cores / max(1, jobs)))
     }
 
     /// Stops taking new items (SIGINT/SIGTERM); in-flight items finish.
