@@ -15,9 +15,10 @@
 # Usage: benchmarks/bench-linear.sh [--quick] [--keep DIR]
 #   --quick stops at 10k images (no 100k row); --keep makes (or reuses) the corpora in DIR
 #   (generating 100k files takes about half a minute; reuse it across runs).
-# Environment: MEDLEY (default <repo>/.build/release/medley); RUNS (default 3): rows up to 10k
-#   items take the best of RUNS first runs; the 100k row runs min(RUNS, BIG_RUNS) times (BIG_RUNS
-#   default 1). Needs vips, sox, python3, GNU time. Default run: about 3–5 minutes on 2 cores.
+# Environment: MEDLEY (default <repo>/.build/release/medley); RUNS (default 3): the 1k rows take
+#   the best of RUNS first runs; the 10k and 100k rows run min(RUNS, BIG_RUNS) times (BIG_RUNS
+#   default 1). Needs vips, sox, python3, GNU time. Default run: about 5 minutes on 2 cores
+#   (the 100k row alone about 2 minutes), --quick about 2.
 set -euo pipefail
 script_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo_dir=$(cd "$script_dir/.." && pwd)
@@ -27,7 +28,7 @@ while (($#)); do
   case $1 in
     --quick) quick=1; shift ;;
     --keep) keep=$2; shift 2 ;;
-    -h | --help) sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,/^set -e/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "unknown argument $1" >&2; exit 2 ;;
   esac
 done
@@ -139,10 +140,10 @@ measure() {
 
 load_before=$(cut -d' ' -f1-3 /proc/loadavg)
 measure images 1000 "$runs"
-measure images 10000 "$runs"
+measure images 10000 "$big_runs"
 ((quick)) || measure images 100000 "$big_runs"
 measure audio 1000 "$runs"
-measure audio 10000 "$runs"
+measure audio 10000 "$big_runs"
 load_after=$(cut -d' ' -f1-3 /proc/loadavg)
 
 echo "### Linear scale: first runs, $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs) ($(date -u +%Y-%m-%d), commit $(git -C "$repo_dir" rev-parse --short HEAD 2>/dev/null || echo '?'))"
