@@ -107,12 +107,13 @@ final class IncrementalState {
 
     /// Records a finished item in the run state (after its output is in place: a crash between
     /// the two only means the item is done again). Returns the reason it could not be recorded.
-    func remember(_ entry: inout ManifestRecord, _ file: IngestedFile) -> String? {
+    /// `line`: the entry's manifest line, already rendered (kept as the row's record).
+    func remember(_ entry: inout ManifestRecord, _ file: IngestedFile, line: String) -> String? {
         guard let store, let output = entry.output else { return nil }
         let kind = (entry.mediaType?.kind ?? .audio).rawValue
         let row = StateRow(input: file.path, size: file.size, modifiedNanoseconds: Self.nanoseconds(file.modified),
                            contentHash: entry.persistentID ?? "", kind: kind, settingsHash: settingsHash(kind: kind, input: file.path),
-                           status: ManifestRecord.Status.succeeded.rawValue, output: output, outputSize: entry.bytes, record: entry.line)
+                           status: ManifestRecord.Status.succeeded.rawValue, output: output, outputSize: entry.bytes, record: line)
         do {
             try store.save(job: job.name, row)
             return nil

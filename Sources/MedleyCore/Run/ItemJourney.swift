@@ -71,8 +71,14 @@ extension PipelineRunner {
                 record(context, skipped: entry)
             } else {
                 entry.status = .succeeded
-                if let failure = context.incremental?.remember(&entry, file) { noteFailure(failure, context) }
-                record(context, finished: entry, milliseconds: Date().timeIntervalSince(started) * 1000)
+                // One rendering of the line for the run state and the manifest; again only when
+                // remembering failed and added its warning to the entry.
+                var line = entry.line
+                if let failure = context.incremental?.remember(&entry, file, line: line) {
+                    line = entry.line
+                    noteFailure(failure, context)
+                }
+                record(context, finished: entry, line: line, milliseconds: Date().timeIntervalSince(started) * 1000)
             }
         } catch let reason as NotSelected {
             entry.status = .excluded

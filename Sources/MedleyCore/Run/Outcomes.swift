@@ -27,10 +27,11 @@ extension PipelineRunner {
     }
 
     /// A finished item: counted, in the manifest, an itemFinished event and an "ok" line.
-    func record(_ context: JobContext, finished entry: ManifestRecord, milliseconds: Double) {
+    /// `line`: the entry's manifest line when the caller has already rendered it (the run state keeps the same one).
+    func record(_ context: JobContext, finished entry: ManifestRecord, line: String? = nil, milliseconds: Double) {
         let bytes = entry.bytes ?? 0, output = entry.output ?? ""
         update(context) { $0.succeeded += 1; $0.bytesWritten += bytes }
-        append(entry.line, context)
+        append(line ?? entry.line, context)
         var details: [(String, JSONValue)] = []
         if let duration = entry.duration { details.append(("duration", .number((duration * 1000).rounded() / 1000))) }
         if let meter = entry.meter { details += AudioProperties.metering(meter).map { ($0.name, $0.value.json) } }

@@ -194,10 +194,13 @@ public final class AudioWriter {
     }
 
     /// Finishes the file (headers, FLAC/ALAC tables). Throws if the disk refused the rest.
+    /// Not flushed to disk (no `sf_write_sync`, an fsync): the encoder writes a scratch file that
+    /// the tag writer copies into the output's temporary file, which is the one synced before
+    /// its rename (`ReplacementFile.commit`); an fsync here cost every item a disk flush for a
+    /// file deleted a moment later.
     public func close() throws {
         guard let handle else { return }
         self.handle = nil
-        sf_write_sync(handle)
         guard sf_close(handle) == 0 else { throw MediaError("cannot finish the file") }
     }
 }
