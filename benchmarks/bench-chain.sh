@@ -28,7 +28,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 mkdir -p "$work/in"
 for f in $(ls "$photos"/*.jpg | sort | head -n "$count"); do cp "$f" "$work/in/"; done
-megapixels=$(for f in "$work"/in/*.jpg; do vipsheader -f width "$f"; vipsheader -f height "$f"; done |
+megapixels=$(for f in "$work"/in/*.jpg; do vipsheader -f width "$f" 2>/dev/null; vipsheader -f height "$f" 2>/dev/null; done |
   paste - - | awk '{ s += $1 * $2 } END { printf "%.0f", s / 1e6 }')
 
 pipeline() {  # pipeline NAME FILTERS-YAML
