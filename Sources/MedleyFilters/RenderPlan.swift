@@ -4,7 +4,8 @@ import MedleyKernels
 public enum PixelStep: Sendable {
     /// Only colour matrices: the table-driven 8-bit fast path.
     case colorMatrix(ColorMatrix)
-    /// Point-wise operations fused into one loop over planar float blocks.
+    /// Point-wise operations fused into one loop: over 8-bit rows its matrices and channel-wise
+    /// curves run as tables (`CompiledChainKernel`), everything else over planar float blocks.
     case pointChain([PointOperation])
 
     /// The kernel that performs this step on rows stored with `transfer` (ignored for float
@@ -18,6 +19,11 @@ public enum PixelStep: Sendable {
             if transfer == .sRGB, operations.count == 1, let lut = operations[0] as? ColorLookupOperation,
                let kernel = lut.storedSampleKernel(imageWidth: imageWidth, imageHeight: imageHeight) {
                 return kernel
+            }
+            // Matrices and channel-wise curves become table lookups when they stay within a step of the float path.
+            if let compiled = CompiledChainKernel.compile(operations, transfer: transfer,
+                                                          imageWidth: imageWidth, imageHeight: imageHeight) {
+                return compiled
             }
             return PointChainKernel(operations: operations, transfer: transfer,
                                     imageWidth: imageWidth, imageHeight: imageHeight)

@@ -72,10 +72,16 @@ public protocol PointOperation: Sendable {
     /// Whether the operation may change alpha (CIColorClamp, CIColorPolynomial): an opaque image
     /// then gets an alpha band to carry the change.
     var changesAlpha: Bool { get }
+    /// Whether each colour channel's result is a continuous function of that channel's value alone,
+    /// the same at every pixel, with alpha neither read nor changed (CIGammaAdjust, CIToneCurve): the
+    /// optimiser may then sample the operation into tables (`CompiledChainKernel`). Steps
+    /// (posterize, thresholds) are not continuous and stay false.
+    var isChannelwise: Bool { get }
 }
 
 extension PointOperation {
     public var changesAlpha: Bool { false }
+    public var isChannelwise: Bool { false }
 }
 
 /// A colour matrix as a step of a fused chain (the fast all-matrix case uses `ColorMatrixKernel`).

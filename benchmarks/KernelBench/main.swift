@@ -63,6 +63,7 @@ let sepia = ColorMatrix(rows: [SIMD3(0.3588, 0.7044, 0.1368), SIMD3(0.2990, 0.58
                                SIMD3(0.2392, 0.4696, 0.0912)])
 struct Gamma: PointOperation {
     let power: Float
+    var isChannelwise: Bool { true }
     func apply(_ block: PixelBlock) {
         block.forEachVector { r, g, b, _ in
             r = VectorMath.pow(r, power); g = VectorMath.pow(g, power); b = VectorMath.pow(b, power)
@@ -87,6 +88,33 @@ line("point chain: 5 scale ops, one pass", rows(PointChainKernel(operations: (0.
                                                                     transfer: .sRGB, imageWidth: width, imageHeight: height)))
 line("point chain: gamma (pow per sample)", rows(PointChainKernel(operations: [Gamma(power: 0.8)], transfer: .sRGB,
                                                                      imageWidth: width, imageHeight: height)))
+
+// Chains of colour matrices and gamma curves: the float path (PointChainKernel) against the same
+// operations compiled into tables (CompiledChainKernel), as RenderPlan runs them over 8-bit rows.
+// Five filters: exposure · colour controls · sepia fuse into one matrix, then gamma, then a matrix.
+// Ten filters: matrix, gamma alternating five times (nothing fuses: five table stages).
+let frontMatrix = ColorMatrix.identity.mixed(with: sepia, amount: 0.8)
+    .after(ColorMatrix(rows: [SIMD3(1.1, 0, 0), SIMD3(0, 1.1, 0), SIMD3(0, 0, 1.1)], bias: SIMD3(repeating: -0.03)))
+    .after(ColorMatrix(rows: [SIMD3(1.41, 0, 0), SIMD3(0, 1.41, 0), SIMD3(0, 0, 1.41)]))
+let mixing = ColorMatrix(rows: [SIMD3(0.9, 0.1, 0.05), SIMD3(0.05, 0.85, 0.1), SIMD3(0.1, 0.05, 0.8)],
+                         bias: SIMD3(0.02, -0.01, 0.03))
+let fiveFilters: [PointOperation] = [ColorMatrixOperation(frontMatrix), Gamma(power: 0.8), ColorMatrixOperation(mixing)]
+let tenFilters: [PointOperation] = (0..<5).flatMap { i -> [PointOperation] in
+    [ColorMatrixOperation(i == 0 ? frontMatrix : mixing), Gamma(power: i % 2 == 0 ? 0.9 : 1.1)]
+}
+for (name, chain) in [("five-filter chain", fiveFilters), ("ten-filter chain", tenFilters)] {
+    line("point chain: \(name), float blocks", rows(PointChainKernel(operations: chain, transfer: .sRGB,
+                                                                      imageWidth: width, imageHeight: height)))
+    if let compiled = CompiledChainKernel.compile(chain, transfer: .sRGB, imageWidth: width, imageHeight: height) {
+        line("point chain: \(name), compiled tables", rows(compiled))
+    } else {
+        print("| point chain: \(name), compiled tables | refused | — |")
+    }
+}
+if let gammaTable = CompiledChainKernel.compile([Gamma(power: 0.8)], transfer: .sRGB, imageWidth: width,
+                                                imageHeight: height) {
+    line("point chain: gamma, compiled tables", rows(gammaTable))
+}
 
 // Gaussian blur σ = 10 on float RGBA tiles of 128 × 128 with their margins, as libvips feeds them.
 let blur = GaussianBlurKernel(sigma: 10)

@@ -25,6 +25,7 @@ enum GammaAdjust: FilterDefinition {
 
     struct Operation: PointOperation {
         let power: Float
+        var isChannelwise: Bool { true }
         func apply(_ block: PixelBlock) {
             block.forEachVector { r, g, b, _ in
                 r = VectorMath.pow(r, power)

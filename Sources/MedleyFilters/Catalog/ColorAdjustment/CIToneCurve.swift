@@ -87,6 +87,7 @@ enum ToneCurve: FilterDefinition {
     struct Operation: PointOperation {
         /// The curve over the gamma-2 encoded value √in.
         let table: CurveTable
+        var isChannelwise: Bool { true }
 
         func apply(_ block: PixelBlock) {
             block.forEachVector { r, g, b, _ in

@@ -39,6 +39,7 @@ enum LinearToSRGBToneCurve: FilterDefinition {
     }
 
     struct Operation: PointOperation {
+        var isChannelwise: Bool { true }
         func apply(_ block: PixelBlock) {
             block.forEachVector { r, g, b, _ in
                 r = SRGBCurve.encode(r)
@@ -65,6 +66,7 @@ enum SRGBToneCurveToLinear: FilterDefinition {
     }
 
     struct Operation: PointOperation {
+        var isChannelwise: Bool { true }
         func apply(_ block: PixelBlock) {
             block.forEachVector { r, g, b, _ in
                 r = SRGBCurve.decode(r)
