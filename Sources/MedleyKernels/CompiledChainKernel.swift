@@ -3,36 +3,85 @@
 ///
 /// Core Image concatenates kernels; here the chain is split at its matrices,
 /// `[curves₀] M₁ [curves₁] M₂ … [curvesₙ]`, and each piece becomes a table:
-/// - the input table (256 entries per input channel, 16.16 fixed point) holds `M₁`'s column k times
-///   curves₀ of decode(v), as ColorMatrixKernel's tables do, so one pixel's value is three loads and two adds;
-/// - each later `[curvesᵢ] Mᵢ₊₁` is, per channel, a table over the previous stage's value range
-///   (known exactly from the tables' sums, values outside 0…1 included: nothing is clamped between
-///   steps, as in the float path) of `Mᵢ₊₁`'s column times the curves at the centres of cells at most
-///   2⁻¹⁶ · 2^k wide (16,384 cells over 0…1 first, finer when the check asks), read by shifting the fixed-point value — three
-///   more loads and two adds per stage; trailing curves are the same with the identity matrix;
+/// - the input table (256 entries per input channel, in float) holds `M₁`'s column k times curves₀ of
+///   decode(v), as ColorMatrixKernel's tables do, so one pixel's value is three loads and two adds;
+/// - each later `[curvesᵢ] Mᵢ₊₁` is one table per channel of the curves sampled on a grid of cells
+///   that are spaced like floats: a value's cell is the top bits of its magnitude's bit pattern (its
+///   exponent and first `mantissaBits` of mantissa), so every cell is at most 2⁻¹⁰ of its value wide —
+///   fine near black, where a gamma below 1 is steep, and over the whole range the previous stage can
+///   reach (known from the tables' sums; values outside 0…1 included: nothing is clamped between steps,
+///   as in the float path). Negative values have cells of their own. Then `Mᵢ₊₁` is three multiply-adds;
+///   trailing curves are the same with the identity matrix;
 /// - the result is clamped and encoded with the transfer's 8-bit encode table, as PointChainKernel does.
-/// Curves are sampled by running the operations themselves on a block of grid values, so the tables
+/// Curves are sampled by running the operations themselves on the cells' centres, so the tables
 /// hold the float path's own maths. Operations after the first that is neither a matrix nor a
 /// channel-wise curve (posterize, vignettes, hue…) run in float on the stage's values ("the tail").
 ///
 /// `compile` checks the tables against the float path on a fixed sample of inputs (every grey, every
 /// value of each channel alone and over white, a 16³ lattice and pseudo-random pixels) and refuses a
-/// chain that differs by more than one step anywhere in it, trying a finer grid first; the caller then
-/// keeps PointChainKernel. 16-bit and float rows always use PointChainKernel.
+/// chain that differs by more than one step anywhere in it; the caller then keeps PointChainKernel.
+/// 16-bit and float rows always use PointChainKernel.
 public final class CompiledChainKernel: RowKernel {
-    /// `[curvesᵢ] Mᵢ₊₁` as three tables of `stride` entries (channel k's at `k · stride`), in the
-    /// 16.16 fixed point of ColorMatrixKernel: channel c's value x reads entry
-    /// `clamp((x − low_c) >> shift_c, 0, top_c)`, sampled at the centre of its cell.
+    /// `[curvesᵢ] Mᵢ₊₁`: the curves of each channel on the cells of `CellGrid`, then the matrix.
     struct Stage {
-        let entries: [SIMD4<Int32>]
-        let low: SIMD4<Int32>
-        let shift: SIMD4<Int32>
-        let top: SIMD4<Int32>
-        let stride: Int
+        /// Channel k's curve at cell j is `curves[k * grid.cells + j]`.
+        let curves: [Float]
+        let grid: CellGrid
+        /// The matrix's columns (the identity's when the chain ends in curves) and its bias.
+        let columns: (SIMD4<Float>, SIMD4<Float>, SIMD4<Float>)
+        let bias: SIMD4<Float>
+    }
+
+    /// Cells spaced like floats: magnitudes from 2^lowestExponent up to 2^highestExponent, each octave
+    /// in 2^mantissaBits cells; smaller magnitudes share the first cell, and when the range has
+    /// negative values they have a second set of cells after the first.
+    struct CellGrid {
+        static let mantissaBits: UInt32 = 10
+        static let lowestExponent = -20
+        /// The bit pattern of 2^lowestExponent shifted down to a cell number.
+        let origin: UInt32
+        /// Cells for one sign.
+        let cellsPerSign: UInt32
+        let hasNegatives: Bool
+        var cells: Int { Int(cellsPerSign) * (hasNegatives ? 2 : 1) }
+
+        init(largestMagnitude: Float, hasNegatives: Bool) {
+            let shift = 23 - Self.mantissaBits
+            origin = Float(sign: .plus, exponent: Self.lowestExponent, significand: 1).bitPattern >> shift
+            var top = Self.lowestExponent + 1
+            while top < 13, Float(sign: .plus, exponent: top, significand: 1) <= largestMagnitude { top += 1 }
+            cellsPerSign = UInt32(top - Self.lowestExponent) << Self.mantissaBits
+            self.hasNegatives = hasNegatives
+        }
+
+        /// The value at the centre of cell `j`.
+        func centre(_ j: Int) -> Float {
+            let shift = 23 - Self.mantissaBits
+            let perSign = Int(cellsPerSign)
+            let negative = j >= perSign
+            let within = UInt32(negative ? j - perSign : j)
+            let magnitude = Float(bitPattern: ((origin + within) << shift) | (1 << (shift - 1)))
+            return negative ? -magnitude : magnitude
+        }
+
+        /// The cells of three values at once (lane 3 ignored); NaN and ∞ fall in the last cell.
+        @inline(__always)
+        func cells(of value: SIMD4<Float>) -> SIMD4<UInt32> {
+            let bits = unsafeBitCast(value, to: SIMD4<UInt32>.self)
+            let magnitude = (bits & 0x7FFF_FFFF) &>> (23 - Self.mantissaBits)
+            let zero = SIMD4<UInt32>(repeating: 0)
+            // Below the origin: the first cell (the subtraction would wrap).
+            var cell = (magnitude &- origin).replacing(with: zero, where: magnitude .< origin)
+            cell = pointwiseMin(cell, SIMD4(repeating: cellsPerSign - 1))
+            if hasNegatives {
+                cell &+= (bits &>> 31) &* cellsPerSign
+            }
+            return cell
+        }
     }
 
     /// `input[k * 256 + v]`: M₁'s column k times curves₀(decode(v / 255)), M₁'s bias in channel 0's table.
-    private let input: [SIMD4<Int32>]
+    private let input: [SIMD4<Float>]
     private let stages: [Stage]
     private let tail: [PointOperation]
     private let tables: TransferTables
@@ -40,16 +89,10 @@ public final class CompiledChainKernel: RowKernel {
     public let imageWidth: Int
     public let imageHeight: Int
 
-    /// Whether chains with a curve after a matrix compile (see `compile`): off, they are not within a step yet.
-    static let stagesEnabled = false
-    /// Most cells per channel and stage, tried in turn (the first keeps a stage's tables near L2's size).
-    static let gridSizes = [16384, 65536]
-    /// 1.0 in working units.
-    static let unit: Float = 65536
     /// Pixels per block of the row loop.
     static let blockSize = 256
-    /// Stage ranges wider than this (in working units) are refused: a grid over them is too coarse.
-    static let widestRange: Int64 = 4096 * 65536
+    /// Stage values larger than this are refused (the grid stops at 2¹³).
+    static let largestMagnitude: Float = 4096
 
     /// The compiled kernel for `operations` (in application order), or nil when the chain has no
     /// matrices or curves to compile, or its tables would not stay within one 8-bit step of the float path.
@@ -71,26 +114,17 @@ public final class CompiledChainKernel: RowKernel {
             index += 1
         }
         if !pending.isEmpty { groups.append((pending, nil)) }
-        // Disabled: stages after the input table (a curve after a matrix) read a grid, and on the
-        // five-filter chain (exposure, controls, sepia, gamma 0.8, matrix) that measured 1.3 steps
-        // from the exact maths at one input of 2²⁰ (CompiledChainTests) — past the 1-step bound. Until
-        // they are made exact enough, only `[curves] M` compiles (the input table is exact per entry)
-        // and longer chains keep the float path.
-        guard groups.count == 1 || Self.stagesEnabled else { return nil }
         guard !groups.isEmpty else { return nil }
         let tail = Array(operations[index...])
         let floatPath = PointChainKernel(operations: operations, transfer: transfer,
                                          imageWidth: imageWidth, imageHeight: imageHeight)
-        for cells in gridSizes {
-            guard let kernel = CompiledChainKernel(groups: groups, tail: tail, cells: cells, transfer: transfer,
-                                                   floatPath: floatPath, imageWidth: imageWidth,
-                                                   imageHeight: imageHeight) else { return nil }
-            if kernel.largestDifference(from: floatPath) <= 1 { return kernel }
-        }
-        return nil
+        guard let kernel = CompiledChainKernel(groups: groups, tail: tail, transfer: transfer, floatPath: floatPath,
+                                               imageWidth: imageWidth, imageHeight: imageHeight),
+              kernel.largestDifference(from: floatPath) <= 1 else { return nil }
+        return kernel
     }
 
-    private init?(groups: [(curves: [PointOperation], matrix: ColorMatrix?)], tail: [PointOperation], cells: Int,
+    private init?(groups: [(curves: [PointOperation], matrix: ColorMatrix?)], tail: [PointOperation],
                   transfer: Transfer, floatPath: PointChainKernel, imageWidth: Int, imageHeight: Int) {
         let tables = TransferTables.of(transfer)
         self.tables = tables
@@ -102,63 +136,66 @@ public final class CompiledChainKernel: RowKernel {
         let decoded = tables.decode8
         let first = Self.sample(groups[0].curves, red: decoded, green: decoded, blue: decoded,
                                 imageWidth: imageWidth, imageHeight: imageHeight)
-        input = Self.fixed(Self.columns(of: groups[0].matrix, times: first))
-        var (low, high) = Self.range(input, stride: 256, rows: SIMD4(repeating: 255))
+        let (firstColumns, firstBias) = Self.columns(of: groups[0].matrix)
+        var inputTable = [SIMD4<Float>](repeating: .zero, count: 3 * 256)
+        for k in 0..<3 {
+            let column = k == 0 ? firstColumns.0 : (k == 1 ? firstColumns.1 : firstColumns.2)
+            for v in 0..<256 { inputTable[k * 256 + v] = column * first[k][v] + (k == 0 ? firstBias : .zero) }
+        }
+        input = inputTable
+        guard var (low, high) = Self.range(inputTable, count: 256) else { return nil }
 
         var stages: [Stage] = []
         for group in groups.dropFirst() {
-            var shift = SIMD4<Int32>.zero, top = SIMD4<Int32>.zero
-            for c in 0..<3 {
-                let range = Int64(high[c]) - Int64(low[c])
-                guard range <= Self.widestRange else { return nil }
-                var bits: Int32 = 0
-                while (range >> Int64(bits)) > Int64(cells) { bits += 1 }
-                shift[c] = bits
-                top[c] = Int32(range >> Int64(bits))
-            }
-            let stride = Int(top.max()) + 1
-            var grids: [[Float]] = []
-            for c in 0..<3 {
-                // Cell j holds low + (j + ½)·2^shift (the point itself when cells are one unit wide).
-                let width = Float(1 << Int(shift[c]))
-                grids.append((0..<stride).map { j in
-                    (Float(low[c]) + Float(j) * width + (shift[c] == 0 ? 0 : width / 2)) / Self.unit
-                })
-            }
-            let curved = Self.sample(group.curves, red: grids[0], green: grids[1], blue: grids[2],
+            let largest = max(-low.min(), high.max())
+            guard largest <= Self.largestMagnitude else { return nil }
+            let grid = CellGrid(largestMagnitude: largest, hasNegatives: low.min() < 0)
+            let centres = (0..<grid.cells).map(grid.centre)
+            let curved = Self.sample(group.curves, red: centres, green: centres, blue: centres,
                                      imageWidth: imageWidth, imageHeight: imageHeight)
-            let entries = Self.fixed(Self.columns(of: group.matrix, times: curved))
-            stages.append(Stage(entries: entries, low: low, shift: shift, top: top, stride: stride))
-            (low, high) = Self.range(entries, stride: stride, rows: top)
+            let (columns, bias) = Self.columns(of: group.matrix)
+            let lowCells = grid.cells(of: low), highCells = grid.cells(of: high)
+            stages.append(Stage(curves: curved[0] + curved[1] + curved[2], grid: grid, columns: columns, bias: bias))
+            // Next stage's range: per channel of the output, the sum over inputs of each input's extremes.
+            var nextLow = bias, nextHigh = bias
+            for k in 0..<3 {
+                let column = k == 0 ? columns.0 : (k == 1 ? columns.1 : columns.2)
+                var least = SIMD4<Float>(repeating: .infinity), most = SIMD4<Float>(repeating: -.infinity)
+                for j in 0..<grid.cells where Self.reachable(j, centres[j], low[k], high[k], lowCells[k], highCells[k]) {
+                    let value = column * curved[k][j]
+                    least = pointwiseMin(least, value)
+                    most = pointwiseMax(most, value)
+                }
+                guard least.x.isFinite, most.x.isFinite else { return nil }
+                nextLow += least
+                nextHigh += most
+            }
+            nextLow.w = 0
+            nextHigh.w = 0
+            guard nextLow.min().isFinite, nextHigh.max().isFinite else { return nil }
+            (low, high) = (nextLow, nextHigh)
         }
         self.stages = stages
     }
 
-    /// Working values in 16.16 fixed point, clamped to ±2^28 (±4096, far past what any output can
-    /// show) so three entries add without overflow; NaN counts as 0 (as in ColorMatrixKernel).
-    private static func fixed(_ values: [SIMD4<Float>]) -> [SIMD4<Int32>] {
-        values.map { value in
-            var lanes = SIMD4<Int32>.zero
-            for c in 0..<3 {
-                let f = value[c] * unit
-                lanes[c] = f > -268_435_456 ? (f < 268_435_456 ? Int32(f.rounded()) : 268_435_456)
-                    : (f.isNaN ? 0 : -268_435_456)
-            }
-            return lanes
-        }
+    /// Whether cell `j` (centred on `centre`) can hold one of channel k's values, which lie in
+    /// low…high: its centre does, or it is the cell of one of the ends.
+    private static func reachable(_ j: Int, _ centre: Float, _ low: Float, _ high: Float,
+                                  _ lowCell: UInt32, _ highCell: UInt32) -> Bool {
+        (centre >= low && centre <= high) || UInt32(j) == lowCell || UInt32(j) == highCell
     }
 
-    /// The smallest and largest sum of one entry per channel table (rows 0…rows[k] of table k).
-    private static func range(_ entries: [SIMD4<Int32>], stride: Int, rows: SIMD4<Int32>)
-        -> (SIMD4<Int32>, SIMD4<Int32>) {
-        var low = SIMD4<Int32>.zero, high = SIMD4<Int32>.zero
+    /// The smallest and largest sum of one entry per channel table, or nil if any is not finite.
+    private static func range(_ entries: [SIMD4<Float>], count: Int) -> (SIMD4<Float>, SIMD4<Float>)? {
+        var low = SIMD4<Float>.zero, high = SIMD4<Float>.zero
         for k in 0..<3 {
-            let table = entries[(k * stride)...(k * stride + Int(rows[k]))]
-            low &+= table.reduce(SIMD4(repeating: .max)) { pointwiseMin($0, $1) }
-            high &+= table.reduce(SIMD4(repeating: .min)) { pointwiseMax($0, $1) }
+            let table = entries[(k * count)..<(k * count + count)]
+            low += table.reduce(SIMD4(repeating: .infinity)) { pointwiseMin($0, $1) }
+            high += table.reduce(SIMD4(repeating: -.infinity)) { pointwiseMax($0, $1) }
         }
         low.w = 0
         high.w = 0
+        guard low.min().isFinite, high.max().isFinite else { return nil }
         return (low, high)
     }
 
@@ -184,23 +221,11 @@ public final class CompiledChainKernel: RowKernel {
                 Array(UnsafeBufferPointer(start: b, count: count))]
     }
 
-    /// Per channel k and sample j: the matrix's column k times channel k's value j (the identity's
-    /// column when there is no matrix), with the bias added to channel 0's entries.
-    private static func columns(of matrix: ColorMatrix?, times values: [[Float]]) -> [SIMD4<Float>] {
-        let count = values[0].count
-        var result = [SIMD4<Float>](repeating: .zero, count: 3 * count)
-        for k in 0..<3 {
-            var column = SIMD4<Float>.zero
-            var bias = SIMD4<Float>.zero
-            if let matrix {
-                column = SIMD4(matrix.rows[0][k], matrix.rows[1][k], matrix.rows[2][k], 0)
-                if k == 0 { bias = SIMD4(matrix.bias.x, matrix.bias.y, matrix.bias.z, 0) }
-            } else {
-                column[k] = 1
-            }
-            for j in 0..<count { result[k * count + j] = column * values[k][j] + bias }
-        }
-        return result
+    /// The matrix's three columns (lane 3 zero) and bias; the identity's when there is no matrix.
+    private static func columns(of matrix: ColorMatrix?) -> ((SIMD4<Float>, SIMD4<Float>, SIMD4<Float>), SIMD4<Float>) {
+        guard let matrix else { return ((SIMD4(1, 0, 0, 0), SIMD4(0, 1, 0, 0), SIMD4(0, 0, 1, 0)), .zero) }
+        func column(_ k: Int) -> SIMD4<Float> { SIMD4(matrix.rows[0][k], matrix.rows[1][k], matrix.rows[2][k], 0) }
+        return ((column(0), column(1), column(2)), SIMD4(matrix.bias.x, matrix.bias.y, matrix.bias.z, 0))
     }
 
     public func apply(row input: UnsafeRawPointer, to output: UnsafeMutableRawPointer, width: Int, bands: Int,
@@ -212,7 +237,7 @@ public final class CompiledChainKernel: RowKernel {
         }
         let src = input.assumingMemoryBound(to: UInt8.self)
         let dst = output.assumingMemoryBound(to: UInt8.self)
-        let values = UnsafeMutablePointer<SIMD4<Int32>>.allocate(capacity: Self.blockSize)
+        let values = UnsafeMutablePointer<SIMD4<Float>>.allocate(capacity: Self.blockSize)
         defer { values.deallocate() }
         let planes = tail.isEmpty ? nil : UnsafeMutablePointer<Float>.allocate(capacity: 4 * Self.blockSize)
         defer { planes?.deallocate() }
@@ -222,8 +247,8 @@ public final class CompiledChainKernel: RowKernel {
             let s = src + start * bands, d = dst + start * bands
             if bands == 3 { lookUpInput(s, values, count: count, stride: 3) } else { lookUpInput(s, values, count: count, stride: 4) }
             for stage in stages {
-                stage.entries.withUnsafeBufferPointer { entries in
-                    Self.run(entries.baseAddress!, stage, values, count: count)
+                stage.curves.withUnsafeBufferPointer { curves in
+                    Self.run(curves.baseAddress!, stage, values, count: count)
                 }
             }
             if let planes {
@@ -238,43 +263,48 @@ public final class CompiledChainKernel: RowKernel {
     }
 
     @inline(__always)
-    private func lookUpInput(_ s: UnsafePointer<UInt8>, _ values: UnsafeMutablePointer<SIMD4<Int32>>, count: Int,
+    private func lookUpInput(_ s: UnsafePointer<UInt8>, _ values: UnsafeMutablePointer<SIMD4<Float>>, count: Int,
                              stride: Int) {
         input.withUnsafeBufferPointer { table in
             let t = table.baseAddress!
             var p = s
             for i in 0..<count {
-                values[i] = t[Int(p[0])] &+ t[256 &+ Int(p[1])] &+ t[512 &+ Int(p[2])]
+                values[i] = t[Int(p[0])] + t[256 &+ Int(p[1])] + t[512 &+ Int(p[2])]
                 p += stride
             }
         }
     }
 
-    /// One stage in place: each channel's cell (clamped), three entries summed — integer work only.
+    /// One stage in place: each channel's cell, its curve value, then the matrix.
     @inline(__always)
-    private static func run(_ entries: UnsafePointer<SIMD4<Int32>>, _ stage: Stage,
-                            _ values: UnsafeMutablePointer<SIMD4<Int32>>, count: Int) {
-        let low = stage.low, shift = stage.shift, top = stage.top
-        let green = entries + stage.stride, blue = entries + 2 * stage.stride
-        let zero = SIMD4<Int32>.zero
+    private static func run(_ curves: UnsafePointer<Float>, _ stage: Stage,
+                            _ values: UnsafeMutablePointer<SIMD4<Float>>, count: Int) {
+        let grid = stage.grid
+        let green = curves + grid.cells, blue = curves + 2 * grid.cells
+        let (c0, c1, c2) = stage.columns
+        let bias = stage.bias
         for i in 0..<count {
-            let cell = ((values[i] &- low) &>> shift).clamped(lowerBound: zero, upperBound: top)
-            values[i] = entries[Int(cell.x)] &+ green[Int(cell.y)] &+ blue[Int(cell.z)]
+            let cell = grid.cells(of: values[i])
+            let r = curves[Int(cell.x)], g = green[Int(cell.y)], b = blue[Int(cell.z)]
+            values[i] = c0 * r + c1 * g + c2 * b + bias
         }
     }
 
     @inline(__always)
-    private func encode(_ values: UnsafeMutablePointer<SIMD4<Int32>>, _ s: UnsafePointer<UInt8>,
+    private func encode(_ values: UnsafeMutablePointer<SIMD4<Float>>, _ s: UnsafePointer<UInt8>,
                         _ d: UnsafeMutablePointer<UInt8>, count: Int, stride: Int, alpha: Bool) {
         tables.encode8.withUnsafeBufferPointer { table in
             let e = table.baseAddress!
-            let low = SIMD4<Int32>(repeating: 0), high = SIMD4<Int32>(repeating: Int32(Self.unit))
+            let low = SIMD4<Float>(repeating: 0), high = SIMD4<Float>(repeating: 1)
             var p = d, q = s
             for i in 0..<count {
-                let v = values[i].clamped(lowerBound: low, upperBound: high)
-                p[0] = e[Int(v.x)]
-                p[1] = e[Int(v.y)]
-                p[2] = e[Int(v.z)]
+                // NaN lanes become 0, as clampedToUnit makes them.
+                let v = values[i]
+                let clamped = v.replacing(with: low, where: .!(v .> low)).clamped(lowerBound: low, upperBound: high)
+                let index = SIMD4<Int32>(clamped * 65536)
+                p[0] = e[Int(index.x)]
+                p[1] = e[Int(index.y)]
+                p[2] = e[Int(index.z)]
                 if alpha { p[3] = q[3] }
                 p += stride
                 q += stride
@@ -283,13 +313,13 @@ public final class CompiledChainKernel: RowKernel {
     }
 
     /// The operations after the compiled part, in float on the stage's values, packed as PointChainKernel packs.
-    private func runTail(_ values: UnsafeMutablePointer<SIMD4<Int32>>, _ planes: UnsafeMutablePointer<Float>,
+    private func runTail(_ values: UnsafeMutablePointer<SIMD4<Float>>, _ planes: UnsafeMutablePointer<Float>,
                          _ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, count: Int, bands: Int,
                          x: Int, y: Int) {
         let size = Self.blockSize
         let r = planes, g = planes + size, b = planes + 2 * size, a = planes + 3 * size
         for i in 0..<count {
-            let v = SIMD4<Float>(values[i]) * (1 / Self.unit)
+            let v = values[i]
             r[i] = v.x
             g[i] = v.y
             b[i] = v.z

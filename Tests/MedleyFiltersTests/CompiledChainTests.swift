@@ -104,7 +104,7 @@ final class CompiledChainTests: XCTestCase {
             ("CIColorMatrix", Self.mixingValues),
         ])
         for bands in [3, 4] {
-            assertChain(image, bands: bands, compiled: false) { r, g, b in
+            assertChain(image, bands: bands) { r, g, b in
                 var v = Self.exposure((r, g, b), 0.5)
                 v = Self.controls(v, saturation: 1.2, brightness: 0.02, contrast: 1.1)
                 v = Self.sepia(v, 0.8)
@@ -148,7 +148,7 @@ final class CompiledChainTests: XCTestCase {
                                "inputBVector": .vector([0.1, 0.1, 0.25, 0])]),
             ("CIGammaAdjust", ["inputPower": .number(1.3)]),
         ])
-        assertChain(image, compiled: false) { r, g, b in
+        assertChain(image) { r, g, b in
             var v = Self.exposure((r, g, b), 1.5)
             v = Self.controls(v, saturation: 1, brightness: -0.3, contrast: 1.6)
             v = (Self.gamma(v.0, 0.6), Self.gamma(v.1, 0.6), Self.gamma(v.2, 0.6))
@@ -203,7 +203,7 @@ final class CompiledChainTests: XCTestCase {
             ("CIToneCurve", points),
             ("CISepiaTone", ["inputIntensity": .number(0.5)]),
         ])
-        assertChain(image, compiled: false) { r, g, b in
+        assertChain(image) { r, g, b in
             let v = Self.exposure((r, g, b), 1)
             func curve(_ x: Double) -> Double { 0.64 * min(max(x, 0), 1) }
             return Self.sepia((curve(v.0), curve(v.1), curve(v.2)), 0.5)
