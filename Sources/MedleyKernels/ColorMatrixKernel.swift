@@ -71,24 +71,56 @@ public final class ColorMatrixKernel: RowKernel {
         }
     }
 
+    /// Pixels per block of `loop8`: its scratch holds one block's encode-table indices.
+    static let block = 64
+
+    /// The row in blocks of 64 pixels, each in two passes. The first sums the three channel
+    /// tables per pixel and packs two pixels' sums to unsigned 16 bits at a time (`vpackusdw`),
+    /// which is also the clamp to the encode table's range (0…65535 encodes as 0…65536 would),
+    /// into a scratch buffer; the second reads those indices back and looks the output up.
+    /// Two passes keep the optimiser from turning the scratch into per-lane extracts and scalar
+    /// clamps, which cost more than the stores and loads they replace.
     @inline(__always)
     private static func loop8(_ src: UnsafePointer<UInt8>, _ dst: UnsafeMutablePointer<UInt8>, _ width: Int,
                               stride: Int, _ t: UnsafePointer<SIMD4<Int32>>, _ e: UnsafePointer<UInt8>,
                               alpha: Bool) {
-        let low = SIMD4<Int32>(repeating: 0)
-        let high = SIMD4<Int32>(repeating: Int32(unit))
-        var s = src
-        var d = dst
-        for _ in 0..<width {
-            var sum = t[Int(s[0])] &+ t[256 &+ Int(s[1])]
-            sum &+= t[512 &+ Int(s[2])]
-            sum = sum.clamped(lowerBound: low, upperBound: high)
-            d[0] = e[Int(sum.x)]
-            d[1] = e[Int(sum.y)]
-            d[2] = e[Int(sum.z)]
-            if alpha { d[3] = s[3] }
-            s += stride
-            d += stride
+        let low = SIMD8<Int32>(repeating: 0)
+        let high = SIMD8<Int32>(repeating: 65535)
+        @inline(__always) func sum(_ p: UnsafePointer<UInt8>) -> SIMD4<Int32> {
+            t[Int(p[0])] &+ t[256 &+ Int(p[1])] &+ t[512 &+ Int(p[2])]
+        }
+        @inline(__always) func packed(_ a: SIMD4<Int32>, _ b: SIMD4<Int32>) -> SIMD8<UInt16> {
+            SIMD8<UInt16>(truncatingIfNeeded: SIMD8(lowHalf: a, highHalf: b).clamped(lowerBound: low, upperBound: high))
+        }
+        // Eight bytes (four UInt16 lanes) per pixel, plus room for the odd pixel's 16-byte store.
+        withUnsafeTemporaryAllocation(byteCount: block * 8 + 16, alignment: 16) { scratch in
+            let indices = scratch.baseAddress!
+            var s = src
+            var d = dst
+            var left = width
+            while left > 0 {
+                let n = min(left, block)
+                var i = 0
+                while i &+ 1 < n {
+                    let p = s + i &* stride
+                    indices.storeBytes(of: packed(sum(p), sum(p + stride)), toByteOffset: i &* 8, as: SIMD8<UInt16>.self)
+                    i &+= 2
+                }
+                if i < n {
+                    indices.storeBytes(of: packed(sum(s + i &* stride), .zero), toByteOffset: i &* 8, as: SIMD8<UInt16>.self)
+                }
+                for i in 0..<n {
+                    let o = i &* stride
+                    let lane = i &* 8
+                    d[o] = e[Int(indices.load(fromByteOffset: lane, as: UInt16.self))]
+                    d[o &+ 1] = e[Int(indices.load(fromByteOffset: lane &+ 2, as: UInt16.self))]
+                    d[o &+ 2] = e[Int(indices.load(fromByteOffset: lane &+ 4, as: UInt16.self))]
+                    if alpha { d[o &+ 3] = s[o &+ 3] }
+                }
+                s += n &* stride
+                d += n &* stride
+                left &-= n
+            }
         }
     }
 
