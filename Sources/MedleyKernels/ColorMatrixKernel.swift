@@ -20,14 +20,21 @@ public final class ColorMatrixKernel: RowKernel {
     /// The transfer function's shared tables (8-bit encode, 16-bit decode).
     private let tables: TransferTables
 
-    public init(matrix: ColorMatrix, transfer: Transfer) {
+    public convenience init(matrix: ColorMatrix, transfer: Transfer) {
+        self.init(matrix: matrix, transfer: transfer, decoded: nil)
+    }
+
+    /// `decoded[k][v]`, when given, replaces `transfer.decode(v / 255)` as input channel k's value of
+    /// 8-bit sample v: per-channel curves before the matrix (CompiledChainKernel) fold into the tables.
+    /// The 16-bit path ignores it and must not be used with it.
+    init(matrix: ColorMatrix, transfer: Transfer, decoded: [[Float]]?) {
         self.matrix = matrix
         self.transfer = transfer
         let unit = Float(Self.unit)
         var tables = [SIMD4<Int32>](repeating: .zero, count: 3 * 256)
         for k in 0..<3 {
             for v in 0..<256 {
-                let linear = transfer.decode(Float(v) / 255)
+                let linear = decoded?[k][v] ?? transfer.decode(Float(v) / 255)
                 var lanes = SIMD4<Int32>.zero
                 for c in 0..<3 {
                     var value = matrix.rows[c][k] * linear

@@ -64,20 +64,21 @@ public final class CompiledChainKernel: RowKernel {
             return negative ? -magnitude : magnitude
         }
 
-        /// The cells of three values at once (lane 3 ignored); NaN and ∞ fall in the last cell.
+        /// The cell of a value; NaN and ∞ fall in the last cell of their sign. Scalar on purpose:
+        /// the generic SIMD integer operations compiled to far slower code here.
         @inline(__always)
-        func cells(of value: SIMD4<Float>) -> SIMD4<UInt32> {
-            let bits = unsafeBitCast(value, to: SIMD4<UInt32>.self)
+        func cell(of value: Float) -> Int {
+            let bits = value.bitPattern
             let magnitude = (bits & 0x7FFF_FFFF) &>> (23 - Self.mantissaBits)
-            let zero = SIMD4<UInt32>(repeating: 0)
             // Below the origin: the first cell (the subtraction would wrap).
-            var cell = (magnitude &- origin).replacing(with: zero, where: magnitude .< origin)
-            cell = pointwiseMin(cell, SIMD4(repeating: cellsPerSign - 1))
-            if hasNegatives {
-                cell &+= (bits &>> 31) &* cellsPerSign
-            }
-            return cell
+            var cell = magnitude > origin ? magnitude &- origin : 0
+            cell = cell < cellsPerSign ? cell : cellsPerSign &- 1
+            return Int(cell &+ (bits &>> 31) &* negativeOffset)
         }
+
+        /// Where negative values' cells start (0 when the range has none: a stray −0 or a rounding
+        /// just below 0 then reads the cell of its magnitude).
+        var negativeOffset: UInt32 { hasNegatives ? cellsPerSign : 0 }
     }
 
     /// `input[k * 256 + v]`: M₁'s column k times curves₀(decode(v / 255)), M₁'s bias in channel 0's table.
@@ -86,6 +87,8 @@ public final class CompiledChainKernel: RowKernel {
     private let tail: [PointOperation]
     private let tables: TransferTables
     private let floatPath: PointChainKernel
+    /// A chain that is only `[curves₀] M₁` is ColorMatrixKernel's 8-bit loop over curved tables.
+    private let single: ColorMatrixKernel?
     public let imageWidth: Int
     public let imageHeight: Int
 
@@ -140,9 +143,13 @@ public final class CompiledChainKernel: RowKernel {
         var inputTable = [SIMD4<Float>](repeating: .zero, count: 3 * 256)
         for k in 0..<3 {
             let column = k == 0 ? firstColumns.0 : (k == 1 ? firstColumns.1 : firstColumns.2)
-            for v in 0..<256 { inputTable[k * 256 + v] = column * first[k][v] + (k == 0 ? firstBias : .zero) }
+            for v in 0..<256 {
+                inputTable[k * 256 + v] = Self.finite(column * first[k][v] + (k == 0 ? firstBias : .zero))
+            }
         }
         input = inputTable
+        single = groups.count == 1 && tail.isEmpty && first.allSatisfy { $0.count == 256 }
+            ? ColorMatrixKernel(matrix: groups[0].matrix ?? .identity, transfer: transfer, decoded: first) : nil
         guard var (low, high) = Self.range(inputTable, count: 256) else { return nil }
 
         var stages: [Stage] = []
@@ -154,8 +161,10 @@ public final class CompiledChainKernel: RowKernel {
             let curved = Self.sample(group.curves, red: centres, green: centres, blue: centres,
                                      imageWidth: imageWidth, imageHeight: imageHeight)
             let (columns, bias) = Self.columns(of: group.matrix)
-            let lowCells = grid.cells(of: low), highCells = grid.cells(of: high)
-            stages.append(Stage(curves: curved[0] + curved[1] + curved[2], grid: grid, columns: columns, bias: bias))
+            let lowCells = SIMD3(grid.cell(of: low.x), grid.cell(of: low.y), grid.cell(of: low.z))
+            let highCells = SIMD3(grid.cell(of: high.x), grid.cell(of: high.y), grid.cell(of: high.z))
+            let curves = (curved[0] + curved[1] + curved[2]).map { Self.finite(SIMD4(repeating: $0)).x }
+            stages.append(Stage(curves: curves, grid: grid, columns: Self.finite(columns), bias: Self.finite(bias)))
             // Next stage's range: per channel of the output, the sum over inputs of each input's extremes.
             var nextLow = bias, nextHigh = bias
             for k in 0..<3 {
@@ -178,11 +187,24 @@ public final class CompiledChainKernel: RowKernel {
         self.stages = stages
     }
 
+    /// Table values bounded to ±4096 (far past what any output can show), NaN (from ∞ · 0) as 0, so
+    /// every sum the row loop makes is finite and its clamps need not look for NaN.
+    private static func finite(_ value: SIMD4<Float>) -> SIMD4<Float> {
+        var result = value
+        for c in 0..<4 { result[c] = value[c].isNaN ? 0 : min(max(value[c], -largestMagnitude), largestMagnitude) }
+        return result
+    }
+
+    private static func finite(_ columns: (SIMD4<Float>, SIMD4<Float>, SIMD4<Float>))
+        -> (SIMD4<Float>, SIMD4<Float>, SIMD4<Float>) {
+        (finite(columns.0), finite(columns.1), finite(columns.2))
+    }
+
     /// Whether cell `j` (centred on `centre`) can hold one of channel k's values, which lie in
     /// low…high: its centre does, or it is the cell of one of the ends.
     private static func reachable(_ j: Int, _ centre: Float, _ low: Float, _ high: Float,
-                                  _ lowCell: UInt32, _ highCell: UInt32) -> Bool {
-        (centre >= low && centre <= high) || UInt32(j) == lowCell || UInt32(j) == highCell
+                                  _ lowCell: Int, _ highCell: Int) -> Bool {
+        (centre >= low && centre <= high) || j == lowCell || j == highCell
     }
 
     /// The smallest and largest sum of one entry per channel table, or nil if any is not finite.
@@ -235,6 +257,10 @@ public final class CompiledChainKernel: RowKernel {
                             outputBytes: outputBytes, x: x, y: y)
             return
         }
+        if let single {
+            single.apply(row: input, to: output, width: width, bands: bands, inputBytes: 1, outputBytes: 1, x: x, y: y)
+            return
+        }
         let src = input.assumingMemoryBound(to: UInt8.self)
         let dst = output.assumingMemoryBound(to: UInt8.self)
         let values = UnsafeMutablePointer<SIMD4<Float>>.allocate(capacity: Self.blockSize)
@@ -284,8 +310,8 @@ public final class CompiledChainKernel: RowKernel {
         let (c0, c1, c2) = stage.columns
         let bias = stage.bias
         for i in 0..<count {
-            let cell = grid.cells(of: values[i])
-            let r = curves[Int(cell.x)], g = green[Int(cell.y)], b = blue[Int(cell.z)]
+            let v = values[i]
+            let r = curves[grid.cell(of: v.x)], g = green[grid.cell(of: v.y)], b = blue[grid.cell(of: v.z)]
             values[i] = c0 * r + c1 * g + c2 * b + bias
         }
     }
@@ -295,16 +321,14 @@ public final class CompiledChainKernel: RowKernel {
                         _ d: UnsafeMutablePointer<UInt8>, count: Int, stride: Int, alpha: Bool) {
         tables.encode8.withUnsafeBufferPointer { table in
             let e = table.baseAddress!
-            let low = SIMD4<Float>(repeating: 0), high = SIMD4<Float>(repeating: 1)
+            // Values are finite (the tables are), so a vector clamp is clampedToUnit.
+            let low = SIMD4<Float>(repeating: 0), high = SIMD4<Float>(repeating: 65536)
             var p = d, q = s
             for i in 0..<count {
-                // NaN lanes become 0, as clampedToUnit makes them.
-                let v = values[i]
-                let clamped = v.replacing(with: low, where: .!(v .> low)).clamped(lowerBound: low, upperBound: high)
-                let index = SIMD4<Int32>(clamped * 65536)
-                p[0] = e[Int(index.x)]
-                p[1] = e[Int(index.y)]
-                p[2] = e[Int(index.z)]
+                let v = (values[i] * 65536).clamped(lowerBound: low, upperBound: high)
+                p[0] = e[Int(v.x)]
+                p[1] = e[Int(v.y)]
+                p[2] = e[Int(v.z)]
                 if alpha { p[3] = q[3] }
                 p += stride
                 q += stride
