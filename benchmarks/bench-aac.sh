@@ -9,7 +9,8 @@
 #   table takes about 3 minutes on 2 cores; --full uses the full-length tracks (3–7.5 min each).
 #   Three tracks per kind on N cores: the tail of the batch (one track left) is part of the timing.
 # Environment: MEDLEY (default <repo>/.build/release/medley), RUNS (default 3; best of RUNS,
-#   Medley and ffmpeg interleaved A B A B …).
+#   Medley and ffmpeg interleaved A B A B …), BEFORE (optional: another medley binary, e.g. an
+#   older build, timed in the same interleaving and shown in two extra columns).
 # Checks per cell (on one track): the two outputs' durations (ffprobe) and integrated loudness
 # (ffmpeg ebur128) are printed; a duration difference over 1 AAC frame (1024 samples) is flagged.
 set -euo pipefail
@@ -22,13 +23,14 @@ while (($#)); do
     --seconds) seconds=$2; shift 2 ;;
     --full) seconds=0; shift ;;
     --corpus) corpus=$2; shift 2 ;;
-    -h | --help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n "2,16p" "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "unknown argument $1" >&2; exit 2 ;;
   esac
 done
 runs=${RUNS:-3}
 jobs=$(nproc)
 medley=${MEDLEY:-"$repo_dir/.build/release/medley"}
+before=${BEFORE:-}
 [[ -x $medley ]] || { echo "build first: scripts/build.sh" >&2; exit 1; }
 [[ -f $corpus/flac/.done && -f $corpus/mp3/.done && -f $corpus/ogg/.done ]] || "$script_dir/real-music.sh" "$corpus"
 work=$(mktemp -d)
@@ -67,8 +69,10 @@ echo "### Real music → AAC 128 kb/s stereo .m4a, $jobs at a time, best of $run
 echo
 echo "Tracks: $( ((seconds > 0)) && echo "first $seconds s of each" || echo "full length"); 3 per kind."
 echo
-echo "| source | output rate | medley best s | parallel ffmpeg best s | Medley ÷ ffmpeg | duration s medley / ffmpeg | loudness LUFS medley / ffmpeg |"
-echo "|---|---|---:|---:|---:|---|---|"
+extra_head="" extra_rule=""
+[[ -n $before ]] && extra_head=" before best s | before ÷ ffmpeg |" extra_rule="---:|---:|"
+echo "| source | output rate | medley best s | parallel ffmpeg best s | Medley ÷ ffmpeg |$extra_head duration s medley / ffmpeg | loudness LUFS medley / ffmpeg |"
+echo "|---|---|---:|---:|---:|$extra_rule---|---|"
 for kind in ogg mp3 flac; do
   src_rate=$(ffprobe -v error -select_streams a:0 -show_entries stream=sample_rate -of csv=p=0 "$(ls "$work/in/$kind"/* | head -1)")
   for rate in 44100 48000; do
@@ -85,16 +89,19 @@ jobs:
     export: { to: $work/out/medley, name: "{stem}.m4a" }
 YAML
     echo "bench-aac: $kind → $rate Hz" >&2
-    tm="" tf=""
+    tm="" tf="" tb=""
     for _ in $(seq "$runs"); do
       rm -rf "$work/out" && mkdir -p "$work/out/medley" "$work/out/ffmpeg"
+      [[ -n $before ]] && tb=$(min "$tb" "$(time_once "$before" run "$work/aac.yaml" --quiet --force --jobs "$jobs")")
       tm=$(min "$tm" "$(time_once "$medley" run "$work/aac.yaml" --quiet --force --jobs "$jobs")")
       tf=$(min "$tf" "$(time_once parallel -j"$jobs" ffmpeg -v error -y -i {} -ar "$rate" -c:a aac -b:a 128k "$work/out/ffmpeg/{/.}.m4a" ::: "$work/in/$kind"/*)")
     done
     one=$(ls "$work/in/$kind" | head -1); one=${one%.*}
     dm=$(duration "$work/out/medley/$one.m4a"); df=$(duration "$work/out/ffmpeg/$one.m4a")
     flag=$(awk -v a="$dm" -v b="$df" -v r="$rate" 'BEGIN{ d = a - b; if (d < 0) d = -d; if (d * r > 1024) print " **differ**" }')
-    echo "| $kind ($src_rate Hz) | $rate Hz | $(printf %.2f "$tm") | $(printf %.2f "$tf") | **$(ratio "$tm" "$tf")** | $dm / $df$flag | $(loudness "$work/out/medley/$one.m4a") / $(loudness "$work/out/ffmpeg/$one.m4a") |"
+    extra=""
+    [[ -n $before ]] && extra=" $(printf %.2f "$tb") | $(ratio "$tb" "$tf") |"
+    echo "| $kind ($src_rate Hz) | $rate Hz | $(printf %.2f "$tm") | $(printf %.2f "$tf") | **$(ratio "$tm" "$tf")** |$extra $dm / $df$flag | $(loudness "$work/out/medley/$one.m4a") / $(loudness "$work/out/ffmpeg/$one.m4a") |"
   done
 done
 echo
