@@ -42,7 +42,7 @@ for kind in ogg mp3 flac; do
     if ((seconds > 0)) && [[ $kind == flac ]]; then
       # ffmpeg's stream copy keeps the source's STREAMINFO sample count, which would make the
       # excerpt a truncated FLAC: the flac tool re-encodes the same samples losslessly instead.
-      flac -s -5 --until="$seconds" -o "$work/in/$kind/$(basename "$f")" "$f"
+      flac -s -5 --until="$((seconds / 60)):$((seconds % 60))" -o "$work/in/$kind/$(basename "$f")" "$f"
     elif ((seconds > 0)); then
       ffmpeg -v error -i "$f" -t "$seconds" -map 0:a -c copy "$work/in/$kind/$(basename "$f")"
     else
