@@ -7,7 +7,9 @@
 #include <libavutil/intreadwrite.h>
 #include <libavutil/log.h>
 #include <libavutil/opt.h>
+#include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static void set_error(char *error, size_t size, const char *what, int code) {
@@ -17,6 +19,8 @@ static void set_error(char *error, size_t size, const char *what, int code) {
 }
 
 /* ---- encoder ---- */
+
+#define QUEUED 4 /* blocks waiting for the encoder thread: enough to ride out a slow block either side */
 
 struct MedleyEncoder {
     AVFormatContext *format;
@@ -28,6 +32,19 @@ struct MedleyEncoder {
     int filled;      /* frames waiting in `frame` */
     int64_t next_pts;
     int header_written;
+    /* The encoder thread (medley_encoder_start_thread): the caller's blocks are copied into a ring
+     * of `QUEUED` slots and encoded, in order, on `thread`, so decoding and resampling on the
+     * caller's thread overlap the encoder. Everything below `lock` is guarded by it; a slot's
+     * samples belong to the caller until it is queued and to the thread until it is taken off. */
+    int threaded;
+    pthread_t thread;
+    pthread_mutex_t lock;
+    pthread_cond_t changed;
+    struct { float *samples; int frames; size_t capacity; } slots[QUEUED];
+    int head, queued;   /* slots[head] is the oldest queued block; `queued` blocks wait */
+    int closing;        /* no more blocks come: the thread ends once the queue is empty */
+    int failed;         /* the thread's first error is in `failure`; later blocks are dropped */
+    char failure[512];
 };
 
 static inline float clip(float v) { return v > 1 ? 1 : (v < -1 ? -1 : v); }
@@ -170,7 +187,8 @@ fail:
     return NULL;
 }
 
-int medley_encoder_write(MedleyEncoder *e, const float *samples, int frames, char *error, size_t size) {
+/* Encodes `frames` interleaved frames on the calling thread (frame by frame as they fill). */
+static int encode_block(MedleyEncoder *e, const float *samples, int frames, char *error, size_t size) {
     int capacity = e->frame->nb_samples;
     while (frames > 0) {
         if (av_frame_make_writable(e->frame) < 0) { snprintf(error, size, "cannot reuse a frame"); return -1; }
@@ -188,7 +206,89 @@ int medley_encoder_write(MedleyEncoder *e, const float *samples, int frames, cha
     return 0;
 }
 
+static void *encode_queued(void *argument) {
+    MedleyEncoder *e = argument;
+    char text[sizeof e->failure];
+    pthread_mutex_lock(&e->lock);
+    for (;;) {
+        while (e->queued == 0 && !e->closing) pthread_cond_wait(&e->changed, &e->lock);
+        if (e->queued == 0) break;
+        int slot = e->head, failed = e->failed;
+        pthread_mutex_unlock(&e->lock);
+        int r = failed ? 0 : encode_block(e, e->slots[slot].samples, e->slots[slot].frames, text, sizeof text);
+        pthread_mutex_lock(&e->lock);
+        if (r && !e->failed) {
+            e->failed = 1;
+            snprintf(e->failure, sizeof e->failure, "%s", text);
+        }
+        e->head = (e->head + 1) % QUEUED;
+        e->queued--;
+        pthread_cond_broadcast(&e->changed);
+    }
+    pthread_mutex_unlock(&e->lock);
+    return NULL;
+}
+
+int medley_encoder_start_thread(MedleyEncoder *e) {
+    if (e->threaded) return 0;
+    if (pthread_mutex_init(&e->lock, NULL)) return -1;
+    if (pthread_cond_init(&e->changed, NULL)) { pthread_mutex_destroy(&e->lock); return -1; }
+    if (pthread_create(&e->thread, NULL, encode_queued, e)) {
+        pthread_cond_destroy(&e->changed);
+        pthread_mutex_destroy(&e->lock);
+        return -1;
+    }
+    e->threaded = 1;
+    return 0;
+}
+
+/* Lets the thread encode what is queued (or drop it, when `abandon`), then joins it: afterwards
+ * the encoder is the caller's alone again. Returns −1 with `error` set if the thread failed. */
+static int stop_thread(MedleyEncoder *e, int abandon, char *error, size_t size) {
+    if (!e->threaded) return 0;
+    pthread_mutex_lock(&e->lock);
+    e->closing = 1;
+    if (abandon) e->failed = 1;
+    pthread_cond_broadcast(&e->changed);
+    pthread_mutex_unlock(&e->lock);
+    pthread_join(e->thread, NULL);
+    pthread_cond_destroy(&e->changed);
+    pthread_mutex_destroy(&e->lock);
+    e->threaded = 0;
+    if (e->failed && !abandon) {
+        snprintf(error, size, "%s", e->failure);
+        return -1;
+    }
+    return 0;
+}
+
+int medley_encoder_write(MedleyEncoder *e, const float *samples, int frames, char *error, size_t size) {
+    if (!e->threaded) return encode_block(e, samples, frames, error, size);
+    if (frames <= 0) return 0;
+    pthread_mutex_lock(&e->lock);
+    while (e->queued == QUEUED && !e->failed) pthread_cond_wait(&e->changed, &e->lock);
+    int failed = e->failed, slot = (e->head + e->queued) % QUEUED;
+    if (failed) snprintf(error, size, "%s", e->failure);
+    pthread_mutex_unlock(&e->lock);
+    if (failed) return -1;
+    size_t count = (size_t)frames * (size_t)e->channels;
+    if (e->slots[slot].capacity < count) {
+        float *grown = realloc(e->slots[slot].samples, count * sizeof *grown);
+        if (!grown) { snprintf(error, size, "out of memory"); return -1; }
+        e->slots[slot].samples = grown;
+        e->slots[slot].capacity = count;
+    }
+    memcpy(e->slots[slot].samples, samples, count * sizeof *samples);
+    e->slots[slot].frames = frames;
+    pthread_mutex_lock(&e->lock);
+    e->queued++;
+    pthread_cond_broadcast(&e->changed);
+    pthread_mutex_unlock(&e->lock);
+    return 0;
+}
+
 int medley_encoder_finish(MedleyEncoder *e, char *error, size_t size) {
+    if (stop_thread(e, 0, error, size)) return -1;
     if (e->filled > 0) {
         /* The last, short frame: encoders with a fixed frame size accept a short final one. */
         e->frame->nb_samples = e->filled;
@@ -204,6 +304,9 @@ int medley_encoder_finish(MedleyEncoder *e, char *error, size_t size) {
 
 void medley_encoder_free(MedleyEncoder *e) {
     if (!e) return;
+    char ignored[8];
+    stop_thread(e, 1, ignored, sizeof ignored);
+    for (int i = 0; i < QUEUED; i++) free(e->slots[i].samples);
     av_frame_free(&e->frame);
     av_packet_free(&e->packet);
     avcodec_free_context(&e->codec);

@@ -21,6 +21,12 @@ typedef struct MedleyDecoder MedleyDecoder;
  * bits/s (0: the encoder's default); bits_per_sample for lossless codecs (16 or 24, 0: 16). */
 MedleyEncoder *medley_encoder_open(const char *path, const char *format, const char *codec, int sample_rate,
                                    int channels, int64_t bit_rate, int bits_per_sample, char *error, size_t size);
+/* Moves the encoding onto a thread of its own: from now on `medley_encoder_write` copies each block
+ * into a small queue (it waits while 4 blocks are queued) and returns; the thread encodes them in
+ * order, so the packets are the same as without it. An encoding error comes back from a later
+ * write or from finish. Returns 0, or −1 if no thread could be started (encoding stays on the
+ * caller's thread). */
+int medley_encoder_start_thread(MedleyEncoder *encoder);
 /* Encodes `frames` interleaved float frames. Returns 0, or −1 with `error` set. */
 int medley_encoder_write(MedleyEncoder *encoder, const float *samples, int frames, char *error, size_t size);
 /* Flushes the encoder, writes the trailer and closes the file. Returns 0 or −1. */

@@ -141,11 +141,17 @@ public struct FFmpegOutputFormat: Sendable, Equatable {
 public final class FFmpegAudioWriter: AudioSink {
     private var handle: OpaquePointer?
 
-    public init(path: String, format: FFmpegOutputFormat) throws {
-        handle = try checked {
+    /// `encoderThread`: encode on a thread of the writer's own, so that the caller's decoding and
+    /// resampling overlap the encoder (a lone item, or the tail of a batch, then uses two cores).
+    /// The packets are the same either way; without a thread (or if none can be started) the
+    /// encoder runs inside `write`.
+    public init(path: String, format: FFmpegOutputFormat, encoderThread: Bool = true) throws {
+        let handle = try checked {
             medley_encoder_open(path, format.muxer, format.codec, Int32(format.sampleRate), Int32(format.channels),
                                 Int64(format.bitRate ?? 0), Int32(format.bitsPerSample ?? 0), $0, $1)
         }
+        if encoderThread { _ = medley_encoder_start_thread(handle) }
+        self.handle = handle
     }
 
     deinit { if let handle { medley_encoder_free(handle) } }
