@@ -1,6 +1,7 @@
 /* See medley_export.h. */
 #define _GNU_SOURCE
 #include "medley_export.h"
+#include "medley_sink.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -97,12 +98,13 @@ static int save_with(VipsImage *in, const char *path, const MedleySaveOptions *o
 }
 
 int medley_image_save_with(MedleyImage *image, const char *path, const MedleySaveOptions *options) {
-    if (!options->strip) return save_with(IMG(image), path, options);
-    VipsImage *bare = without_metadata(IMG(image), options->keep_icc);
+    VipsImage *bare = options->strip ? without_metadata(IMG(image), options->keep_icc) : IMG(image);
     if (!bare) return -1;
-    int failed = save_with(bare, path, options);
-    g_object_unref(bare);
-    return failed;
+    MedleyWatch *watch = NULL;
+    VipsImage *watched = medley_sink_begin(bare, &watch);
+    if (options->strip) g_object_unref(bare);
+    if (!watched) return -1;
+    return medley_sink_end(watched, watch, save_with(watched, path, options));
 }
 
 /* ---- ICC profiles from bytes ---- */

@@ -1,6 +1,7 @@
 /* See medley_vips.h. Every function here is a thin, non-variadic wrapper; the policy
  * (limits, formats, error messages a person reads) lives in Swift. */
 #include "medley_vips.h"
+#include "medley_sink.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -115,6 +116,9 @@ void medley_log_end(MedleyLogSink *sink, medley_log_visitor visit, void *ctx) {
     sink_unref(sink);
 }
 
+/* The workers each of Medley's sinks gets (libvips' "concurrency" on the watched image). */
+static gint sink_workers;
+
 int medley_vips_start(const char *program_name) {
     if (VIPS_INIT(program_name ? program_name : "medley")) return -1;
     g_log_set_default_handler(log_handler, NULL);
@@ -123,14 +127,73 @@ int medley_vips_start(const char *program_name) {
     vips_cache_set_max(0);
     vips_cache_set_max_mem(0);
     vips_cache_set_max_files(0);
+    /* libvips' own inner sinks get one worker; Medley's get theirs on the image (medley_sink.h). */
+    if (g_atomic_int_get(&sink_workers) < 1) g_atomic_int_set(&sink_workers, vips_concurrency_get());
+    vips_concurrency_set(1);
     return 0;
 }
 
 void medley_vips_set_concurrency(int threads) {
-    if (threads > 0) vips_concurrency_set(threads);
+    if (threads > 0) g_atomic_int_set(&sink_workers, threads < 100 ? threads : 99);
 }
 
-int medley_vips_concurrency(void) { return vips_concurrency_get(); }
+int medley_vips_concurrency(void) { return medley_sink_workers(); }
+
+/* ---- sinks that cannot lose a failed read (medley_sink.h) ---- */
+
+struct MedleyWatch {
+    gint failed;
+};
+
+static int watched_generate(VipsRegion *out_region, void *seq, void *a, void *b, gboolean *stop) {
+    VipsRegion *in_region = (VipsRegion *)seq;
+    VipsRect *rect = &out_region->valid;
+    (void)a;
+    (void)stop;
+    /* No copy: the output region points into the input's pixels. */
+    if (vips_region_prepare(in_region, rect) || vips_region_region(out_region, in_region, rect, rect->left, rect->top)) {
+        g_atomic_int_set(&((MedleyWatch *)b)->failed, 1);
+        return -1;
+    }
+    return 0;
+}
+
+static void free_watch_on_close(VipsImage *image, void *watch) {
+    g_free(watch);
+    (void)image;
+}
+
+int medley_sink_workers(void) {
+    int workers = g_atomic_int_get(&sink_workers);
+    return workers > 0 ? workers : 1;
+}
+
+VipsImage *medley_sink_begin(VipsImage *in, MedleyWatch **watch) {
+    MedleyWatch *noted = g_new0(MedleyWatch, 1);
+    VipsImage *out = vips_image_new();
+    g_signal_connect(out, "close", G_CALLBACK(free_watch_on_close), noted);
+    g_object_ref(in);
+    vips_object_local(out, in);
+    /* ANY keeps the demand style of what it reads (libvips takes the most restrictive). */
+    if (vips_image_pipelinev(out, VIPS_DEMAND_STYLE_ANY, in, NULL) ||
+        vips_image_generate(out, vips_start_one, watched_generate, vips_stop_one, in, noted)) {
+        g_object_unref(out);
+        return NULL;
+    }
+    vips_image_set_int(out, VIPS_META_CONCURRENCY, medley_sink_workers());
+    *watch = noted;
+    return out;
+}
+
+int medley_sink_end(VipsImage *watched, MedleyWatch *watch, int result) {
+    int failed = g_atomic_int_get(&watch->failed);
+    g_object_unref(watched);
+    if (result == 0 && failed) {
+        vips_error("medley", "%s", "the image could not be read to its end (libvips filled the rest in black); not written");
+        return -1;
+    }
+    return result;
+}
 
 char *medley_vips_take_error(void) {
     const char *text = vips_error_buffer();
@@ -794,12 +857,13 @@ static VipsImage *without_metadata(VipsImage *in) {
 static int save_as(VipsImage *in, const char *path, int format, int quality, int strip);
 
 int medley_image_save(MedleyImage *image, const char *path, int format, int quality, int strip) {
-    if (!strip) return save_as(IMG(image), path, format, quality, 0);
-    VipsImage *bare = without_metadata(IMG(image));
+    VipsImage *bare = strip ? without_metadata(IMG(image)) : IMG(image);
     if (!bare) return -1;
-    int failed = save_as(bare, path, format, quality, 1);
-    g_object_unref(bare);
-    return failed;
+    MedleyWatch *watch = NULL;
+    VipsImage *watched = medley_sink_begin(bare, &watch);
+    if (strip) g_object_unref(bare);
+    if (!watched) return -1;
+    return medley_sink_end(watched, watch, save_as(watched, path, format, quality, strip));
 }
 
 static int save_as(VipsImage *in, const char *path, int format, int quality, int strip) {
@@ -827,8 +891,21 @@ static int save_as(VipsImage *in, const char *path, int format, int quality, int
     }
 }
 
+/* vips_image_write_to_memory over a watch (medley_sink.h). */
+static void *watched_to_memory(VipsImage *in, size_t *length) {
+    MedleyWatch *watch = NULL;
+    VipsImage *watched = medley_sink_begin(in, &watch);
+    if (!watched) return NULL;
+    void *pixels = vips_image_write_to_memory(watched, length);
+    if (medley_sink_end(watched, watch, pixels ? 0 : -1) != 0) {
+        g_free(pixels);
+        return NULL;
+    }
+    return pixels;
+}
+
 void *medley_image_render_to_memory(MedleyImage *image, size_t *length) {
-    return vips_image_write_to_memory(IMG(image), length);
+    return watched_to_memory(IMG(image), length);
 }
 
 /* ---- Reductions ---- */
@@ -838,7 +915,7 @@ static double *doubles_of(VipsImage *in, size_t expected) {
     VipsImage *cast = NULL;
     if (vips_cast(in, &cast, VIPS_FORMAT_DOUBLE, NULL)) return NULL;
     size_t length = 0;
-    double *values = vips_image_write_to_memory(cast, &length);
+    double *values = watched_to_memory(cast, &length);
     g_object_unref(cast);
     if (values && length != expected * sizeof(double)) {
         g_free(values);
@@ -851,7 +928,12 @@ static double *doubles_of(VipsImage *in, size_t expected) {
 int medley_image_band_means(MedleyImage *image, double *means, int capacity) {
     VipsImage *in = IMG(image), *stats = NULL;
     int bands = vips_image_get_bands(in);
-    if (vips_stats(in, &stats, NULL)) return -1;
+    MedleyWatch *watch = NULL;
+    VipsImage *watched = medley_sink_begin(in, &watch);
+    if (!watched || medley_sink_end(watched, watch, vips_stats(watched, &stats, NULL)) != 0) {
+        if (stats) g_object_unref(stats);
+        return -1;
+    }
     /* (bands + 1) rows of 10 columns: row 0 all bands, row b + 1 band b; column 4 the mean. */
     double *values = doubles_of(stats, (size_t)(bands + 1) * 10);
     g_object_unref(stats);
@@ -868,7 +950,12 @@ int medley_image_histogram(MedleyImage *image, double *counts, int capacity) {
         return -1;
     }
     int bands = vips_image_get_bands(in);
-    if (vips_hist_find(in, &hist, NULL)) return -1;
+    MedleyWatch *watch = NULL;
+    VipsImage *watched = medley_sink_begin(in, &watch);
+    if (!watched || medley_sink_end(watched, watch, vips_hist_find(watched, &hist, NULL)) != 0) {
+        if (hist) g_object_unref(hist);
+        return -1;
+    }
     /* 256 × 1 pixels of `bands` bands, interleaved: bin x of band b at x * bands + b. */
     double *values = doubles_of(hist, (size_t)bands * 256);
     g_object_unref(hist);
@@ -893,8 +980,22 @@ MedleyImage *medley_image_luminance(MedleyImage *image) {
 
 /* ---- measured filter steps ---- */
 
+/* vips_image_copy_memory over a watch (medley_sink.h); the copy does not keep the watch's workers. */
+static VipsImage *watched_copy_memory(VipsImage *in) {
+    MedleyWatch *watch = NULL;
+    VipsImage *watched = medley_sink_begin(in, &watch);
+    if (!watched) return NULL;
+    VipsImage *out = vips_image_copy_memory(watched);
+    if (medley_sink_end(watched, watch, out ? 0 : -1) != 0) {
+        if (out) g_object_unref(out);
+        return NULL;
+    }
+    vips_image_remove(out, VIPS_META_CONCURRENCY);
+    return out;
+}
+
 MedleyImage *medley_image_copy_memory(MedleyImage *image) {
-    VipsImage *out = vips_image_copy_memory(IMG(image));
+    VipsImage *out = watched_copy_memory(IMG(image));
     return out ? HANDLE(out) : NULL;
 }
 
@@ -907,9 +1008,9 @@ MedleyImage *medley_image_from_buffer(const void *bytes, size_t length, int fail
     VipsImage *lazy = vips_image_new_from_buffer(bytes, length, "",
         "fail_on", fail_on_error ? VIPS_FAIL_ON_WARNING : VIPS_FAIL_ON_NONE, NULL);
     if (!lazy) return NULL;
-    VipsImage *memory = vips_image_copy_memory(lazy);
+    VipsImage *memory = watched_copy_memory(lazy);
     g_object_unref(lazy);
-    return HANDLE(memory);
+    return memory ? HANDLE(memory) : NULL;
 }
 
 MedleyImage *medley_image_text_rgba(const char *markup, const char *font, int dpi,
