@@ -1,4 +1,5 @@
 import MedleyKernels
+import Synchronization
 
 /// One pass of point-wise work over the pixels.
 public enum PixelStep: Sendable {
@@ -6,7 +7,7 @@ public enum PixelStep: Sendable {
     case colorMatrix(ColorMatrix)
     /// Point-wise operations fused into one loop: over 8-bit rows its matrices and channel-wise
     /// curves run as tables (`CompiledChainKernel`), everything else over planar float blocks.
-    case pointChain([PointOperation])
+    case pointChain(PointChain)
 
     /// The kernel that performs this step on rows stored with `transfer` (ignored for float
     /// rows, which are already in the working space), for an image of the given size.
@@ -14,19 +15,8 @@ public enum PixelStep: Sendable {
         switch self {
         case .colorMatrix(let matrix):
             return ColorMatrixKernel(matrix: matrix, transfer: transfer)
-        case .pointChain(let operations):
-            // A LUT file alone over stored sRGB samples reads them as they are (see ColorLookupOperation).
-            if transfer == .sRGB, operations.count == 1, let lut = operations[0] as? ColorLookupOperation,
-               let kernel = lut.storedSampleKernel(imageWidth: imageWidth, imageHeight: imageHeight) {
-                return kernel
-            }
-            // Matrices and channel-wise curves become table lookups when they stay within a step of the float path.
-            if let compiled = CompiledChainKernel.compile(operations, transfer: transfer,
-                                                          imageWidth: imageWidth, imageHeight: imageHeight) {
-                return compiled
-            }
-            return PointChainKernel(operations: operations, transfer: transfer,
-                                    imageWidth: imageWidth, imageHeight: imageHeight)
+        case .pointChain(let chain):
+            return chain.kernel(transfer: transfer, imageWidth: imageWidth, imageHeight: imageHeight)
         }
     }
 
@@ -34,8 +24,57 @@ public enum PixelStep: Sendable {
     public var operations: [PointOperation] {
         switch self {
         case .colorMatrix(let matrix): return [ColorMatrixOperation(matrix)]
-        case .pointChain(let operations): return operations
+        case .pointChain(let chain): return chain.operations
         }
+    }
+}
+
+/// Point-wise operations fused into one pass, and the kernels made for them so far. Compiling a chain
+/// into tables (`CompiledChainKernel`: its curves sampled by the operations, then checked against the
+/// float path) takes milliseconds — more than rendering a thumbnail — so a job makes the kernel once
+/// per working space and image size, and every image of that size shares it (kernels hold no state).
+public final class PointChain: Sendable {
+    public let operations: [PointOperation]
+    private let kernels = Mutex<[Key: any RowKernel]>([:])
+    /// Kernels kept at most: a job over more sizes than this starts again from none.
+    static let capacity = 16
+
+    private struct Key: Hashable {
+        let linear: Bool
+        let width: Int
+        let height: Int
+    }
+
+    public init(_ operations: [PointOperation]) { self.operations = operations }
+
+    /// The kernel for rows stored with `transfer`, of an image of the given size: made on first use.
+    public func kernel(transfer: Transfer, imageWidth: Int, imageHeight: Int) -> any RowKernel {
+        let key = Key(linear: transfer == .sRGB, width: imageWidth, height: imageHeight)
+        if let made = kernels.withLock({ $0[key] }) { return made }
+        // Made outside the lock: two items of one size may both make it; the first one kept wins.
+        let made = Self.make(operations, transfer: transfer, imageWidth: imageWidth, imageHeight: imageHeight)
+        return kernels.withLock { kernels in
+            if let first = kernels[key] { return first }
+            if kernels.count >= Self.capacity { kernels.removeAll() }
+            kernels[key] = made
+            return made
+        }
+    }
+
+    private static func make(_ operations: [PointOperation], transfer: Transfer, imageWidth: Int,
+                             imageHeight: Int) -> any RowKernel {
+        // A LUT file alone over stored sRGB samples reads them as they are (see ColorLookupOperation).
+        if transfer == .sRGB, operations.count == 1, let lut = operations[0] as? ColorLookupOperation,
+           let kernel = lut.storedSampleKernel(imageWidth: imageWidth, imageHeight: imageHeight) {
+            return kernel
+        }
+        // Matrices and channel-wise curves become table lookups when they stay within a step of the float path.
+        if let compiled = CompiledChainKernel.compile(operations, transfer: transfer,
+                                                      imageWidth: imageWidth, imageHeight: imageHeight) {
+            return compiled
+        }
+        return PointChainKernel(operations: operations, transfer: transfer,
+                                imageWidth: imageWidth, imageHeight: imageHeight)
     }
 }
 
@@ -213,12 +252,12 @@ public struct RenderPlan: Sendable {
         }
         if collapsed.isEmpty { return nil }
         if collapsed.count == 1, case .matrix(let matrix) = collapsed[0] { return .colorMatrix(matrix) }
-        return .pointChain(collapsed.map { link in
+        return .pointChain(PointChain(collapsed.map { link in
             switch link {
             case .matrix(let matrix): return ColorMatrixOperation(matrix)
             case .operation(let operation): return operation
             }
-        })
+        }))
     }
 }
 

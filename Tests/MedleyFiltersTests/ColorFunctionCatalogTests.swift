@@ -185,7 +185,7 @@ final class ColorFunctionCatalogTests: XCTestCase {
         }
         let steps = RenderPlan(recipe).steps
         XCTAssertEqual(steps.count, 1)
-        if case .pointChain(let operations)? = steps.first { XCTAssertEqual(operations.count, 9) } else { XCTFail("one point chain") }
+        if case .pointChain(let chain)? = steps.first { XCTAssertEqual(chain.operations.count, 9) } else { XCTFail("one point chain") }
         // Identity values leave no pass.
         XCTAssertTrue(RenderPlan(try Render.filter("CIColorPolynomial")).steps.isEmpty)
         XCTAssertTrue(RenderPlan(try Render.filter("CIColorCrossPolynomial")).steps.isEmpty)
