@@ -4,7 +4,8 @@
 /// Core Image concatenates kernels; here the chain is split at its matrices,
 /// `[curves₀] M₁ [curves₁] M₂ … [curvesₙ]`, and each piece becomes a table:
 /// - the input table (256 entries per input channel, in float) holds `M₁`'s column k times curves₀ of
-///   decode(v), as ColorMatrixKernel's tables do, so one pixel's value is three loads and two adds;
+///   decode(v), as ColorMatrixKernel's tables do, so one pixel's value is three loads and two adds
+///   per channel;
 /// - each later `[curvesᵢ] Mᵢ₊₁` is one table per channel of the curves sampled on a grid of cells
 ///   that are spaced like floats: a value's cell is the top bits of its magnitude's bit pattern (its
 ///   exponent and first `mantissaBits` of mantissa), so every cell is at most 2⁻¹⁰ of its value wide —
@@ -13,6 +14,8 @@
 ///   as in the float path). Negative values have cells of their own. Then `Mᵢ₊₁` is three multiply-adds;
 ///   trailing curves are the same with the identity matrix;
 /// - the result is clamped and encoded with the transfer's 8-bit encode table, as PointChainKernel does.
+/// The row loop works on blocks of three planes (red, green, blue floats), each step a plain loop
+/// over a plane that LLVM vectorises (cells, matrix, encode indices) or a run of table loads.
 /// Curves are sampled by running the operations themselves on the cells' centres, so the tables
 /// hold the float path's own maths. Operations after the first that is neither a matrix nor a
 /// channel-wise curve (posterize, vignettes, hue…) run in float on the stage's values ("the tail").
