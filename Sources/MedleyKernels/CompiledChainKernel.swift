@@ -4,7 +4,8 @@
 /// Core Image concatenates kernels; here the chain is split at its matrices,
 /// `[curves₀] M₁ [curves₁] M₂ … [curvesₙ]`, and each piece becomes a table:
 /// - the input table (256 entries per input channel, in float) holds `M₁`'s column k times curves₀ of
-///   decode(v), as ColorMatrixKernel's tables do, so one pixel's value is three loads and two adds;
+///   decode(v), as ColorMatrixKernel's tables do, so one pixel's value is three loads and two adds
+///   per channel;
 /// - each later `[curvesᵢ] Mᵢ₊₁` is one table per channel of the curves sampled on a grid of cells
 ///   that are spaced like floats: a value's cell is the top bits of its magnitude's bit pattern (its
 ///   exponent and first `mantissaBits` of mantissa), so every cell is at most 2⁻¹⁰ of its value wide —
@@ -13,6 +14,8 @@
 ///   as in the float path). Negative values have cells of their own. Then `Mᵢ₊₁` is three multiply-adds;
 ///   trailing curves are the same with the identity matrix;
 /// - the result is clamped and encoded with the transfer's 8-bit encode table, as PointChainKernel does.
+/// The row loop works on blocks of three planes (red, green, blue floats), each step a plain loop
+/// over a plane that LLVM vectorises (cells, matrix, encode indices) or a run of table loads.
 /// Curves are sampled by running the operations themselves on the cells' centres, so the tables
 /// hold the float path's own maths. Operations after the first that is neither a matrix nor a
 /// channel-wise curve (posterize, vignettes, hue…) run in float on the stage's values ("the tail").
@@ -81,10 +84,12 @@ public final class CompiledChainKernel: RowKernel {
         var negativeOffset: UInt32 { hasNegatives ? cellsPerSign : 0 }
     }
 
-    /// `input[k * 256 + v]`: M₁'s column k times curves₀(decode(v / 255)), M₁'s bias in channel 0's table.
-    private let input: [SIMD4<Float>]
-    private let stages: [Stage]
-    private let tail: [PointOperation]
+    /// `input[(c * 3 + k) * 256 + v]`: output channel c of M₁'s column k times curves₀(decode(v / 255)),
+    /// M₁'s bias in channel 0's tables — planar, so a block's three planes are looked up by plain loops.
+    /// Empty when `single` runs the chain.
+    let input: [Float]
+    let stages: [Stage]
+    let tail: [PointOperation]
     private let tables: TransferTables
     private let floatPath: PointChainKernel
     /// A chain that is only `[curves₀] M₁` is ColorMatrixKernel's 8-bit loop over curved tables.
@@ -139,6 +144,13 @@ public final class CompiledChainKernel: RowKernel {
         let decoded = tables.decode8
         let first = Self.sample(groups[0].curves, red: decoded, green: decoded, blue: decoded,
                                 imageWidth: imageWidth, imageHeight: imageHeight)
+        single = groups.count == 1 && tail.isEmpty && first.allSatisfy { $0.count == 256 }
+            ? ColorMatrixKernel(matrix: groups[0].matrix ?? .identity, transfer: transfer, decoded: first) : nil
+        guard single == nil else {
+            input = []
+            stages = []
+            return
+        }
         let (firstColumns, firstBias) = Self.columns(of: groups[0].matrix)
         var inputTable = [SIMD4<Float>](repeating: .zero, count: 3 * 256)
         for k in 0..<3 {
@@ -147,9 +159,11 @@ public final class CompiledChainKernel: RowKernel {
                 inputTable[k * 256 + v] = Self.finite(column * first[k][v] + (k == 0 ? firstBias : .zero))
             }
         }
-        input = inputTable
-        single = groups.count == 1 && tail.isEmpty && first.allSatisfy { $0.count == 256 }
-            ? ColorMatrixKernel(matrix: groups[0].matrix ?? .identity, transfer: transfer, decoded: first) : nil
+        var planar = [Float](repeating: 0, count: 9 * 256)
+        for c in 0..<3 {
+            for j in 0..<(3 * 256) { planar[c * 3 * 256 + j] = inputTable[j][c] }
+        }
+        input = planar
         guard var (low, high) = Self.range(inputTable, count: 256) else { return nil }
 
         var stages: [Stage] = []
@@ -230,14 +244,15 @@ public final class CompiledChainKernel: RowKernel {
         let r = UnsafeMutablePointer<Float>.allocate(capacity: 4 * padded)
         defer { r.deallocate() }
         let g = r + padded, b = r + 2 * padded, a = r + 3 * padded
-        for i in 0..<padded {
-            r[i] = i < count ? red[i] : 0
-            g[i] = i < count ? green[i] : 0
-            b[i] = i < count ? blue[i] : 0
+        for i in 0..<count {
+            r[i] = red[i]
+            g[i] = green[i]
+            b[i] = blue[i]
             a[i] = 1
         }
         let block = PixelBlock(red: r, green: g, blue: b, alpha: a, count: count, x: 0, y: 0,
                                imageWidth: imageWidth, imageHeight: imageHeight)
+        PlanarPixels.clearPadding(block)
         for curve in curves { curve.apply(block) }
         return [Array(UnsafeBufferPointer(start: r, count: count)), Array(UnsafeBufferPointer(start: g, count: count)),
                 Array(UnsafeBufferPointer(start: b, count: count))]
@@ -263,107 +278,153 @@ public final class CompiledChainKernel: RowKernel {
         }
         let src = input.assumingMemoryBound(to: UInt8.self)
         let dst = output.assumingMemoryBound(to: UInt8.self)
-        let values = UnsafeMutablePointer<SIMD4<Float>>.allocate(capacity: Self.blockSize)
-        defer { values.deallocate() }
-        let planes = tail.isEmpty ? nil : UnsafeMutablePointer<Float>.allocate(capacity: 4 * Self.blockSize)
-        defer { planes?.deallocate() }
-        var start = 0
-        while start < width {
-            let count = min(Self.blockSize, width - start)
-            let s = src + start * bands, d = dst + start * bands
-            if bands == 3 { lookUpInput(s, values, count: count, stride: 3) } else { lookUpInput(s, values, count: count, stride: 4) }
-            for stage in stages {
-                stage.curves.withUnsafeBufferPointer { curves in
-                    Self.run(curves.baseAddress!, stage, values, count: count)
+        let size = Self.blockSize
+        // Four planes (red, green, blue, and alpha for the tail) and three planes of table indices.
+        let planes = UnsafeMutablePointer<Float>.allocate(capacity: 4 * size)
+        defer { planes.deallocate() }
+        let indices = UnsafeMutablePointer<UInt32>.allocate(capacity: 3 * size)
+        defer { indices.deallocate() }
+        let r = planes, g = planes + size, b = planes + 2 * size
+        self.input.withUnsafeBufferPointer { inputTable in
+            tables.encode8.withUnsafeBufferPointer { encodeTable in
+                let t = inputTable.baseAddress!, e = encodeTable.baseAddress!
+                var start = 0
+                while start < width {
+                    let count = min(size, width - start)
+                    let s = src + start * bands, d = dst + start * bands
+                    if bands == 3 {
+                        Self.lookUpInput(t, s, r, g, b, count: count, stride: 3)
+                    } else {
+                        Self.lookUpInput(t, s, r, g, b, count: count, stride: 4)
+                    }
+                    for stage in stages {
+                        stage.curves.withUnsafeBufferPointer { curves in
+                            Self.run(curves.baseAddress!, stage, r, g, b, indices, count: count)
+                        }
+                    }
+                    if !tail.isEmpty {
+                        runTail(planes, s, d, e, count: count, bands: bands, x: x + start, y: y)
+                    } else if bands == 3 {
+                        Self.encode(r, g, b, indices, e, s, d, count: count, stride: 3, alpha: false)
+                    } else {
+                        Self.encode(r, g, b, indices, e, s, d, count: count, stride: 4, alpha: true)
+                    }
+                    start += count
                 }
             }
-            if let planes {
-                runTail(values, planes, s, d, count: count, bands: bands, x: x + start, y: y)
-            } else if bands == 3 {
-                encode(values, s, d, count: count, stride: 3, alpha: false)
-            } else {
-                encode(values, s, d, count: count, stride: 4, alpha: true)
-            }
-            start += count
         }
     }
 
+    /// Input channel k of each pixel through the planar input tables into the three planes; the
+    /// adds in the order of the former SIMD4 sum, `(t₀ + t₁) + t₂`, so the values are the same.
     @inline(__always)
-    private func lookUpInput(_ s: UnsafePointer<UInt8>, _ values: UnsafeMutablePointer<SIMD4<Float>>, count: Int,
-                             stride: Int) {
-        input.withUnsafeBufferPointer { table in
-            let t = table.baseAddress!
-            var p = s
-            for i in 0..<count {
-                values[i] = t[Int(p[0])] + t[256 &+ Int(p[1])] + t[512 &+ Int(p[2])]
-                p += stride
-            }
+    private static func lookUpInput(_ t: UnsafePointer<Float>, _ s: UnsafePointer<UInt8>,
+                                    _ r: UnsafeMutablePointer<Float>, _ g: UnsafeMutablePointer<Float>,
+                                    _ b: UnsafeMutablePointer<Float>, count: Int, stride: Int) {
+        let tr = t, tg = t + 768, tb = t + 1536
+        for i in 0..<count {
+            let p = s + i &* stride
+            let v0 = Int(p[0]), v1 = 256 &+ Int(p[1]), v2 = 512 &+ Int(p[2])
+            r[i] = (tr[v0] + tr[v1]) + tr[v2]
+            g[i] = (tg[v0] + tg[v1]) + tg[v2]
+            b[i] = (tb[v0] + tb[v1]) + tb[v2]
         }
     }
 
-    /// One stage in place: each channel's cell, its curve value, then the matrix.
+    /// The cell of every value of a plane (`CellGrid.cell(of:)` as plain unsigned arithmetic, which
+    /// vectorises: below the origin the first cell, past the last cell the last, negatives offset).
+    @inline(__always)
+    private static func cells(_ plane: UnsafePointer<Float>, _ indices: UnsafeMutablePointer<UInt32>, count: Int,
+                              grid: CellGrid, table: UInt32) {
+        let origin = grid.origin, last = grid.cellsPerSign &- 1, negative = grid.negativeOffset
+        for i in 0..<count {
+            let bits = plane[i].bitPattern
+            let magnitude = (bits & 0x7FFF_FFFF) &>> (23 - CellGrid.mantissaBits)
+            let cell = min(max(magnitude, origin) &- origin, last)
+            indices[i] = cell &+ (bits &>> 31) &* negative &+ table
+        }
+    }
+
+    /// One stage in place on the planes: each channel's cells, its curve values, then the matrix —
+    /// lane by lane the operations of the former `c0 * r + c1 * g + c2 * b + bias` in SIMD4, in the
+    /// same order (Swift does not contract them into fused multiply-adds), so the values are the same.
     @inline(__always)
     private static func run(_ curves: UnsafePointer<Float>, _ stage: Stage,
-                            _ values: UnsafeMutablePointer<SIMD4<Float>>, count: Int) {
+                            _ r: UnsafeMutablePointer<Float>, _ g: UnsafeMutablePointer<Float>,
+                            _ b: UnsafeMutablePointer<Float>, _ indices: UnsafeMutablePointer<UInt32>, count: Int) {
         let grid = stage.grid
-        let green = curves + grid.cells, blue = curves + 2 * grid.cells
+        let cells = UInt32(grid.cells)
+        let size = blockSize
+        Self.cells(r, indices, count: count, grid: grid, table: 0)
+        Self.cells(g, indices + size, count: count, grid: grid, table: cells)
+        Self.cells(b, indices + 2 * size, count: count, grid: grid, table: 2 &* cells)
+        let ir = indices, ig = indices + size, ib = indices + 2 * size
+        for i in 0..<count {
+            r[i] = curves[Int(ir[i])]
+            g[i] = curves[Int(ig[i])]
+            b[i] = curves[Int(ib[i])]
+        }
         let (c0, c1, c2) = stage.columns
         let bias = stage.bias
+        let m00 = c0.x, m01 = c1.x, m02 = c2.x, b0 = bias.x
+        let m10 = c0.y, m11 = c1.y, m12 = c2.y, b1 = bias.y
+        let m20 = c0.z, m21 = c1.z, m22 = c2.z, b2 = bias.z
         for i in 0..<count {
-            let v = values[i]
-            let r = curves[grid.cell(of: v.x)], g = green[grid.cell(of: v.y)], b = blue[grid.cell(of: v.z)]
-            values[i] = c0 * r + c1 * g + c2 * b + bias
+            let x = r[i], y = g[i], z = b[i]
+            r[i] = ((m00 * x + m01 * y) + m02 * z) + b0
+            g[i] = ((m10 * x + m11 * y) + m12 * z) + b1
+            b[i] = ((m20 * x + m21 * y) + m22 * z) + b2
         }
     }
 
+    /// The encode table's index of every value (clampedToUnit · 65536, truncated), then the interleaved store.
     @inline(__always)
-    private func encode(_ values: UnsafeMutablePointer<SIMD4<Float>>, _ s: UnsafePointer<UInt8>,
-                        _ d: UnsafeMutablePointer<UInt8>, count: Int, stride: Int, alpha: Bool) {
-        tables.encode8.withUnsafeBufferPointer { table in
-            let e = table.baseAddress!
-            // Values are finite (the tables are), so a vector clamp is clampedToUnit.
-            let low = SIMD4<Float>(repeating: 0), high = SIMD4<Float>(repeating: 65536)
-            var p = d, q = s
+    private static func encode(_ r: UnsafePointer<Float>, _ g: UnsafePointer<Float>, _ b: UnsafePointer<Float>,
+                               _ indices: UnsafeMutablePointer<UInt32>, _ e: UnsafePointer<UInt8>,
+                               _ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>,
+                               count: Int, stride: Int, alpha: Bool) {
+        let size = blockSize
+        let ir = indices, ig = indices + size, ib = indices + 2 * size
+        @inline(__always) func scale(_ plane: UnsafePointer<Float>, _ index: UnsafeMutablePointer<UInt32>) {
             for i in 0..<count {
-                let v = (values[i] * 65536).clamped(lowerBound: low, upperBound: high)
-                p[0] = e[Int(v.x)]
-                p[1] = e[Int(v.y)]
-                p[2] = e[Int(v.z)]
-                if alpha { p[3] = q[3] }
-                p += stride
-                q += stride
+                let v = plane[i] * 65536
+                index[i] = truncated(v > 0 ? (v < 65536 ? v : 65536) : 0)  // NaN would read entry 0
             }
         }
+        scale(r, ir)
+        scale(g, ig)
+        scale(b, ib)
+        for i in 0..<count {
+            let p = d + i &* stride
+            p[0] = e[Int(ir[i])]
+            p[1] = e[Int(ig[i])]
+            p[2] = e[Int(ib[i])]
+            if alpha { p[3] = s[i &* stride &+ 3] }
+        }
     }
 
-    /// The operations after the compiled part, in float on the stage's values, packed as PointChainKernel packs.
-    private func runTail(_ values: UnsafeMutablePointer<SIMD4<Float>>, _ planes: UnsafeMutablePointer<Float>,
-                         _ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, count: Int, bands: Int,
+    /// ⌊x⌋ for 0 ≤ x ≤ 2²² (what `UInt32(x)` gives) without the conversion's range check, which keeps
+    /// the loop from vectorising: x + 2²³ rounds x to the nearest integer in the low mantissa bits;
+    /// one less when that rounded up.
+    @inline(__always)
+    static func truncated(_ x: Float) -> UInt32 {
+        let shifted = x + 8_388_608
+        let rounded = shifted.bitPattern &- (8_388_608 as Float).bitPattern
+        return shifted - 8_388_608 > x ? rounded &- 1 : rounded
+    }
+
+    /// The operations after the compiled part, in float on the stage's planes, packed as PointChainKernel packs.
+    private func runTail(_ planes: UnsafeMutablePointer<Float>, _ s: UnsafePointer<UInt8>,
+                         _ d: UnsafeMutablePointer<UInt8>, _ e: UnsafePointer<UInt8>, count: Int, bands: Int,
                          x: Int, y: Int) {
         let size = Self.blockSize
-        let r = planes, g = planes + size, b = planes + 2 * size, a = planes + 3 * size
-        for i in 0..<count {
-            let v = values[i]
-            r[i] = v.x
-            g[i] = v.y
-            b[i] = v.z
-            a[i] = bands == 4 ? Float(s[i &* 4 &+ 3]) * (1 / 255) : 1
-        }
-        let block = PixelBlock(red: r, green: g, blue: b, alpha: a, count: count, x: x, y: y,
-                               imageWidth: imageWidth, imageHeight: imageHeight)
-        for i in count..<block.paddedCount { r[i] = 0; g[i] = 0; b[i] = 0; a[i] = 1 }
+        let block = PixelBlock(red: planes, green: planes + size, blue: planes + 2 * size, alpha: planes + 3 * size,
+                               count: count, x: x, y: y, imageWidth: imageWidth, imageHeight: imageHeight)
+        let a = block.alpha
+        for i in 0..<count { a[i] = bands == 4 ? Float(s[i &* 4 &+ 3]) * (1 / 255) : 1 }
+        PlanarPixels.clearPadding(block)
         for operation in tail { operation.apply(block) }
-        tables.encode8.withUnsafeBufferPointer { table in
-            let e = table.baseAddress!
-            @inline(__always) func index(_ v: Float) -> Int { Int(v.clampedToUnit * 65536) }
-            for i in 0..<count {
-                let p = d + i &* bands
-                p[0] = e[index(r[i])]
-                p[1] = e[index(g[i])]
-                p[2] = e[index(b[i])]
-                if bands == 4 { p[3] = UInt8(a[i].clampedToUnit * 255 + 0.5) }
-            }
-        }
+        PlanarPixels.pack8(block, d, bands: bands, encode: e)
     }
 
     /// The largest difference in 8-bit steps from the float path over a fixed sample of RGB inputs.

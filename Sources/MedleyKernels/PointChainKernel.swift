@@ -69,14 +69,7 @@ public final class PointChainKernel: RowKernel {
                     a[i] = Float(p[3]) * (1 / 255)
                 }
             }
-            Self.clearPadding(block)
-        }
-    }
-
-    /// Lanes past `count` hold harmless values, so operations can run whole vectors.
-    private static func clearPadding(_ block: PixelBlock) {
-        for i in block.count..<block.paddedCount {
-            block.red[i] = 0; block.green[i] = 0; block.blue[i] = 0; block.alpha[i] = 1
+            PlanarPixels.clearPadding(block)
         }
     }
 
@@ -123,25 +116,7 @@ public final class PointChainKernel: RowKernel {
 
     private func pack8(_ block: PixelBlock, _ dst: UnsafeMutablePointer<UInt8>, bands: Int) {
         tables.encode8.withUnsafeBufferPointer { table in
-            let t = table.baseAddress!
-            @inline(__always) func index(_ v: Float) -> Int { Int(v.clampedToUnit * 65536) }
-            let r = block.red, g = block.green, b = block.blue, a = block.alpha
-            if bands == 3 {
-                for i in 0..<block.count {
-                    let p = dst + i &* 3
-                    p[0] = t[index(r[i])]
-                    p[1] = t[index(g[i])]
-                    p[2] = t[index(b[i])]
-                }
-            } else {
-                for i in 0..<block.count {
-                    let p = dst + i &* 4
-                    p[0] = t[index(r[i])]
-                    p[1] = t[index(g[i])]
-                    p[2] = t[index(b[i])]
-                    p[3] = UInt8(a[i].clampedToUnit * 255 + 0.5)
-                }
-            }
+            PlanarPixels.pack8(block, dst, bands: bands, encode: table.baseAddress!)
         }
     }
 
