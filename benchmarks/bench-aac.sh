@@ -11,6 +11,7 @@
 # Environment: MEDLEY (default <repo>/.build/release/medley), RUNS (default 3; best of RUNS,
 #   Medley and ffmpeg interleaved A B A B …), BEFORE (optional: another medley binary, e.g. an
 #   older build, timed in the same interleaving and shown in two extra columns).
+# CPU: user + system seconds (best of RUNS), less sensitive to the machine's load than wall time.
 # Checks per cell (on one track): the two outputs' durations (ffprobe) and integrated loudness
 # (ffmpeg ebur128) are printed; a duration difference over 1 AAC frame (1024 samples) is flagged.
 set -euo pipefail
@@ -23,7 +24,7 @@ while (($#)); do
     --seconds) seconds=$2; shift 2 ;;
     --full) seconds=0; shift ;;
     --corpus) corpus=$2; shift 2 ;;
-    -h | --help) sed -n "2,16p" "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n "2,17p" "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "unknown argument $1" >&2; exit 2 ;;
   esac
 done
@@ -51,14 +52,14 @@ for kind in ogg mp3 flac; do
   done
 done
 
-# time CMD… → wall seconds of one run (outputs into $work/out/$tool)
+# time CMD… → "wall-seconds cpu-seconds" of one run (CPU: user + system of the command and every
+# child it waited for, so parallel's ffmpegs count; outputs into $work/out/$tool)
 time_once() {
-  local start end
-  start=$(date +%s.%N)
-  "$@" >/dev/null 2>&1 || { echo "failed: $*" >&2; return 1; }
-  end=$(date +%s.%N)
-  awk -v s="$start" -v e="$end" 'BEGIN{ printf "%.3f\n", e - s }'
+  "$TIME" -f "%e %U %S" -o "$work/time" "$@" >/dev/null 2>&1 || { echo "failed: $*" >&2; return 1; }
+  awk '{ printf "%.3f %.3f\n", $1, $2 + $3 }' "$work/time"
 }
+TIME=/usr/bin/time
+[[ -x $TIME ]] || { echo "bench-aac needs GNU time (apt-get install time)" >&2; exit 1; }
 min() { awk -v a="$1" -v b="$2" 'BEGIN{ if (a == "" || b < a) print b; else print a }'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN{printf "%.2f", a/b}'; }
 duration() { ffprobe -v error -select_streams a:0 -show_entries stream=duration -of csv=p=0 "$1"; }
@@ -71,8 +72,8 @@ echo "Tracks: $( ((seconds > 0)) && echo "first $seconds s of each" || echo "ful
 echo
 extra_head="" extra_rule=""
 [[ -n $before ]] && extra_head=" before best s | before ÷ ffmpeg |" extra_rule="---:|---:|"
-echo "| source | output rate | medley best s | parallel ffmpeg best s | Medley ÷ ffmpeg |$extra_head duration s medley / ffmpeg | loudness LUFS medley / ffmpeg |"
-echo "|---|---|---:|---:|---:|$extra_rule---|---|"
+echo "| source | output rate | medley best s | parallel ffmpeg best s | Medley ÷ ffmpeg | CPU s medley / ffmpeg | CPU ÷ ffmpeg |$extra_head duration s medley / ffmpeg | loudness LUFS medley / ffmpeg |"
+echo "|---|---|---:|---:|---:|---:|---:|$extra_rule---|---|"
 for kind in ogg mp3 flac; do
   src_rate=$(ffprobe -v error -select_streams a:0 -show_entries stream=sample_rate -of csv=p=0 "$(ls "$work/in/$kind"/* | head -1)")
   for rate in 44100 48000; do
@@ -89,19 +90,22 @@ jobs:
     export: { to: $work/out/medley, name: "{stem}.m4a" }
 YAML
     echo "bench-aac: $kind → $rate Hz" >&2
-    tm="" tf="" tb=""
+    tm="" tf="" tb="" cm="" cf=""
     for _ in $(seq "$runs"); do
       rm -rf "$work/out" && mkdir -p "$work/out/medley" "$work/out/ffmpeg"
-      [[ -n $before ]] && tb=$(min "$tb" "$(time_once "$before" run "$work/aac.yaml" --quiet --force --jobs "$jobs")")
-      tm=$(min "$tm" "$(time_once "$medley" run "$work/aac.yaml" --quiet --force --jobs "$jobs")")
-      tf=$(min "$tf" "$(time_once parallel -j"$jobs" ffmpeg -v error -y -i {} -ar "$rate" -c:a aac -b:a 128k "$work/out/ffmpeg/{/.}.m4a" ::: "$work/in/$kind"/*)")
+      if [[ -n $before ]]; then t=$(time_once "$before" run "$work/aac.yaml" --quiet --force --jobs "$jobs"); tb=$(min "$tb" "${t% *}"); fi
+      t=$(time_once "$medley" run "$work/aac.yaml" --quiet --force --jobs "$jobs"); read -r w c <<<"$t"
+      tm=$(min "$tm" "$w") cm=$(min "$cm" "$c")
+      t=$(time_once parallel -j"$jobs" ffmpeg -v error -y -i {} -ar "$rate" -c:a aac -b:a 128k "$work/out/ffmpeg/{/.}.m4a" ::: "$work/in/$kind"/*)
+      read -r w c <<<"$t"
+      tf=$(min "$tf" "$w") cf=$(min "$cf" "$c")
     done
     one=$(ls "$work/in/$kind" | head -1); one=${one%.*}
     dm=$(duration "$work/out/medley/$one.m4a"); df=$(duration "$work/out/ffmpeg/$one.m4a")
     flag=$(awk -v a="$dm" -v b="$df" -v r="$rate" 'BEGIN{ d = a - b; if (d < 0) d = -d; if (d * r > 1024) print " **differ**" }')
     extra=""
     [[ -n $before ]] && extra=" $(printf %.2f "$tb") | $(ratio "$tb" "$tf") |"
-    echo "| $kind ($src_rate Hz) | $rate Hz | $(printf %.2f "$tm") | $(printf %.2f "$tf") | **$(ratio "$tm" "$tf")** |$extra $dm / $df$flag | $(loudness "$work/out/medley/$one.m4a") / $(loudness "$work/out/ffmpeg/$one.m4a") |"
+    echo "| $kind ($src_rate Hz) | $rate Hz | $(printf %.2f "$tm") | $(printf %.2f "$tf") | **$(ratio "$tm" "$tf")** | $(printf %.2f "$cm") / $(printf %.2f "$cf") | $(ratio "$cm" "$cf") |$extra $dm / $df$flag | $(loudness "$work/out/medley/$one.m4a") / $(loudness "$work/out/ffmpeg/$one.m4a") |"
   done
 done
 echo

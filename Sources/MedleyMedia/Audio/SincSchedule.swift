@@ -71,6 +71,17 @@ struct SincSchedule {
                 inHand = wrap(end - current + length)
                 if inHand <= half { break }
             }
+            if step < 1, realEnd < 0 {
+                // Upsampling, end not yet in sight: a run of frames that cannot reach either check.
+                // Each frame moves `current` by at most one frame, so `inHand` stays above `half`.
+                let run = min((outCount - outGen) / c, (inHand - half - 1) / c)
+                if run > 0 {
+                    let moved = Self.upsample(&index, step: step, frames: run)
+                    outGen += run * c
+                    current = wrap(current + c * moved)
+                    continue
+                }
+            }
             if realEnd >= 0 {
                 // Mono compares with >, the multichannel paths with >= (as libsamplerate 0.2.x does).
                 let reached = Double(current) + index + terminate
@@ -84,6 +95,24 @@ struct SincSchedule {
         }
         position = index
         return (inUsed / c, outGen / c, finished)
+    }
+
+    /// `frames` steps of the clock when 0 ≤ `step` < 1 and 0 ≤ `index` < 1; returns the input frames
+    /// it moved by. The same values as the general step (`fmodOne` and `lrint`), bit for bit:
+    /// x = index + step lies in [0, 2) (rounded too: at most 2 − 2⁻⁵²; a step of 1 could round to 2), where `fmodOne(x)` is x below 1 and x − 1 from 1 on (both
+    /// exact: Sterbenz's lemma for x ≥ 1/2, and x − round(x) + 1 gives x back below 1), and
+    /// `lrint(x − fmodOne(x))` is 0 or 1 — without the two roundings on the clock's critical path.
+    @inline(__always)
+    static func upsample(_ index: inout Double, step: Double, frames: Int) -> Int {
+        var x = index, moved = 0
+        for _ in 0..<frames {
+            x += step
+            let over = x >= 1.0
+            x = over ? x - 1.0 : x
+            moved &+= over ? 1 : 0
+        }
+        index = x
+        return moved
     }
 
     /// Loads input into the (imaginary) buffer; true when it fixed the end of the input.
