@@ -139,6 +139,31 @@ void medley_vips_set_concurrency(int threads) {
 
 int medley_vips_concurrency(void) { return medley_sink_workers(); }
 
+/* ---- pass-through images: the same pixels, no copy, something noted per region ---- */
+
+/* The input's pixels for `out_region` (no copy: the output region points into the input's). */
+static int pass_region(VipsRegion *out_region, VipsRegion *in_region) {
+    VipsRect *rect = &out_region->valid;
+    return vips_region_prepare(in_region, rect) ||
+           vips_region_region(out_region, in_region, rect, rect->left, rect->top) ? -1 : 0;
+}
+
+/* A new image of `in`'s pixels computed by `generate` (which calls pass_region) with `client`;
+ * `on_close(image, close_data)` runs when the image goes. NULL on error (on_close has run then). */
+static VipsImage *pass_through(VipsImage *in, VipsDemandStyle hint, VipsGenerateFn generate, void *client,
+                               GCallback on_close, void *close_data) {
+    VipsImage *out = vips_image_new();
+    g_signal_connect(out, "close", on_close, close_data);
+    g_object_ref(in);
+    vips_object_local(out, in);
+    if (vips_image_pipelinev(out, hint, in, NULL) ||
+        vips_image_generate(out, vips_start_one, generate, vips_stop_one, in, client)) {
+        g_object_unref(out);
+        return NULL;
+    }
+    return out;
+}
+
 /* ---- sinks that cannot lose a failed read (medley_sink.h) ---- */
 
 struct MedleyWatch {
@@ -146,12 +171,9 @@ struct MedleyWatch {
 };
 
 static int watched_generate(VipsRegion *out_region, void *seq, void *a, void *b, gboolean *stop) {
-    VipsRegion *in_region = (VipsRegion *)seq;
-    VipsRect *rect = &out_region->valid;
     (void)a;
     (void)stop;
-    /* No copy: the output region points into the input's pixels. */
-    if (vips_region_prepare(in_region, rect) || vips_region_region(out_region, in_region, rect, rect->left, rect->top)) {
+    if (pass_region(out_region, (VipsRegion *)seq)) {
         g_atomic_int_set(&((MedleyWatch *)b)->failed, 1);
         return -1;
     }
@@ -170,16 +192,10 @@ int medley_sink_workers(void) {
 
 VipsImage *medley_sink_begin(VipsImage *in, MedleyWatch **watch) {
     MedleyWatch *noted = g_new0(MedleyWatch, 1);
-    VipsImage *out = vips_image_new();
-    g_signal_connect(out, "close", G_CALLBACK(free_watch_on_close), noted);
-    g_object_ref(in);
-    vips_object_local(out, in);
     /* ANY keeps the demand style of what it reads (libvips takes the most restrictive). */
-    if (vips_image_pipelinev(out, VIPS_DEMAND_STYLE_ANY, in, NULL) ||
-        vips_image_generate(out, vips_start_one, watched_generate, vips_stop_one, in, noted)) {
-        g_object_unref(out);
-        return NULL;
-    }
+    VipsImage *out = pass_through(in, VIPS_DEMAND_STYLE_ANY, watched_generate, noted,
+                                  G_CALLBACK(free_watch_on_close), noted);
+    if (!out) return NULL;
     vips_image_set_int(out, VIPS_META_CONCURRENCY, medley_sink_workers());
     *watch = noted;
     return out;
@@ -658,17 +674,13 @@ MedleyImage *medley_image_resample(MedleyImage *image, int horizontal, int out_s
 /* ---- an item's images: libvips' worker threads log for that item ---- */
 
 static int attributed_generate(VipsRegion *out_region, void *seq, void *a, void *b, gboolean *stop) {
-    VipsRegion *in_region = (VipsRegion *)seq;
     MedleyLogSink *previous = g_private_get(&thread_sink);
     g_private_set(&thread_sink, b);
-    VipsRect *rect = &out_region->valid;
-    /* No copy: the output region points into the input's pixels. */
-    int failed = vips_region_prepare(in_region, rect) ||
-                 vips_region_region(out_region, in_region, rect, rect->left, rect->top);
+    int failed = pass_region(out_region, (VipsRegion *)seq);
     g_private_set(&thread_sink, previous);
     (void)a;
     (void)stop;
-    return failed ? -1 : 0;
+    return failed;
 }
 
 static void unref_sink_on_close(VipsImage *image, void *sink) {
@@ -683,16 +695,9 @@ MedleyImage *medley_image_attributed(MedleyImage *image) {
         g_object_ref(in);
         return HANDLE(in);
     }
-    VipsImage *out = vips_image_new();
-    g_signal_connect(out, "close", G_CALLBACK(unref_sink_on_close), sink_ref(sink));
-    g_object_ref(in);
-    vips_object_local(out, in);
-    if (vips_image_pipelinev(out, VIPS_DEMAND_STYLE_THINSTRIP, in, NULL) ||
-        vips_image_generate(out, vips_start_one, attributed_generate, vips_stop_one, in, sink)) {
-        g_object_unref(out);
-        return NULL;
-    }
-    return HANDLE(out);
+    VipsImage *out = pass_through(in, VIPS_DEMAND_STYLE_THINSTRIP, attributed_generate, sink,
+                                  G_CALLBACK(unref_sink_on_close), sink_ref(sink));
+    return out ? HANDLE(out) : NULL;
 }
 
 /* ---- geometry and generators, by libvips ---- */
