@@ -126,6 +126,15 @@ final class AfterwardsMoveTests: EndToEndCase {
         XCTAssertEqual(again.filter { $0["event"] as? String == "itemFinished" }.count, 0)
         XCTAssertEqual(Tool.files(under: work + "/in/done"), ["a.jpg", "sub/b.jpg", "sub/deeper/c.jpg"])
         XCTAssertEqual(outputs(), expected)
+        // Its manifest still lists the items moved before, from the run state, with where they went.
+        let listed = try manifest()
+        XCTAssertEqual(listed.count, 4)
+        var movedTo: [String: String] = [:]
+        for record in listed { movedTo[record["item"] as? String ?? ""] = record["movedTo"] as? String ?? "-" }
+        let done: String = work + "/in/done/"
+        let wanted: [String: String] = ["a.jpg": done + "a.jpg", "sub/b.jpg": done + "sub/b.jpg",
+                                        "sub/deeper/c.jpg": done + "sub/deeper/c.jpg", "sub/broken.jpg": "-"]
+        XCTAssertEqual(movedTo, wanted)
     }
 
     // MARK: validation
@@ -269,8 +278,11 @@ final class AfterwardsMoveTests: EndToEndCase {
         XCTAssertEqual(outputs(), expected)
         XCTAssertEqual(Tool.files(under: work + "/in").filter { !$0.hasPrefix("done/") }, [], "every source moved")
         XCTAssertEqual(Tool.files(under: work + "/in/done"), names.map { $0 + ".jpg" }.sorted())
-        // The last run lists what it found still in place, each with where its source went.
-        for record in try manifest() {
+        // The last run's manifest lists every item once (those moved by earlier runs from the run
+        // state), each with where its source went.
+        let records = try manifest()
+        XCTAssertEqual(records.compactMap { $0["item"] as? String }.sorted(), names.map { $0 + ".jpg" }.sorted())
+        for record in records {
             let item = try XCTUnwrap(record["item"] as? String)
             XCTAssertEqual(record["status"] as? String, "succeeded", item)
             XCTAssertEqual(record["movedTo"] as? String, work + "/in/done/" + item)

@@ -34,6 +34,8 @@ final class SourceMover: @unchecked Sendable {
     let move: AfterwardsMove
     private let lock = NSLock()
     private var destination: SafeFolder?
+    /// The inputs this job's run has moved (absolute paths as listed).
+    private var moved: Set<String> = []
     /// How many numbered names are tried when the plain one is taken.
     static let numberedNames = 999
 
@@ -88,6 +90,9 @@ final class SourceMover: @unchecked Sendable {
             let candidate = attempt == 0 ? name : Self.numbered(name, attempt)
             switch FileMoves.renameWithoutReplacing(name, in: source.descriptor, to: candidate, in: target.descriptor) {
             case nil:
+                lock.lock()
+                moved.insert(file.path)
+                lock.unlock()
                 return .moved(target.realPath + "/" + candidate)
             case EEXIST?, ENOTEMPTY?:
                 continue
@@ -100,6 +105,13 @@ final class SourceMover: @unchecked Sendable {
             }
         }
         return .left("\(target.child(name)) and its numbered names up to (\(Self.numberedNames)) are all taken")
+    }
+
+    /// Whether this run moved the input at `path`.
+    func hasMoved(_ path: String) -> Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return moved.contains(path)
     }
 
     /// FOLDER, created when missing, held open once it is (a failure is tried again by the next item).

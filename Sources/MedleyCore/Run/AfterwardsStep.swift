@@ -10,9 +10,22 @@ extension PipelineRunner {
                    _ entry: inout ManifestRecord) {
         guard let mover = context.mover, !options.dryRun else { return }
         switch mover.moveAside(file, identity: identity) {
-        case .moved(let path): entry.movedTo = path
-        case .left(let reason): entry.warnings.append("not moved to \(mover.move.folder) (left in place): \(reason)")
+        case .moved(let path):
+            entry.movedTo = path
+            // The row keeps the line that says where the source went: later runs list the item from it.
+            if entry.status == .succeeded, let failure = context.incremental?.rememberMove(of: file.path, line: entry.line) {
+                entry.warnings.append("moved, but the run state could not record where (\(failure)); later runs do not list it")
+            }
+        case .left(let reason):
+            entry.warnings.append("not moved to \(mover.move.folder) (left in place): \(reason)")
         }
+    }
+
+    /// Before the job's manifest is finished: the items earlier runs moved aside, listed from their
+    /// rows (their outputs still in place), so the manifest, playlist and report cover them too.
+    func listMovedItems(_ context: JobContext) {
+        guard let mover = context.mover, let incremental = context.incremental, !options.dryRun else { return }
+        incremental.movedItems(except: mover.hasMoved) { line in append(line, context) }
     }
 
     /// An item unchanged since the last run has its output in place, so its source moves aside too

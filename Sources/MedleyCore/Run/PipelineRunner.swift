@@ -209,6 +209,7 @@ public final class PipelineRunner: @unchecked Sendable {
                             reason: error.description)
             }
         }
+        listMovedItems(context)
         var manifestWritten = manifest != nil
         do {
             try manifest?.finish()
