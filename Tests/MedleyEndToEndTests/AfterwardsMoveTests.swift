@@ -137,6 +137,36 @@ final class AfterwardsMoveTests: EndToEndCase {
         XCTAssertEqual(movedTo, wanted)
     }
 
+    /// The state a SIGKILL between an item's run-state row and its move leaves: outputs and rows in
+    /// place, sources not moved. The same pipeline with `afterwards` (which does not change what
+    /// the outputs are) finds every item unchanged, writes nothing, and moves every source.
+    func testUnchangedItemsWhoseOutputIsInPlaceAreMovedWithoutBeingRedone() throws {
+        let sources = try makeImages(["a", "sub/b"], in: work + "/in")
+        let before = try pipeline(pipelineText(afterwards: nil), name: "before.yaml")
+        XCTAssertEqual(try Tool.medley(["run", before, "--quiet"]).status, 0)
+        let written = Dictionary(uniqueKeysWithValues: ["a.png", "sub/b.png"].map { name in
+            (name, (try? FileManager.default.attributesOfItem(atPath: work + "/out/" + name)[.systemFileNumber] as? Int) ?? -1)
+        })
+        let path = try pipeline(pipelineText())
+        let eventsPath = work + "/events.jsonl"
+        let run = try Tool.medley(["run", path, "--events", eventsPath])
+        XCTAssertEqual(run.status, 0, run.stderr)
+        let log = try events(eventsPath)
+        XCTAssertEqual(log.filter { $0["event"] as? String == "itemFinished" }.count, 0, "nothing is redone")
+        let skipped = log.filter { $0["event"] as? String == "itemSkipped" }
+        XCTAssertEqual(Set(skipped.compactMap { $0["movedTo"] as? String }), Set(sources.keys.map { work + "/in/done/" + $0 }))
+        for (name, bytes) in sources {
+            XCTAssertEqual(data(work + "/in/done/" + name), bytes)
+            XCTAssertFalse(FileManager.default.fileExists(atPath: work + "/in/" + name))
+        }
+        for (name, inode) in written {
+            let now = try FileManager.default.attributesOfItem(atPath: work + "/out/" + name)[.systemFileNumber] as? Int
+            XCTAssertEqual(now, inode, "\(name) is the output the first run wrote, not a new one")
+        }
+        let records = try manifest()
+        XCTAssertEqual(Set(records.compactMap { $0["movedTo"] as? String }), Set(sources.keys.map { work + "/in/done/" + $0 }))
+    }
+
     // MARK: validation
 
     /// Each case: the pipeline, the text its error is about (the error points at its first
@@ -234,6 +264,34 @@ final class AfterwardsMoveTests: EndToEndCase {
         }
         XCTAssertFalse(FileManager.default.fileExists(atPath: work + "/in/done"))
         XCTAssertFalse(FileManager.default.fileExists(atPath: work + "/out"))
+    }
+
+    /// A second ingest root on another file system (tmpfs /dev/shm beside the scratch folder): its
+    /// source cannot be renamed into FOLDER, so it stays in place with a warning (never a copy and a
+    /// delete), while the source on FOLDER's own file system moves.
+    func testASourceOnAnotherFileSystemStaysWithAWarning() throws {
+        let other = "/dev/shm/medley-move-\(UUID().uuidString)"
+        var here = stat(), there = stat()
+        guard stat(work, &here) == 0, FileManager.default.fileExists(atPath: "/dev/shm"), stat("/dev/shm", &there) == 0 else {
+            throw XCTSkip("no /dev/shm on this machine: no second file system to move from")
+        }
+        guard here.st_dev != there.st_dev else {
+            throw XCTSkip("/dev/shm and \(work!) are one file system here: no cross-device move to try")
+        }
+        defer { try? FileManager.default.removeItem(atPath: other) }
+        let near = try makeImages(["a"], in: work + "/in")
+        let far = try makeImages(["far"], in: other)
+        let path = try pipeline(pipelineText(from: "in, \(other)"))
+        let run = try Tool.medley(["run", path])
+        XCTAssertEqual(run.status, 0, run.stderr)
+        XCTAssertEqual(data(work + "/in/done/a.jpg"), near["a.jpg"])
+        XCTAssertEqual(data(other + "/far.jpg"), far["far.jpg"], "the source on the other file system stays")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: work + "/in/done/far.jpg"), "and is not copied")
+        XCTAssertNotNil(data(work + "/out/far.png"), "its output is written all the same")
+        let record = try XCTUnwrap(try manifest().first { $0["item"] as? String == "far.jpg" })
+        XCTAssertNil(record["movedTo"])
+        let warnings = (record["warnings"] as? [String] ?? []).joined(separator: " ")
+        XCTAssertTrue(warnings.contains("another file system") && warnings.contains("left in place"), warnings)
     }
 
     // MARK: SIGKILL
