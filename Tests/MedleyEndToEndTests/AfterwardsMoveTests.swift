@@ -167,6 +167,22 @@ final class AfterwardsMoveTests: EndToEndCase {
         XCTAssertEqual(Set(records.compactMap { $0["movedTo"] as? String }), Set(sources.keys.map { work + "/in/done/" + $0 }))
     }
 
+    /// The job's report, written after the sources moved, says where each went and still has its
+    /// "before" picture (read from the moved file, its content hash checked).
+    func testTheReportShowsWhereSourcesWentWithTheirBeforePictures() throws {
+        try makeImages(["a", "sub/b"], in: work + "/in")
+        let path = try pipeline(pipelineText() + "\n    report: true\n")
+        let run = try Tool.medley(["run", path, "--quiet"])
+        XCTAssertEqual(run.status, 0, run.stderr)
+        let page = try String(contentsOfFile: work + "/out/.medley/report-hot/index.html", encoding: .utf8)
+        for item in ["a.jpg", "sub/b.jpg"] {
+            let start = try XCTUnwrap(page.range(of: "data-item=\"\(item)\""), "\(item) is on the page")
+            let article = String(page[start.upperBound...].prefix { _ in true }.components(separatedBy: "</article>")[0])
+            XCTAssertTrue(article.contains("source moved to " + work + "/in/done/" + item), article)
+            XCTAssertTrue(article.contains("alt=\"before\""), "\(item) keeps its before picture: \(article)")
+        }
+    }
+
     // MARK: validation
 
     /// Each case: the pipeline, the text its error is about (the error points at its first
