@@ -183,6 +183,19 @@ final class AfterwardsMoveTests: EndToEndCase {
         }
     }
 
+    /// A glob root lists its files below its folder part: FOLDER may lie there, keeps the paths below
+    /// it, and is not matched by the glob's `**` on a second run.
+    func testAGlobRootMovesBelowItsFolderPart() throws {
+        let sources = try makeImages(["a", "sub/b"], in: work + "/in")
+        let path = try pipeline(pipelineText(from: "\"in/**/*.jpg\""))
+        XCTAssertEqual(try Tool.medley(["run", path, "--quiet"]).status, 0)
+        for (name, bytes) in sources { XCTAssertEqual(data(work + "/in/done/" + name), bytes, name) }
+        let eventsPath = work + "/events.jsonl"
+        XCTAssertEqual(try Tool.medley(["run", path, "--quiet", "--events", eventsPath]).status, 0)
+        XCTAssertEqual(try events(eventsPath).filter { $0["event"] as? String == "itemStarted" }.count, 0, "done/ is not matched")
+        XCTAssertEqual(Tool.files(under: work + "/in"), ["done/a.jpg", "done/sub/b.jpg"])
+    }
+
     // MARK: validation
 
     /// Each case: the pipeline, the text its error is about (the error points at its first

@@ -21,8 +21,10 @@ extension SchemaReader {
             return nil
         }
         let folder = resolve(text)
-        // The ingest roots that are folders (globs and single files hold no folder to move into).
-        let folders: [(written: String, real: String)] = roots.compactMap { root in
+        // The ingest roots that are folders, and the folder part of each glob ("in/**/*.jpg": in),
+        // which the walk lists its files below (a single file's root holds no folder to move into).
+        let folders: [(written: String, real: String)] = roots.compactMap { given in
+            let root = Glob.isPattern(given) && !IngestPOSIX.exists(given) ? Self.fixedPrefix(of: given) : given
             var isFolder: ObjCBool = false
             guard FileManager.default.fileExists(atPath: root, isDirectory: &isFolder), isFolder.boolValue,
                   let real = IngestPOSIX.resolvedPath(root) else { return nil }
@@ -43,7 +45,7 @@ extension SchemaReader {
                 sink.error(moveNode, "ingest.afterwards.move: \(folder) leads through a symbolic link to \(real), outside the ingest folders",
                            suggestion: "a real folder inside an ingest folder (Medley moves only inside the roots the pipeline names)")
             } else {
-                let named = folders.isEmpty ? "the job has no ingest folder (only files or globs)"
+                let named = folders.isEmpty ? "the job has no ingest folder, only files"
                     : "ingest folders: " + folders.map(\.written).joined(separator: ", ")
                 sink.error(moveNode, "ingest.afterwards.move: \(folder) is outside every ingest folder (\(named))",
                            suggestion: "a folder inside an ingest folder, like '\(folders.first.map { Self.relative($0.written, to: directory) + "/done" } ?? "photos/done")'")
