@@ -196,6 +196,19 @@ final class AfterwardsMoveTests: EndToEndCase {
         XCTAssertEqual(Tool.files(under: work + "/in"), ["done/a.jpg", "done/sub/b.jpg"])
     }
 
+    /// A file named directly as a root (beside a folder root holding FOLDER) moves too, by its name.
+    func testAFileGivenAsARootMovesByItsName() throws {
+        let near = try makeImages(["a"], in: work + "/in")
+        let single = try makeImages(["x"], in: work + "/single")
+        let path = try pipeline(pipelineText(from: "in, single/x.jpg"))
+        let run = try Tool.medley(["run", path])
+        XCTAssertEqual(run.status, 0, run.stderr)
+        XCTAssertEqual(data(work + "/in/done/a.jpg"), near["a.jpg"])
+        XCTAssertEqual(data(work + "/in/done/x.jpg"), single["x.jpg"])
+        XCTAssertFalse(FileManager.default.fileExists(atPath: work + "/single/x.jpg"))
+        XCTAssertFalse(run.stderr.contains("warn"), run.stderr)
+    }
+
     // MARK: validation
 
     /// Each case: the pipeline, the text its error is about (the error points at its first

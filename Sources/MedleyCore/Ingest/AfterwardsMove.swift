@@ -71,7 +71,9 @@ final class SourceMover: @unchecked Sendable {
         } catch {
             return .left("its folder cannot be reached without following a link (\(error))")
         }
-        guard IngestPOSIX.isWithin(source.realPath, directory: file.canonicalRoot) else {
+        // A file given directly as a root has itself as its canonical root: its folder is where it lies.
+        let root = IngestPOSIX.resolvedPath(file.path) == file.canonicalRoot ? IngestPOSIX.parent(of: file.canonicalRoot) : file.canonicalRoot
+        guard IngestPOSIX.isWithin(source.realPath, directory: root) else {
             return .left("its folder now lies outside the ingest root \(file.canonicalRoot)")
         }
         guard let status = source.status(of: name), status.st_mode & S_IFMT == S_IFREG else {
