@@ -343,7 +343,7 @@ final class AfterwardsMoveTests: EndToEndCase {
     /// the runs after it finish the job: every source moved, every output as an unsharded run
     /// without `afterwards` makes it.
     func testAKilledRunNeverLeavesASourceMovedWithoutItsOutput() throws {
-        let names = (0..<60).map { i in (i % 2 == 0 ? "" : "sub/") + String(format: "img-%02d", i) }
+        let names = (0..<90).map { i in (i % 2 == 0 ? "" : "sub/") + String(format: "img-%02d", i) }
         let sources = try makeImages(names, in: work + "/in")
         let expected = try referenceOutputs(copying: "in")
         XCTAssertEqual(expected.count, names.count)
@@ -363,6 +363,8 @@ final class AfterwardsMoveTests: EndToEndCase {
                 }
             }
         }
+        // 90 items: each trial can run at most about two pipe pages of events (some 20 items) past its
+        // k-th itemFinished, so all three die with items still to do.
         for (trial, k) in [2, 6, 12].enumerated() {
             let run = try EventedRun(["run", path, "--quiet", "--jobs", "1"])
             XCTAssertTrue(run.read(untilThe: k, "itemFinished"), "trial \(trial) ended early: \(run.stderr)")
@@ -371,6 +373,8 @@ final class AfterwardsMoveTests: EndToEndCase {
             _ = run.finish()
             XCTAssertEqual(run.process.terminationReason, .uncaughtSignal)
             checkEverySourceOnce("after kill \(trial)")
+            let moved = names.filter { FileManager.default.fileExists(atPath: work + "/in/done/" + $0 + ".jpg") }.count
+            XCTAssertTrue(moved >= k && moved < names.count, "trial \(trial) died mid-run: \(moved) of \(names.count) moved")
         }
         let final = try Tool.medley(["run", path, "--quiet"])
         XCTAssertEqual(final.status, 0, final.stderr)
