@@ -185,6 +185,33 @@ public final class RunState: @unchecked Sendable {
         return row
     }
 
+    /// Calls `body` with each succeeded row of `job` whose record contains `marker` (a plain
+    /// substring, e.g. a JSON key), in input order, streaming: the rows are never all in memory.
+    /// `body` must not use this run state (its lock is held).
+    public func succeededRows(job: String, recordContaining marker: String, _ body: (StateRow) -> Void) throws {
+        lock.lock()
+        defer { lock.unlock() }
+        guard let statement = try prepare("""
+            SELECT input, size, mtime_ns, content_hash, kind, settings_hash, status, output, output_size, record
+            FROM items WHERE job = ?1 AND status = 'succeeded' AND instr(record, ?2) > 0 ORDER BY input
+            """) else { throw StateError.closed(readOnly: false) }
+        defer { sqlite3_finalize(statement) }
+        bind(statement, 1, job)
+        bind(statement, 2, marker)
+        while true {
+            let step = sqlite3_step(statement)
+            if step == SQLITE_DONE { return }
+            guard step == SQLITE_ROW else { throw StateError.cannotRead(path: path, reason: message) }
+            body(StateRow(
+                input: text(statement, 0) ?? "", size: sqlite3_column_int64(statement, 1),
+                modifiedNanoseconds: sqlite3_column_int64(statement, 2), contentHash: text(statement, 3) ?? "",
+                kind: text(statement, 4) ?? "", settingsHash: text(statement, 5) ?? "", status: text(statement, 6) ?? "",
+                output: text(statement, 7),
+                outputSize: sqlite3_column_type(statement, 8) == SQLITE_NULL ? nil : sqlite3_column_int64(statement, 8),
+                record: text(statement, 9) ?? "{}"))
+        }
+    }
+
     /// Inserts or replaces the row of (`job`, `row.input`), committed before it returns.
     public func save(job: String, _ row: StateRow) throws {
         lock.lock()

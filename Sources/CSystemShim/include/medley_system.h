@@ -11,4 +11,10 @@ int medley_limit_malloc_arenas(int count);
  * terminal or the terminal does not say. */
 int medley_terminal_columns(int fd);
 
+/* renameat2(fromdir, from, todir, to, RENAME_NOREPLACE): moves the entry without ever replacing
+ * one at the destination (EEXIST when the name is taken), atomically. Returns 0, or -1 with errno
+ * set (EINVAL when the file system cannot rename without replacing, ENOSYS on a kernel without
+ * renameat2). */
+int medley_rename_noreplace(int fromdir, const char *from, int todir, const char *to);
+
 #endif

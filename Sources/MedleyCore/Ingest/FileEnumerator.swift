@@ -234,6 +234,7 @@ public struct FileEnumerator: Sequence, IteratorProtocol {
         // Skipping whole folders here is only an optimisation: every file below them would be filtered anyway.
         if includesCanPrune, !source.include.contains(where: { $0.mayMatchBelow(subject) }) { return nil }
         if source.exclude.contains(where: { $0.matchesEverythingBelow(subject) }) { return nil }
+        if isExcludedFolder(path, viaLink: viaLink || parent.throughLink) { return nil }
 
         switch Self.list(path, canonicalRoot: walk.canonicalRoot, descentPath: stack.map(\.identity),
                          link: viaLink ? .followInsideRoot : .refuse) {
@@ -253,6 +254,15 @@ public struct FileEnumerator: Sequence, IteratorProtocol {
                                         throughLink: viaLink || parent.throughLink, entries: listing.entries))
             return nil
         }
+    }
+
+    /// Whether `path` is (or lies below) one of `source.excludedFolders`; a folder reached through a
+    /// link is also judged by its real path.
+    private func isExcludedFolder(_ path: String, viaLink: Bool) -> Bool {
+        guard !source.excludedFolders.isEmpty else { return false }
+        if source.excludedFolders.contains(where: { IngestPOSIX.isWithin(path, directory: $0) }) { return true }
+        guard viaLink, let real = IngestPOSIX.resolvedPath(path) else { return false }
+        return source.excludedFolders.contains { IngestPOSIX.isWithin(real, directory: $0) }
     }
 
     // MARK: - Listing

@@ -4,7 +4,7 @@ import MedleyYAML
 /// Reading the `ingest:` stage: roots that must exist, media types, include and exclude globs.
 extension SchemaReader {
     /// The keys an `ingest:` mapping may have.
-    static let ingestKeys = ["from", "recursive", "media", "include", "exclude"]
+    static let ingestKeys = ["from", "recursive", "media", "include", "exclude", "afterwards"]
 
     func ingest(_ node: YAMLNode) -> IngestStage? {
         guard let fields = mapping(node, keys: Self.ingestKeys, what: "ingest") else { return nil }
@@ -35,9 +35,13 @@ extension SchemaReader {
                 }
             }
         }
-        return IngestStage(roots: roots, recursive: recursive, media: media.isEmpty ? [.any] : media,
-                           include: globs(fields["include"], what: "ingest.include"),
-                           exclude: globs(fields["exclude"], what: "ingest.exclude"))
+        var stage = IngestStage(roots: roots, recursive: recursive, media: media.isEmpty ? [.any] : media,
+                                include: globs(fields["include"], what: "ingest.include"),
+                                exclude: globs(fields["exclude"], what: "ingest.exclude"))
+        if let node = fields["afterwards"] {
+            stage.afterwards = afterwards(node, roots: roots)
+        }
+        return stage
     }
 
     func globs(_ node: YAMLNode?, what: String) -> [Glob] {

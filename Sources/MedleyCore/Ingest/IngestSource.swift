@@ -13,13 +13,18 @@ public struct IngestSource: Sendable {
     public var include: [Glob]
     /// Drop files matching any of these, even when an include matched.
     public var exclude: [Glob]
+    /// Absolute folders the walk never enters (`ingest.afterwards.move`: the sources moved aside),
+    /// compared with the path as reached and, for a folder reached through a link, with its real path.
+    public var excludedFolders: [String]
 
     /// Creates a source; see the properties for what each argument means.
-    public init(roots: [String], recursive: Bool = true, include: [Glob] = [], exclude: [Glob] = []) {
+    public init(roots: [String], recursive: Bool = true, include: [Glob] = [], exclude: [Glob] = [],
+                excludedFolders: [String] = []) {
         self.roots = roots
         self.recursive = recursive
         self.include = include
         self.exclude = exclude
+        self.excludedFolders = excludedFolders
     }
 }
 

@@ -6,6 +6,8 @@ public struct IngestStage: Sendable {
     public let media: [MediaTypeName]
     public let include: [Glob]
     public let exclude: [Glob]
+    /// `afterwards: { move: FOLDER }`: where sources go once their output is in place (nil: they stay).
+    public var afterwards: AfterwardsMove?
 
     /// The media types a job without `ingest.media` takes: what its stages can process — images
     /// for filters, audio for a transcode, both (and anything else) for both or neither; movies
@@ -21,12 +23,15 @@ public struct IngestStage: Sendable {
 
     /// This stage taking `media` instead.
     func selecting(_ media: [MediaTypeName]) -> IngestStage {
-        IngestStage(roots: roots, recursive: recursive, media: media, include: include, exclude: exclude)
+        var stage = IngestStage(roots: roots, recursive: recursive, media: media, include: include, exclude: exclude)
+        stage.afterwards = afterwards
+        return stage
     }
 
     /// The enumerator's view of this stage.
     public var source: IngestSource {
-        IngestSource(roots: roots, recursive: recursive, include: include, exclude: exclude)
+        IngestSource(roots: roots, recursive: recursive, include: include, exclude: exclude,
+                     excludedFolders: afterwards?.excludedFolders ?? [])
     }
 }
 

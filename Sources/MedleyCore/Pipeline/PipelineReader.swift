@@ -111,6 +111,7 @@ struct SchemaReader {
             fileNames[ManifestWriter.fileSafe(job.name)] = fileNames[ManifestWriter.fileSafe(job.name)] ?? (job.name, nameMark)
             jobs.append(job)
         }
+        checkMovesAreAlone(jobs)
         return jobs.count == items.count ? jobs : nil
     }
 
@@ -151,6 +152,7 @@ struct SchemaReader {
 
         let export = fields["export"].flatMap(export)
         if let ingest, let export, let exportNode = fields["export"] { checkExportRoot(export, against: ingest, exportNode: exportNode) }
+        if let move = ingest?.afterwards, let export { checkMoveFolder(move, export: export) }
         if fields["export"] == nil, graph != nil || fields["watermark"] != nil {
             sink.error(node, "job '\(name ?? "?")' filters images but has no 'export'",
                        suggestion: "add 'export: { to: out, format: jpeg }'")

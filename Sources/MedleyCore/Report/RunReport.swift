@@ -79,7 +79,8 @@ enum RunReport {
             // Images: before and after. A movie's poster: the frame as exported (no "before" picture).
             let before = "\(id)-in.jpg", after = "\(outputKey)-out.jpg"
             let madeBefore = item.mediaType == .image
-                && inputThumbnail(item.input, persistentID: item.record.persistentID,
+                // A source moved aside (`ingest.afterwards.move`) is read where it went, its hash checked as ever.
+                && inputThumbnail(item.record.movedTo ?? item.input, persistentID: item.record.persistentID,
                                   named: before, in: thumbs, root: root, size: size)
             let madeAfter = thumbnail(output, named: after, in: thumbs, root: root, size: size)
             return (madeBefore ? "thumbs/" + before : nil, madeAfter ? "thumbs/" + after : nil, nil, nil)
@@ -247,6 +248,7 @@ enum RunReport {
             html += "<p><a class=\"output\" href=\"\(escape(urlPath(relativeLink(to: output, from: folder))))\">\(escape((output as NSString).lastPathComponent))</a>"
             if item.status == .skipped { html += " <span class=\"note\">unchanged since the last run</span>" }
             html += "</p>"
+            if let movedTo = item.record.movedTo { html += "<p class=\"note\">source moved to \(escape(movedTo))</p>" }
         }
         if case let warnings = item.record.warnings, !warnings.isEmpty {
             html += "<p class=\"warning\">" + warnings.map(escape).joined(separator: "<br>") + "</p>"

@@ -10,7 +10,8 @@ public enum RunEvent: Sendable {
     /// the manifest has it: integrated LUFS, range LU, samplePeak dBFS, truePeak dBTP).
     case itemFinished(job: String, input: String, output: String, bytes: Int64, milliseconds: Double,
                       details: [(String, JSONValue)])
-    case itemSkipped(job: String, input: String, output: String, reason: String)
+    /// `movedTo`: where `ingest.afterwards.move` put the input (nil: it stayed).
+    case itemSkipped(job: String, input: String, output: String, reason: String, movedTo: String? = nil)
     /// `milliseconds`: time spent on the item before it failed (nil when not timed).
     case itemFailed(job: String, input: String, error: String, milliseconds: Double?)
     case jobFinished(job: String, counts: JobCounts, seconds: Double)
@@ -29,9 +30,10 @@ public enum RunEvent: Sendable {
             fields = [("event", .string("itemFinished")), ("job", .string(job)), ("input", .string(input)),
                       ("output", .string(output)), ("bytes", .number(Double(bytes))),
                       ("ms", .number((ms * 10).rounded() / 10))] + details
-        case .itemSkipped(let job, let input, let output, let reason):
+        case .itemSkipped(let job, let input, let output, let reason, let movedTo):
             fields = [("event", .string("itemSkipped")), ("job", .string(job)), ("input", .string(input)),
                       ("output", .string(output)), ("reason", .string(reason))]
+                + (movedTo.map { [("movedTo", JSONValue.string($0))] } ?? [])
         case .itemFailed(let job, let input, let error, let ms):
             fields = [("event", .string("itemFailed")), ("job", .string(job)), ("input", .string(input))]
                 + (ms.map { [("ms", JSONValue.number(($0 * 10).rounded() / 10))] } ?? []) + [

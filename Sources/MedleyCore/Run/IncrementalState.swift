@@ -125,6 +125,35 @@ final class IncrementalState {
         }
     }
 
+    /// `ingest.afterwards.move`: the item's row, saved before its source moved, gets the manifest
+    /// line that says where it went, so later runs still list the item (`movedItems`). Returns the
+    /// reason it could not.
+    func rememberMove(of input: String, line: String) -> String? {
+        guard let store else { return nil }
+        do {
+            guard var row = try store.row(job: job.name, input: input) else { return nil }
+            row.record = line
+            try store.save(job: job.name, row)
+            return nil
+        } catch {
+            return "\(error)"
+        }
+    }
+
+    /// The manifest lines of items whose sources earlier runs moved aside (`ingest.afterwards.move`):
+    /// gone from the ingest, so no item of this run, but their outputs are in place and the job's
+    /// manifest, playlist and report go on listing them. Skipped: sources moved by this run
+    /// (`movedNow`), inputs back at their place, and outputs no longer there as written.
+    func movedItems(except movedNow: (String) -> Bool, _ body: (String) -> Void) {
+        guard let store else { return }
+        try? store.succeededRows(job: job.name, recordContaining: "\"movedTo\"") { row in
+            guard !movedNow(row.input), !IngestPOSIX.exists(row.input), let output = row.output else { return }
+            var info = stat()
+            guard lstat(output, &info) == 0, info.st_mode & S_IFMT == S_IFREG, Int64(info.st_size) == row.outputSize else { return }
+            body(row.record)
+        }
+    }
+
     /// Which settings shape an item's output, by the content kind the run state files it under:
     /// image, audio, or for a movie both (its poster goes through the image settings, its re-encode
     /// through the transcode settings).

@@ -9,7 +9,9 @@ import MedleyMedia
 /// 4. **tag** — `from_path` and `set` (`Tag/`);
 /// 5. **render | transcode | poster** — filters, the audio stage, a movie's frame or re-encode,
 ///    each ending in the export (`Export/Exporter.swift`: name, claim, skip policy, atomic write);
-/// 6. **remember** — the manifest line and the run state (`IncrementalState`).
+/// 6. **remember** — the manifest line and the run state (`IncrementalState`);
+/// 7. **afterwards** — `ingest.afterwards.move`: the source renamed aside (`Ingest/AfterwardsMove.swift`),
+///    only once its output is in place and remembered.
 ///
 /// An unchanged item (same input, same settings, output still in place) is listed from the last
 /// run instead. Each step calls its stage; no stage calls back into the runner.
@@ -66,17 +68,25 @@ extension PipelineRunner {
             try output(media, item, context, exporter: exporter, &entry)
 
             // 6. remember.
+            // 7. afterwards: the source moved aside (`ingest.afterwards.move`), its output being in place
+            //    and remembered; a dry run only says where it would go.
             keepsClaim = true
             if entry.status == .skipped {
+                if !options.dryRun { moveAside(file, identity: Self.identity(of: opened), context, &entry) }
                 record(context, skipped: entry)
+                if options.dryRun { sayWouldMove(file, context) }
             } else {
                 entry.status = .succeeded
                 // One rendering of the line for the run state and the manifest; again only when
-                // remembering failed and added its warning to the entry.
+                // remembering failed, or the source moved, and that changed the entry.
                 var line = entry.line
                 if let failure = context.incremental?.remember(&entry, file, line: line) {
                     line = entry.line
                     noteFailure(failure, context)
+                }
+                if context.mover != nil {
+                    moveAside(file, identity: Self.identity(of: opened), context, &entry)
+                    line = entry.line
                 }
                 record(context, finished: entry, line: line, milliseconds: Date().timeIntervalSince(started) * 1000)
             }

@@ -28,6 +28,8 @@ final class JobContext {
     /// Album mode: each audio item's album and the album's loudness, from the album pass (nil
     /// when the job needs no album loudness).
     var albums: AlbumIndex?
+    /// `ingest.afterwards.move`: moves each item's source aside once its output is in place (nil: none).
+    var mover: SourceMover?
 
     init(job: Job, image: ImageStage?, audio: AudioStage?, exporter: Exporter?, claims: OutputClaims,
          manifest: ManifestWriter?) {

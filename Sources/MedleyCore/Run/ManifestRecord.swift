@@ -32,7 +32,7 @@ struct ManifestRecord: Decodable {
 
     /// The manifest's field names, in the order a line lists them.
     enum CodingKeys: String, CodingKey {
-        case job, item, input, status, persistentID, mediaType, output, bytes, error, warnings, duration, metering, loudness,
+        case job, item, input, status, persistentID, mediaType, output, bytes, movedTo, error, warnings, duration, metering, loudness,
              normalization, album, analysis, autoAdjust, properties
     }
 
@@ -50,6 +50,8 @@ struct ManifestRecord: Decodable {
     var output: String?
     /// The size of the output written.
     var bytes: Int64?
+    /// `ingest.afterwards.move`: where the input was moved once its output was in place.
+    var movedTo: String?
     /// Why the item failed, was skipped, excluded or ignored.
     var error: String?
     /// What the item's output could not keep (tags its container cannot hold).
@@ -100,6 +102,7 @@ struct ManifestRecord: Decodable {
         mediaType = (try? c.decodeIfPresent(String.self, forKey: .mediaType)).flatMap { $0.flatMap(MediaType.init(rawValue:)) }
         output = try c.decodeIfPresent(String.self, forKey: .output)
         bytes = try? c.decodeIfPresent(Int64.self, forKey: .bytes)
+        movedTo = try? c.decodeIfPresent(String.self, forKey: .movedTo)
         error = try c.decodeIfPresent(String.self, forKey: .error)
         warnings = (try? c.decodeIfPresent([String].self, forKey: .warnings)) ?? []
         duration = try? c.decodeIfPresent(Double.self, forKey: .duration)
@@ -144,6 +147,7 @@ struct ManifestRecord: Decodable {
         if let mediaType { fields.append((.mediaType, .string(mediaType.rawValue))) }
         if let output { fields.append((.output, .string(output))) }
         if let bytes { fields.append((.bytes, .number(Double(bytes)))) }
+        if let movedTo { fields.append((.movedTo, .string(movedTo))) }
         if let error { fields.append((.error, .string(error))) }
         if !warnings.isEmpty { fields.append((.warnings, .array(warnings.map { .string($0) }))) }
         if let duration { fields.append((.duration, .number((duration * 1000).rounded() / 1000))) }

@@ -36,9 +36,11 @@ extension PipelineRunner {
         if let duration = entry.duration { details.append(("duration", .number((duration * 1000).rounded() / 1000))) }
         if let meter = entry.meter { details += AudioProperties.metering(meter).map { ($0.name, $0.value.json) } }
         if let loudness = entry.loudness { details.append(("loudness", loudness.json)) }
+        if let movedTo = entry.movedTo { details.append(("movedTo", .string(movedTo))) }
         emit(.itemFinished(job: context.job.name, input: entry.input, output: output, bytes: bytes,
                            milliseconds: milliseconds, details: details))
         console.itemLine(String(format: "ok    %@ → %@ (%.0f ms)", entry.input, output, milliseconds), failure: false)
+        if let movedTo = entry.movedTo { console.itemLine("moved \(entry.input) → \(movedTo)", failure: false) }
         for warning in entry.warnings { console.say("warn  \(entry.input): \(warning)") }
     }
 
@@ -54,10 +56,15 @@ extension PipelineRunner {
             record(context, failed: entry, reason: "\(error)")
             return false
         }
+        // Its output is in place: a source the last run could not move aside yet (killed between the
+        // two) is moved now, and its line says so.
+        let (line, movedTo) = moveAside(unchanged: row, file: file, context)
         update(context) { $0.skipped += 1; $0.unchanged += 1 }
-        append(row.record, context)
-        emit(.itemSkipped(job: context.job.name, input: input, output: output, reason: reason))
+        append(line, context)
+        emit(.itemSkipped(job: context.job.name, input: input, output: output, reason: reason, movedTo: movedTo))
         console.itemLine("skip  \(input) → \(output) (\(reason))", failure: false)
+        if let movedTo { console.itemLine("moved \(input) → \(movedTo)", failure: false) }
+        if options.dryRun { sayWouldMove(file, context) }
         return true
     }
 
@@ -67,12 +74,13 @@ extension PipelineRunner {
         let wouldWrite = reason == Exporter.dryRunReason
         update(context) { $0.skipped += 1; if wouldWrite { $0.wouldWrite += 1 } }
         append(entry.line, context)
-        emit(.itemSkipped(job: context.job.name, input: entry.input, output: output, reason: reason))
+        emit(.itemSkipped(job: context.job.name, input: entry.input, output: output, reason: reason, movedTo: entry.movedTo))
         if wouldWrite {
             console.itemLine("would write  \(entry.input) → \(output)", failure: false)
         } else {
             console.itemLine("skip  \(entry.input) → \(output) (\(reason))", failure: false)
         }
+        if let movedTo = entry.movedTo { console.itemLine("moved \(entry.input) → \(movedTo)", failure: false) }
     }
 
     /// A failed item: its reason in the manifest, the summary (the first `failuresListed`), the events and the console.

@@ -175,6 +175,7 @@ public final class PipelineRunner: @unchecked Sendable {
                                      return stage
                                  },
                                  exporter: exporter, claims: claims, manifest: manifest)
+        context.mover = job.ingest.afterwards.map(SourceMover.init)
         if let export = job.export {
             context.incremental = try IncrementalState.open(job, export: export, root: root, options: options)
         }
@@ -208,6 +209,7 @@ public final class PipelineRunner: @unchecked Sendable {
                             reason: error.description)
             }
         }
+        listMovedItems(context)
         var manifestWritten = manifest != nil
         do {
             try manifest?.finish()
