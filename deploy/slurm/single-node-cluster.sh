@@ -14,6 +14,8 @@
 # any process still carrying SLURM_CONF=DIR/slurm.conf in its environment (slurmstepd and job
 # steps outlive slurmd otherwise) — only processes this cluster started.
 #
+# The daemons' standard streams go to DIR/log/*.out, never to the caller's: a caller reading this
+# script's output to its end (a test's pipe) would otherwise wait for the daemons to exit.
 # Runs as root (SlurmUser=root: no slurm account, no chown). Nothing is written outside DIR by
 # this script; the daemons write nothing outside DIR either with this conf (checked on Debian
 # 12's slurm-wlm 22.05 and munge 0.5.15 with `find / -xdev -newer` around a start, a job and a
@@ -90,7 +92,18 @@ do_stop() {
   rm -f "$dir/munged.pid"
 }
 
+# Closes every descriptor above 2 this script inherited (bash's own 255 is close-on-exec), so the
+# daemons keep none of the caller's: swift-corelibs-foundation's Process learns that its child
+# exited when a socket the child inherited closes, and a daemon holding it would hide the exit.
+close_inherited() {
+  local fd
+  for fd in $(ls /proc/$$/fd); do
+    case $fd in 0|1|2|255) ;; *) eval "exec $fd>&-" 2>/dev/null || true ;; esac
+  done
+}
+
 do_start() {
+  close_inherited
   mkdir -p "$dir"
   dir=$(cd "$dir" && pwd)
   chmod 0700 "$dir"
@@ -107,7 +120,7 @@ do_start() {
   local socket="$dir/munge/munge.socket"
   if ! pid_of "$dir/munged.pid" munged >/dev/null; then
     munged --force --socket="$socket" --key-file="$dir/munge/munge.key" --pid-file="$dir/munged.pid" \
-      --log-file="$dir/log/munged.log" --seed-file="$dir/munge/munged.seed"
+      --log-file="$dir/log/munged.log" --seed-file="$dir/munge/munged.seed" </dev/null >>"$dir/log/munged.out" 2>&1
   fi
   wait_for 20 munged test -S "$socket"
 
@@ -162,9 +175,9 @@ EOF
   mv "$dir/slurm.conf.tmp" "$dir/slurm.conf"
   export SLURM_CONF="$dir/slurm.conf"
 
-  if ! pid_of "$dir/slurmctld.pid" slurmctld >/dev/null; then slurmctld -i; fi
+  if ! pid_of "$dir/slurmctld.pid" slurmctld >/dev/null; then slurmctld -i </dev/null >>"$dir/log/slurmctld.out" 2>&1; fi
   wait_for 30 slurmctld scontrol ping
-  if ! pid_of "$dir/slurmd.pid" slurmd >/dev/null; then slurmd -N "$node"; fi
+  if ! pid_of "$dir/slurmd.pid" slurmd >/dev/null; then slurmd -N "$node" </dev/null >>"$dir/log/slurmd.out" 2>&1; fi
   node_idle() { sinfo --noheader --nodes="$node" --format=%T | grep -qx idle; }
   if ! wait_for 60 "node $node (idle in sinfo)" node_idle; then
     sinfo >&2 || true
@@ -175,7 +188,10 @@ EOF
 }
 
 case $action in
-  start) do_start ;;
+  start)
+    # A start that fails half-way stops what it had started.
+    trap 'status=$?; if [ "$status" -ne 0 ]; then do_stop || true; fi; exit "$status"' EXIT
+    do_start ;;
   stop) do_stop ;;
   *) usage ;;
 esac
