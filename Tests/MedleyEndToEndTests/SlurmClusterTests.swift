@@ -328,6 +328,7 @@ final class SlurmClusterTests: EndToEndCase {
         XCTAssertEqual(inputs(redo, "itemFinished").count, share - finishedBefore.count)
         XCTAssertEqual(inputs(redo, "itemFailed"), [])
         try assertSameAsUnsharded("again", "whole", photos: photos, music: music)
+        print("SlurmClusterTests: task \(task) of \(shares) items: \(finishedBefore.count) finished before scancel, \(share - finishedBefore.count) redone")
     }
 }
 
