@@ -119,7 +119,7 @@ final class SlurmClusterTests: EndToEndCase {
         return id
     }
 
-    private struct JobRecord { let task: String; let state: String; let exitCode: String }
+    private struct JobRecord { let task: String; let jobId: String; let state: String; let exitCode: String }
 
     /// `scontrol show job -o ID`: one record per job, or per array task (a pending rest of an
     /// array is one record with a range of tasks).
@@ -132,7 +132,7 @@ final class SlurmClusterTests: EndToEndCase {
                 let parts = token.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
                 if parts.count == 2 { fields[String(parts[0])] = String(parts[1]) }
             }
-            return JobRecord(task: fields["ArrayTaskId"] ?? fields["JobId"] ?? "?", state: fields["JobState"] ?? "?",
+            return JobRecord(task: fields["ArrayTaskId"] ?? fields["JobId"] ?? "?", jobId: fields["JobId"] ?? "?", state: fields["JobState"] ?? "?",
                              exitCode: fields["ExitCode"] ?? "?")
         }
     }
@@ -264,19 +264,28 @@ final class SlurmClusterTests: EndToEndCase {
         XCTAssertEqual(merged[firstMerge]?.state, "COMPLETED", logs())
         try assertSameAsUnsharded("out", "whole", photos: photos, music: music)
 
-        // Round 2, a fresh export root: the task with the biggest share (not holding the broken
-        // file) writes its events into a named pipe of one page that the test reads; it is
-        // cancelled once 3 of its items have finished. The array is held until the pipe exists.
+        // Round 2, a fresh export root: the two tasks with the biggest shares (not holding the
+        // broken file) write their events into named pipes of one page that the test reads; once
+        // 3 of its items have finished, the first is cancelled (scancel: SIGTERM, the items in
+        // flight finish) and the second's medley is killed (SIGKILL, as the kernel's OOM killer
+        // would: an item in flight is cut off). The array is held until the pipes exist.
         let shares: [Int] = (1...4).map { self.share($0, photos: photos, music: music).count }
         let victim = (1...4).filter { $0 != shard(of: broken) }.max { shares[$0 - 1] < shares[$1 - 1] } ?? 1
         let victimItems = self.share(victim, photos: photos, music: music)
         let share = victimItems.count, task = victim - 1
+        let killed = (1...4).filter { $0 != shard(of: broken) && $0 != victim }.max { shares[$0 - 1] < shares[$1 - 1] } ?? 1
+        let killedItems = self.share(killed, photos: photos, music: music)
+        let task2 = killed - 1
+        XCTAssertGreaterThanOrEqual(killedItems.count, 20, "the killed task needs a share well beyond a pipe page of events")
         XCTAssertGreaterThanOrEqual(share, 24, "the cancelled task needs a share well beyond a pipe page of events")
         let second = try submit(["--array=0-3", "--cpus-per-task=1", "--hold", array, again])
         let secondMerge = try submit(["--dependency=afterok:\(second)", merge, again])
         let fifo = work + "/logs/medley-\(second)_\(task).events.jsonl"
         XCTAssertEqual(try Tool.run("mkfifo", [fifo]).status, 0)
         let reader = PipeEvents(fifo, holdingAfter: 3)
+        let fifo2 = work + "/logs/medley-\(second)_\(task2).events.jsonl"
+        XCTAssertEqual(try Tool.run("mkfifo", [fifo2]).status, 0)
+        let reader2 = PipeEvents(fifo2, holdingAfter: 3)
         try slurm("scontrol", ["release", second])
         let reachedHalfWay = reader.wait(forFinished: 3, timeout: Self.hangTimeout)
         XCTAssertTrue(reachedHalfWay, "task \(task) never finished 3 items\n" + logs())
@@ -286,9 +295,29 @@ final class SlurmClusterTests: EndToEndCase {
             reader.abandon()
             XCTFail("task \(task)'s medley kept its events pipe open after scancel\n" + logs())
         }
+        XCTAssertTrue(reader2.wait(forFinished: 3, timeout: Self.hangTimeout), "task \(task2) never finished 3 items\n" + logs())
+        // The task's medley, among the processes Slurm tracks for it (listpids takes the task's own job id).
+        let taskJob = try records(second).first { $0.task == "\(task2)" }?.jobId ?? "?"
+        let pids = try slurm("scontrol", ["listpids", taskJob])
+        let medleys = pids.stdout.split(separator: "\n").compactMap { row -> String? in
+            guard let pid = row.split(separator: " ").first.map(String.init), pid.allSatisfy(\.isNumber),
+                  let command = FileManager.default.contents(atPath: "/proc/\(pid)/cmdline") else { return nil }
+            let arguments = command.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
+            return arguments.first == Tool.medley && arguments.dropFirst().first == "run" ? pid : nil
+        }
+        XCTAssertEqual(medleys.count, 1, pids.stdout + pids.stderr)
+        for pid in medleys { XCTAssertEqual(try Tool.run("kill", ["-KILL", pid]).status, 0) }
+        reader2.release()
+        if !reader2.waitForEnd(timeout: Self.hangTimeout) {
+            reader2.abandon()
+            XCTFail("task \(task2)'s events pipe stayed open after its medley was killed\n" + logs())
+        }
         let secondTasks = try waitForJob(second)
         XCTAssertEqual(secondTasks["\(task)"]?.state, "CANCELLED", logs())
-        for other in 0..<4 where other != task { XCTAssertEqual(secondTasks["\(other)"]?.state, "COMPLETED", "task \(other)\n" + logs()) }
+        // The killed medley's task fails with its status (128 + 9).
+        XCTAssertEqual(secondTasks["\(task2)"]?.state, "FAILED", logs())
+        XCTAssertEqual(secondTasks["\(task2)"]?.exitCode, "137:0")
+        for other in 0..<4 where other != task && other != task2 { XCTAssertEqual(secondTasks["\(other)"]?.state, "COMPLETED", "task \(other)\n" + logs()) }
         // The merge waiting on the whole array can never run: Slurm cancels it (--kill-on-invalid-dep).
         XCTAssertEqual(try waitForJob(secondMerge)[secondMerge]?.state, "CANCELLED", logs())
         XCTAssertFalse(FileManager.default.fileExists(atPath: work + "/again/.medley/manifest-photos.jsonl"), "no merge ran")
@@ -316,10 +345,23 @@ final class SlurmClusterTests: EndToEndCase {
         XCTAssertTrue(refusal.contains("must name the shard count"), refusal)
         XCTAssertFalse(FileManager.default.fileExists(atPath: work + "/logs/medley-\(unnamed)_\(task).events.jsonl"), "nothing was run")
 
-        // With MEDLEY_SHARDS=4: only the unfinished items are redone; then the merge.
-        let resubmitted = try submit(["--array=\(task)", "--cpus-per-task=1", "--export=ALL,MEDLEY_SHARDS=4", array, again])
+        // The killed task: whatever had not started is not in the export root either.
+        let killedRun = reader2.lines
+        let finishedBefore2 = Set(inputs(killedRun, "itemFinished")), started2 = Set(inputs(killedRun, "itemStarted"))
+        XCTAssertGreaterThanOrEqual(finishedBefore2.count, 3)
+        XCTAssertLessThan(finishedBefore2.count, killedItems.count, "killed half-way, not after its last item")
+        for (job, item, input) in killedItems where !started2.contains(input) {
+            let stem = ((item as NSString).lastPathComponent as NSString).deletingPathExtension
+            let output = job == "photos" ? "photos/" + ((item as NSString).deletingLastPathComponent) + "/\(stem).png" : "music/\(stem).m4a"
+            XCTAssertFalse(FileManager.default.fileExists(atPath: work + "/again/" + output), "\(output): its item never started")
+        }
+
+        // With MEDLEY_SHARDS=4, both tasks in one resubmission: only unfinished items are redone.
+        let resubmitted = try submit(["--array=\(task),\(task2)", "--cpus-per-task=1", "--export=ALL,MEDLEY_SHARDS=4", array, again])
         let lastMerge = try submit(["--dependency=afterok:\(resubmitted)", merge, again])
-        XCTAssertEqual(try waitForJob(resubmitted)["\(task)"]?.state, "COMPLETED", logs())
+        let resubmittedTasks = try waitForJob(resubmitted)
+        XCTAssertEqual(resubmittedTasks["\(task)"]?.state, "COMPLETED", logs())
+        XCTAssertEqual(resubmittedTasks["\(task2)"]?.state, "COMPLETED", logs())
         XCTAssertEqual(try waitForJob(lastMerge)[lastMerge]?.state, "COMPLETED", logs())
         let redo = try events(work + "/logs/medley-\(resubmitted)_\(task).events.jsonl")
         let everything = Set(victimItems.map(\.input))
@@ -327,8 +369,22 @@ final class SlurmClusterTests: EndToEndCase {
         XCTAssertEqual(Set(inputs(redo, "itemFinished")), everything.subtracting(finishedBefore), "the rest: redone")
         XCTAssertEqual(inputs(redo, "itemFinished").count, share - finishedBefore.count)
         XCTAssertEqual(inputs(redo, "itemFailed"), [])
+        // The killed task: everything it finished is skipped, plus at most the items it had in
+        // flight (finished on disk, killed before their event was read); all the rest is redone.
+        let redo2 = try events(work + "/logs/medley-\(resubmitted)_\(task2).events.jsonl")
+        let skipped2 = Set(inputs(redo2, "itemSkipped")), redone2 = inputs(redo2, "itemFinished")
+        XCTAssertTrue(finishedBefore2.isSubset(of: skipped2), "finished before the kill: skipped")
+        XCTAssertTrue(skipped2.subtracting(finishedBefore2).isSubset(of: started2.subtracting(finishedBefore2)),
+                      "skipped beyond those: only items in flight when killed")
+        XCTAssertEqual(Set(redone2), Set(killedItems.map(\.input)).subtracting(skipped2), "the rest: redone")
+        XCTAssertEqual(redone2.count, killedItems.count - skipped2.count)
+        XCTAssertEqual(inputs(redo2, "itemFailed"), [])
+        // Nothing half-written is left: no temporary file, and every output equals the unsharded run's.
+        let leftovers = (try? FileManager.default.contentsOfDirectory(atPath: work + "/again/.medley/tmp")) ?? []
+        XCTAssertEqual(leftovers, [], "temporary files left in .medley/tmp")
         try assertSameAsUnsharded("again", "whole", photos: photos, music: music)
-        print("SlurmClusterTests: task \(task) of \(shares) items: \(finishedBefore.count) finished before scancel, \(share - finishedBefore.count) redone")
+        print("SlurmClusterTests: shares \(shares); task \(task): \(finishedBefore.count) finished before scancel, \(share - finishedBefore.count) redone; "
+              + "task \(task2): \(finishedBefore2.count) finished, \(started2.subtracting(finishedBefore2).count) in flight when killed, \(redone2.count) redone")
     }
 }
 
