@@ -44,6 +44,9 @@ PACKAGES=(
   fonts-dejavu-core
   # loudness (EBU R128 integrated, range, true peak) for analyze, normalize and ReplayGain tags
   libebur128-dev
+  # SlurmClusterTests: a throw-away single-node Slurm cluster (deploy/slurm/single-node-cluster.sh):
+  # slurmctld, slurmd and the client commands, and munge for their authentication
+  slurm-wlm munge
 )
 
 missing=()
