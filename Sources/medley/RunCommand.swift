@@ -13,7 +13,8 @@ enum RunCommand {
             Option("--shard", value: "K/N", """
                 process only share K of N (K from 1), split by a hash of each relative path;
                 also taken from JOB_COMPLETION_INDEX (Kubernetes) or SLURM_ARRAY_TASK_ID with
-                SLURM_ARRAY_TASK_COUNT (Slurm), whose indexes count from 0
+                SLURM_ARRAY_TASK_COUNT (Slurm), whose indexes count from 0; with MEDLEY_SHARD_COUNT
+                (required for a resubmitted Slurm task) N is that, and K counts from MEDLEY_FIRST_TASK
                 """),
             Option("--events", value: "FILE", """
                 write JSON lines: jobStarted, itemStarted, itemFinished, itemSkipped, itemFailed,
@@ -129,9 +130,31 @@ enum RunCommand {
             }
             return (k, n)
         }
-        // Slurm numbers tasks as the --array range says (0-3 or 1-4): count from its minimum.
         if let id = environment["SLURM_ARRAY_TASK_ID"].flatMap(Int.init),
            let count = environment["SLURM_ARRAY_TASK_COUNT"].flatMap(Int.init), count >= 1 {
+            // A resubmitted task (`--array=5` of 0-7) is an array of its own, whose size and
+            // minimum say nothing of the shard count: MEDLEY_SHARD_COUNT names it, and the task
+            // counts from MEDLEY_FIRST_TASK (default 0).
+            if let named = environment["MEDLEY_SHARD_COUNT"] {
+                let first = environment["MEDLEY_FIRST_TASK"] ?? "0"
+                guard let n = Int(named), n >= 1, let base = Int(first), (1...n).contains(id - base + 1) else {
+                    throw UsageError("""
+                        SLURM_ARRAY_TASK_ID \(id) with MEDLEY_SHARD_COUNT '\(named)' and MEDLEY_FIRST_TASK '\(first)' \
+                        is not one of the shards: the task must lie in MEDLEY_FIRST_TASK … MEDLEY_FIRST_TASK + N − 1
+                        """)
+                }
+                return (id - base + 1, n)
+            }
+            // A one-task array cannot be told from a resubmitted task of a larger one, which would
+            // take every item as shard 1/1 under a run state of its own.
+            guard count > 1 else {
+                throw UsageError("""
+                    SLURM_ARRAY_TASK_ID is set in an array of one task, which cannot say which shard it is \
+                    (a resubmitted task would take every item): set MEDLEY_SHARD_COUNT=N (and MEDLEY_FIRST_TASK \
+                    if the original array did not start at 0), or pass --shard K/N
+                    """)
+            }
+            // A whole array numbers its tasks as the --array range says (0-3 or 1-4): count from its minimum.
             let index = id - (environment["SLURM_ARRAY_TASK_MIN"].flatMap(Int.init) ?? 0)
             guard (0..<count).contains(index) else {
                 throw UsageError("SLURM_ARRAY_TASK_ID \(id) is outside the array of \(count) tasks; use a contiguous --array range")

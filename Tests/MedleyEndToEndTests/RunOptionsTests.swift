@@ -31,6 +31,21 @@ final class RunOptionsTests: EndToEndCase {
                                     environment: ["SLURM_ARRAY_TASK_ID": "0", "SLURM_ARRAY_TASK_COUNT": "3"])
         XCTAssertEqual(slurm.status, 0, slurm.stderr)
         XCTAssertEqual(Tool.files(under: work + "/slurm"), Tool.files(under: work + "/shard1"))
+        // A resubmitted task (`sbatch --array=2` of 1-3) is an array of one: alone it could be
+        // any shard, so it is refused before anything is written…
+        let resubmitted = ["SLURM_ARRAY_TASK_ID": "2", "SLURM_ARRAY_TASK_MIN": "2", "SLURM_ARRAY_TASK_COUNT": "1"]
+        let alone = try Tool.medley(["run", try copyPipeline(work + "/alone"), "--quiet"], environment: resubmitted)
+        XCTAssertEqual(alone.status, 2, alone.stderr)
+        XCTAssertTrue(alone.stderr.contains("set MEDLEY_SHARD_COUNT=N"), alone.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: work + "/alone"), "nothing written")
+        // …and with the shard count and the array's first index it takes shard 2 of 3.
+        let named = try Tool.medley(["run", try copyPipeline(work + "/named"), "--quiet"],
+                                    environment: resubmitted.merging(["MEDLEY_SHARD_COUNT": "3", "MEDLEY_FIRST_TASK": "1"]) { $1 })
+        XCTAssertEqual(named.status, 0, named.stderr)
+        XCTAssertEqual(Tool.files(under: work + "/named"), Tool.files(under: work + "/shard2"))
+        let outside = try Tool.medley(["run", try copyPipeline(work + "/outside"), "--quiet"],
+                                      environment: resubmitted.merging(["MEDLEY_SHARD_COUNT": "3", "MEDLEY_FIRST_TASK": "5"]) { $1 })
+        XCTAssertEqual(outside.status, 2, outside.stderr)
     }
 
     func testOverwritePolicies() throws {
