@@ -45,9 +45,9 @@ PACKAGES=(
   # loudness (EBU R128 integrated, range, true peak) for analyze, normalize and ReplayGain tags
   libebur128-dev
   # the container image (deploy/container/build-image.sh) and ContainerShardTests: mmdebstrap makes
-  # the Debian root, podman imports and runs it; runc is the runtime (crun 1.8 refuses this
-  # machine's hybrid cgroups); binutils' objcopy strips debug sections
-  mmdebstrap podman runc binutils
+  # the Debian root, podman imports and runs it, buildah adds medley's layer; runc is the runtime
+  # (crun 1.8 refuses this machine's hybrid cgroups); binutils' objcopy strips debug sections
+  mmdebstrap podman buildah runc binutils
 )
 
 missing=()

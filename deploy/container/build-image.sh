@@ -2,16 +2,18 @@
 # Builds the OCI image localhost/medley:latest offline from this machine's Debian packages: no
 # image is pulled from a registry.
 #
-#   build stage  this host's Swift toolchain: scripts/build.sh (release) with --static-swift-stdlib,
-#                in its own build folder (.build/container), so the Swift runtime and Foundation
-#                are inside the binary and nothing has to be copied from /opt/swift;
+#   build stage  this host's Swift toolchain: scripts/build.sh's release build with
+#                --static-swift-stdlib, in its own build folder (.build/container), so the Swift
+#                runtime and Foundation are inside the binary and nothing is copied from /opt/swift;
 #   run stage    a slim Debian 12 root made by mmdebstrap (--variant=apt) from the machine's own
 #                Debian apt sources, holding only runtime-packages.txt (and what apt pulls in for
-#                them); medley goes to /usr/local/bin/medley;
-#   image        podman import of that root, with CMD ["medley", "--help"] and no entrypoint, so a
-#                Kubernetes `command:` (or `podman run IMAGE medley run …`) runs medley directly as PID 1.
+#                them), imported once as the base image localhost/medley-base:bookworm-KEY;
+#   image        buildah: the base plus one layer with /usr/local/bin/medley, CMD ["medley", "--help"]
+#                and no entrypoint, so a Kubernetes `command:` (or `podman run IMAGE medley run …`)
+#                runs medley directly as PID 1.
 #
 # Usage: deploy/container/build-image.sh [--binary PATH] [--tag NAME] [--if-changed] [--refresh] [--derive]
+#                                        [--generic-cpu]
 #   --binary PATH  package this medley binary instead of building one (e.g. .build/debug/medley);
 #                  Swift runtime libraries it links from the toolchain are copied into the root
 #                  (/usr/local/lib/swift, registered with ldconfig)
@@ -20,16 +22,18 @@
 #                  list and script (label io.medley.build-key)
 #   --refresh      make the Debian root again instead of taking it from the cache
 #   --derive       print the Debian packages the binary's libraries come from (dpkg -S), then exit
+#   --generic-cpu  build for any x86-64 (without it, an AVX2/FMA host builds for x86-64-v3 as
+#                  scripts/build.sh does, and the image runs only on such CPUs)
 #
 # The Debian root is cached as a tarball under ~/.cache/medley-container/ (MEDLEY_CONTAINER_CACHE),
 # keyed by the package list, the mmdebstrap options and the apt sources; the cache only saves
-# time (--refresh, or deleting the folder, makes it again). Needs root, mmdebstrap and podman
-# (scripts/setup.sh installs them).
+# time (--refresh, or deleting the folder, makes it again). Needs root, mmdebstrap, podman and
+# buildah (scripts/setup.sh installs them).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 repo="$(cd "$here/../.." && pwd)"
 
-binary="" tag="localhost/medley:latest" if_changed=0 refresh=0 derive=0
+binary="" tag="localhost/medley:latest" if_changed=0 refresh=0 derive=0 generic_cpu=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --binary) binary="$(realpath "$2")"; shift 2 ;;
@@ -37,6 +41,7 @@ while [ $# -gt 0 ]; do
     --if-changed) if_changed=1; shift ;;
     --refresh) refresh=1; shift ;;
     --derive) derive=1; shift ;;
+    --generic-cpu) generic_cpu=1; shift ;;
     *) echo "build-image: unknown argument $1" >&2; exit 2 ;;
   esac
 done
@@ -44,24 +49,41 @@ done
 say() { echo "build-image: $*" >&2; }
 fail() { say "$*"; exit 1; }
 
-# The Debian packages the binary's own libraries (DT_NEEDED) come from, one a line. Libraries
+# Every spelling of a library's path that dpkg may have registered (usrmerge: /lib vs /usr/lib,
+# the link ldd names or the file it points to).
+spellings() {
+  local real
+  real="$(realpath "$1")"
+  printf '%s\n' "$1" "$real" "${1#/usr}" "${real#/usr}" "/usr${1#/usr}" | sort -u
+}
+
+# "PACKAGE PATH" for every library ldd resolves for the binary (all of them, not only its own),
+# PACKAGE "unpackaged" for a library no Debian package owns. One dpkg -S for all of them.
+library_owners() {
+  local bin="$1" libs owned lib package p
+  libs="$(ldd "$bin" | awk '$3 ~ /^\// { print $3 } $1 ~ /^\// { print $1 }' | sort -u)"
+  owned="$(for lib in $libs; do spellings "$lib"; done | xargs dpkg -S 2>/dev/null || true)"
+  for lib in $libs; do
+    package=""
+    for p in $(spellings "$lib"); do
+      package="$(awk -v p="$p" '{ path = $0; sub(/^[^:]*(:[a-z0-9]+)?: /, "", path) } path == p { sub(/[:,].*/, ""); print; exit }' <<<"$owned")"
+      [ -n "$package" ] && break
+    done
+    echo "${package:-unpackaged} $lib"
+  done
+}
+
+# The Debian packages the binary's own libraries (DT_NEEDED) come from, one a line; libraries
 # outside any package (the Swift toolchain's) are listed as "unpackaged PATH".
 derive_packages() {
-  local bin="$1" lib path
+  local bin="$1" owners lib path
+  owners="$(library_owners "$bin")"
   for lib in $(objdump -p "$bin" | awk '$1 == "NEEDED" { print $2 }'); do
     # "libx.so.1 => /path (…)", or "/lib64/ld-linux-x86-64.so.2 (…)" for the dynamic loader
     path="$(ldd "$bin" | awk -v l="$lib" '$1 == l && $3 ~ /^\// { print $3 } $1 ~ ("/" l "$") { print $1 }' | head -1)"
     [ -n "$path" ] || fail "$bin needs $lib, which ldd does not find on this host"
-    owner "$path" || echo "unpackaged $path"
+    awk -v p="$path" '$2 == p { if ($1 == "unpackaged") print "unpackaged " p; else print $1 }' <<<"$owners"
   done | sort -u
-}
-
-# The package owning a library file, however usrmerge spells its path; fails when none does.
-owner() {
-  local real
-  real="$(realpath "$1")"
-  # (dpkg -S fails when any spelling is not found; the first match is what counts)
-  { dpkg -S "$1" "$real" "${1#/usr}" "${real#/usr}" "/usr${1#/usr}" 2>/dev/null || true; } | head -1 | cut -d: -f1 | grep .
 }
 
 packages=()
@@ -73,8 +95,16 @@ done < "$here/runtime-packages.txt"
 
 # --- build stage -----------------------------------------------------------------------------
 if [ -z "$binary" ]; then
+  # scripts/build.sh's release build and CPU tuning, in a build folder of its own (its check of
+  # .build/release/medley does not follow --scratch-path, so swift build is called here).
+  flags=()
+  if [ "$generic_cpu" = 0 ] && [ "$(uname -m)" = x86_64 ] && grep -qw avx2 /proc/cpuinfo && grep -qw fma /proc/cpuinfo; then
+    flags+=(-Xswiftc -target-cpu -Xswiftc haswell -Xcc -march=haswell)
+    say "building for x86-64-v3 (haswell) like scripts/build.sh: the image needs AVX2/FMA nodes (--generic-cpu for any x86-64)"
+  fi
   say "building medley (release, --static-swift-stdlib) in .build/container"
-  "$repo/scripts/build.sh" --static-swift-stdlib --scratch-path "$repo/.build/container"
+  PATH="/opt/swift/usr/bin:$PATH" swift build --package-path "$repo" -c release --static-swift-stdlib \
+    --scratch-path "$repo/.build/container" --product medley ${flags[@]+"${flags[@]}"} 2>&1 | grep -v "prohibited flag(s): -pthread" >&2
   binary="$repo/.build/container/release/medley"
 fi
 [ -x "$binary" ] || fail "$binary is not an executable"
@@ -119,20 +149,34 @@ mm_options=(--variant=apt --include="$(IFS=,; echo "${packages[*]}")"
 cache="${MEDLEY_CONTAINER_CACHE:-$HOME/.cache/medley-container}"
 root_key="$( { printf '%s\n' "${mm_options[@]}"; cat "$sources"; } | sha256sum | cut -c1-16)"
 root_tar="$cache/root-bookworm-$root_key.tar"
+# The root becomes a base image of its own (one layer; medley is a second, small one), so a new
+# binary costs a layer of a few MB, not a new 370 MB import.
+base="localhost/medley-base:bookworm-$root_key"
 
 work="$(mktemp -d "${TMPDIR:-/tmp}/medley-image.XXXXXX")"
-trap 'rm -rf "$work"' EXIT
-if [ "$refresh" = 1 ] || [ ! -f "$root_tar" ]; then
-  say "making the Debian root with mmdebstrap (${#packages[@]} packages and their dependencies)"
-  mkdir -p "$cache"
-  mmdebstrap --quiet "${mm_options[@]}" bookworm "$work/root.tar" "$sources"
-  mv "$work/root.tar" "$root_tar.tmp.$$" && mv "$root_tar.tmp.$$" "$root_tar"
+ctr=""
+cleanup() {
+  if [ -n "$ctr" ]; then buildah rm "$ctr" >/dev/null 2>&1 || true; fi
+  rm -rf "$work"
+}
+trap cleanup EXIT
+if [ "$refresh" = 1 ] || ! podman image exists "$base"; then
+  if [ "$refresh" = 1 ] || [ ! -f "$root_tar" ]; then
+    say "making the Debian root with mmdebstrap (${#packages[@]} packages and their dependencies)"
+    mkdir -p "$cache"
+    mmdebstrap --quiet "${mm_options[@]}" bookworm "$work/root.tar" "$sources"
+    mv "$work/root.tar" "$root_tar.tmp.$$" && mv "$root_tar.tmp.$$" "$root_tar"
+  else
+    say "Debian root from the cache: $root_tar"
+  fi
+  say "importing the root as $base"
+  podman import --quiet --change "LABEL io.medley.packages=$(IFS=,; echo "${packages[*]}")" "$root_tar" "$base" >/dev/null
 else
-  say "Debian root from the cache: $root_tar"
+  say "Debian root: $base"
 fi
-root="$work/root"
-mkdir "$root"
-tar -C "$root" -xf "$root_tar"
+command -v buildah >/dev/null || fail "buildah is missing (scripts/setup.sh installs it)"
+ctr="$(buildah from --pull=never "$base")"
+root="$(buildah mount "$ctr")"
 
 # --- medley into the root --------------------------------------------------------------------
 install -d "$root/usr/local/bin"
@@ -143,9 +187,9 @@ chmod 0755 "$root/usr/local/bin/medley"
 # A binary linked against the toolchain's shared Swift runtime (a debug build) gets exactly the
 # toolchain libraries it loads, found by ldd on this host.
 swift_libs=()
-while read -r path; do
-  owner "$path" >/dev/null || swift_libs+=("$path")
-done < <(ldd "$binary" | awk '$3 ~ /^\// { print $3 }')
+while read -r package path; do
+  [ "$package" = unpackaged ] && swift_libs+=("$path")
+done <<<"$(library_owners "$binary")"
 if [ ${#swift_libs[@]} -gt 0 ]; then
   install -d "$root/usr/local/lib/swift"
   for lib in "${swift_libs[@]}"; do
@@ -156,8 +200,8 @@ if [ ${#swift_libs[@]} -gt 0 ]; then
   done
   echo /usr/local/lib/swift > "$root/etc/ld.so.conf.d/medley-swift.conf"
   say "copied ${#swift_libs[@]} Swift runtime libraries: ${swift_libs[*]##*/}"
+  chroot "$root" /sbin/ldconfig
 fi
-chroot "$root" /sbin/ldconfig
 
 # Inside the root, every library of medley and of libvips' loader modules must be found.
 check="$(chroot "$root" /usr/bin/ldd /usr/local/bin/medley; for m in "$root"/usr/lib/*/vips-modules-*/*.so; do
@@ -170,19 +214,25 @@ fi
 version="$(unshare --fork --pid --mount --mount-proc="$root/proc" chroot "$root" /usr/local/bin/medley --version)" \
   || fail "medley --version fails inside the root"
 say "in the root: $version"
+medley_mb=$(( $(stat -c %s "$root/usr/local/bin/medley") / 1000000 ))
+buildah umount "$ctr" >/dev/null
 
 # --- the image -------------------------------------------------------------------------------
-say "importing into $tag"
-tar --numeric-owner --xattrs -C "$root" -cf - . | podman import --quiet \
-  --change 'CMD ["medley", "--help"]' \
-  --change 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' \
-  --change 'ENV LANG=C.UTF-8' \
-  --change 'WORKDIR /library' \
-  --change "LABEL io.medley.build-key=$key" \
-  --change "LABEL org.opencontainers.image.title=medley" \
-  --change "LABEL org.opencontainers.image.description=Medley batch media processor on Debian 12" \
-  --change "LABEL org.opencontainers.image.version=$version" \
-  - "$tag" >/dev/null
+say "committing $tag"
+previous="$(podman image inspect --format '{{.Id}}' "$tag" 2>/dev/null || true)"
+buildah config --cmd '["medley", "--help"]' --entrypoint '[]' \
+  --env PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin --env LANG=C.UTF-8 \
+  --workingdir /library \
+  --label io.medley.build-key="$key" --label org.opencontainers.image.title=medley \
+  --label org.opencontainers.image.description="Medley batch media processor on Debian 12" \
+  --label org.opencontainers.image.version="$version" "$ctr"
+buildah commit --quiet --rm "$ctr" "$tag" >/dev/null
+ctr=""
+# The image this one replaces under the tag is removed (unless a container still uses it), so
+# rebuilds do not pile up untagged images.
+if [ -n "$previous" ] && [ "$previous" != "$(podman image inspect --format '{{.Id}}' "$tag")" ]; then
+  podman rmi "$previous" >/dev/null 2>&1 || say "kept the previous image $previous (in use)"
+fi
 size="$(podman image inspect --format '{{.Size}}' "$tag")"
-say "$tag: $((size / 1000000)) MB ($size bytes; medley $(( $(stat -c %s "$root/usr/local/bin/medley") / 1000000 )) MB, root $(du -sm "$root" | cut -f1) MiB on disk)"
+say "$tag: $((size / 1000000)) MB ($size bytes; medley ${medley_mb} MB; base $base $(( $(podman image inspect --format '{{.Size}}' "$base") / 1000000 )) MB)"
 echo "$tag"
