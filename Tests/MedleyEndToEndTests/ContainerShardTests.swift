@@ -17,7 +17,7 @@ import XCTest
 /// the kernel's pid_max: conmon runs with that as its hard limit here, and a higher nproc fails
 /// the same way); no network (`--network=none`). podman does run here, so nothing falls back to
 /// `unshare` + chroot and nothing is skipped. The image store is root's default one (overlay):
-/// the Debian root is a base image made once per package list (≈ 3 min the first time), and the
+/// the Debian root is a base image made once per package list (2–3 min the first time), and the
 /// test's image is rebuilt on it only when the binary changes (`--if-changed` compares the hash
 /// of the binary, the package list and the script in its label).
 final class ContainerShardTests: EndToEndCase {
