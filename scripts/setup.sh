@@ -47,6 +47,10 @@ PACKAGES=(
   # SlurmClusterTests: a throw-away single-node Slurm cluster (deploy/slurm/single-node-cluster.sh):
   # slurmctld, slurmd and the client commands, and munge for their authentication
   slurm-wlm munge
+  # the container image (deploy/container/build-image.sh) and ContainerShardTests: mmdebstrap makes
+  # the Debian root, podman imports and runs it, buildah adds medley's layer; runc is the runtime
+  # (crun 1.8 refuses this machine's hybrid cgroups); binutils' objcopy strips debug sections
+  mmdebstrap podman buildah runc binutils
 )
 
 missing=()
