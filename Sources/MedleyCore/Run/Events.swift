@@ -16,6 +16,14 @@ public enum RunEvent: Sendable {
     case jobFinished(job: String, counts: JobCounts, seconds: Double)
     /// Album mode: an album's loudness, measured now or (`reused`) known from the last run.
     case albumMeasured(job: String, album: AlbumLoudness, reused: Bool)
+    /// `medley watch`: the catch-up pass is done and the ingest roots' `folders` are watched.
+    case watchStarted(jobs: [String], folders: Int, settleSeconds: Double)
+    /// `medley watch`: a batch of arrivals of a job is done (`items` taken in it); `counts` since the
+    /// watch began; `refreshed`: the manifest, playlist, summary and report were written after it.
+    case batchFinished(job: String, items: Int, counts: JobCounts, refreshed: Bool)
+    /// `medley watch`: the kernel's queue of folder events overflowed (or a folder could not be
+    /// watched), so every ingest root is walked again.
+    case watchRescan(reason: String)
 
     /// One line of JSON.
     public var json: JSONValue {
@@ -42,6 +50,16 @@ public enum RunEvent: Sendable {
                       ("skipped", .number(Double(counts.skipped))), ("ignored", .number(Double(counts.ignored))),
                       ("excluded", .number(Double(counts.excluded))),
                       ("seconds", .number((seconds * 1000).rounded() / 1000))]
+        case .watchStarted(let jobs, let folders, let settle):
+            fields = [("event", .string("watchStarted")), ("jobs", .array(jobs.map { .string($0) })),
+                      ("folders", .number(Double(folders))), ("settle", .number(settle))]
+        case .batchFinished(let job, let items, let counts, let refreshed):
+            fields = [("event", .string("batchFinished")), ("job", .string(job)), ("items", .number(Double(items))),
+                      ("succeeded", .number(Double(counts.succeeded))), ("failed", .number(Double(counts.failed))),
+                      ("skipped", .number(Double(counts.skipped))), ("ignored", .number(Double(counts.ignored))),
+                      ("excluded", .number(Double(counts.excluded))), ("refreshed", .bool(refreshed))]
+        case .watchRescan(let reason):
+            fields = [("event", .string("watchRescan")), ("reason", .string(reason))]
         case .albumMeasured(let job, let album, let reused):
             fields = [("event", .string("albumMeasured")), ("job", .string(job))]
                 + AlbumRecord(album).jsonFields + [("reused", .bool(reused))]

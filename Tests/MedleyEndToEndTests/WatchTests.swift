@@ -1,0 +1,409 @@
+import Foundation
+import XCTest
+
+/// `medley watch` as a child process: files arriving one by one, a burst of 1,000, a folder moved
+/// in, a file written slowly, a file replaced, the playlist and report after a batch, a SIGTERM and
+/// a SIGKILL in the middle of a burst with a restart after each. Every wait is on the events file
+/// (polled, with an overall timeout that only guards against a hang); outputs are checked against
+/// their inputs' pixels as ImageMagick decodes them.
+final class WatchTests: EndToEndCase {
+    var watches: [WatchProcess] = []
+
+    override func tearDownWithError() throws {
+        for watch in watches { watch.kill() }
+        watches = []
+        try super.tearDownWithError()
+    }
+
+    var input: String { work + "/in" }
+    var output: String { work + "/out" }
+
+    /// Images (and audio, transcoded to PCM in CAF) from `in` to `out`, named after their inputs.
+    func writePipeline(extra: String = "") throws {
+        try FileManager.default.createDirectory(atPath: input, withIntermediateDirectories: true)
+        _ = try pipeline("""
+            version: 1
+            jobs:
+              - name: hot
+                ingest: { from: [in], media: [any], exclude: ["*.part"] }
+                transcode: { AVFormatIDKey: kAudioFormatLinearPCM, AVSampleRateKey: 44100 }
+                export: { to: out, format: png, name: "{stem}.{ext}" }
+            \(extra)
+            """)
+    }
+
+    func start(_ extra: [String] = [], jobs: Int = 2) throws -> WatchProcess {
+        let watch = try WatchProcess(pipeline: work + "/pipeline.yaml", events: work + "/events-\(watches.count).jsonl",
+                                     arguments: ["--jobs", "\(jobs)"] + extra)
+        watches.append(watch)
+        XCTAssertTrue(watch.waitFor { $0.event == "watchStarted" }, "watchStarted; stderr: \(watch.stderr)")
+        return watch
+    }
+
+    /// A small PNG of noise (different for every seed), written to `path` by vips.
+    func makeImage(_ path: String, seed: Int, size: Int = 12) throws {
+        try Tool.vips(["gaussnoise", path, "\(size)", "\(size)", "--mean", "\(60 + seed % 120)", "--sigma", "40", "--seed", "\(seed)"])
+    }
+
+    /// Asserts that the output of `input` has the input's pixels.
+    func assertSamePixels(_ inputPath: String, _ outputPath: String, file: StaticString = #filePath, line: UInt = #line) throws {
+        let expected = try Tool.pixels(inputPath), actual = try Tool.pixels(outputPath)
+        XCTAssertEqual(actual.width, expected.width, file: file, line: line)
+        XCTAssertEqual(actual.samples, expected.samples, "\(outputPath) has the pixels of \(inputPath)", file: file, line: line)
+    }
+
+    /// Asserts that each output has its input's pixels: decoded once per distinct input (the burst
+    /// repeats a few images), the other outputs of the same input compared byte for byte with it.
+    func assertSamePixels(_ pairs: [(input: String, output: String)], file: StaticString = #filePath, line: UInt = #line) throws {
+        var checked: [Data: Data] = [:]  // input bytes → an output already compared with them by pixels
+        for (inputPath, outputPath) in pairs {
+            let source = try XCTUnwrap(FileManager.default.contents(atPath: inputPath), inputPath, file: file, line: line)
+            let made = try XCTUnwrap(FileManager.default.contents(atPath: outputPath), "\(outputPath) exists", file: file, line: line)
+            if let reference = checked[source] {
+                XCTAssertEqual(made, reference, "\(outputPath): the output of the same content", file: file, line: line)
+            } else {
+                try assertSamePixels(inputPath, outputPath, file: file, line: line)
+                checked[source] = made
+            }
+        }
+    }
+
+    /// A new file opened once for writing, as a writer that streams into it does.
+    func openForWriting(_ path: String) throws -> FileHandle {
+        let descriptor = Foundation.open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else { throw NSError(domain: NSPOSIXErrorDomain, code: Int(errno)) }
+        return FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
+    }
+
+    func finished(_ watch: WatchProcess, _ path: String) -> [WatchProcess.Event] {
+        watch.events.filter { $0.event == "itemFinished" && $0.input == path }
+    }
+
+    /// Leftover temporaries of any run: none may remain once a watch has ended.
+    func temporaries() -> [String] {
+        (try? FileManager.default.contentsOfDirectory(atPath: output + "/.medley/tmp")) ?? []
+    }
+
+    // MARK: tests
+
+    func testFilesArrivingOneByOneAndAFileReplacedAreEachProcessedFromTheirCompleteContent() throws {
+        try writePipeline()
+        // One file there before the watch: the catch-up pass takes it.
+        try makeImage(input + "/before.png", seed: 1)
+        let watch = try start()
+        XCTAssertEqual(finished(watch, input + "/before.png").count, 1, "the catch-up pass")
+        let staging = work + "/staging"
+        try FileManager.default.createDirectory(atPath: staging, withIntermediateDirectories: true)
+        for index in 0..<3 {
+            // Written elsewhere, copied in (closed after writing).
+            try makeImage(staging + "/f\(index).png", seed: 10 + index)
+            try FileManager.default.copyItem(atPath: staging + "/f\(index).png", toPath: input + "/f\(index).png")
+            XCTAssertTrue(watch.waitFor { $0.event == "itemFinished" && $0.input == self.input + "/f\(index).png" }, watch.stderr)
+        }
+        // A file replaced by a rename over it: processed again, from the new content.
+        try makeImage(staging + "/new.png", seed: 99, size: 20)
+        XCTAssertEqual(rename(staging + "/new.png", input + "/f1.png"), 0)
+        XCTAssertTrue(watch.waitFor { _ in self.finished(watch, self.input + "/f1.png").count == 2 }, watch.stderr)
+        // A file that is not media is ignored, not failed; an excluded name is never looked at.
+        try Data("plain text".utf8).write(to: URL(fileURLWithPath: input + "/notes.txt"))
+        try makeImage(staging + "/skip.png", seed: 3)
+        try FileManager.default.copyItem(atPath: staging + "/skip.png", toPath: input + "/skip.part")
+        try makeImage(input + "/last.png", seed: 4)
+        XCTAssertTrue(watch.waitFor { $0.event == "itemFinished" && $0.input == self.input + "/last.png" }, watch.stderr)
+        watch.terminate()
+        XCTAssertEqual(watch.waitForExit(), 0, watch.stderr)
+
+        for index in 0..<3 where index != 1 {
+            XCTAssertEqual(finished(watch, input + "/f\(index).png").count, 1, "f\(index) once")
+            try assertSamePixels(staging + "/f\(index).png", output + "/f\(index).png")
+        }
+        try assertSamePixels(input + "/f1.png", output + "/f1.png")
+        XCTAssertEqual(try Tool.pixels(output + "/f1.png").width, 20, "the replacement's content")
+        XCTAssertEqual(watch.events.filter { $0.event == "itemFailed" }.count, 0, watch.stderr)
+        XCTAssertTrue(watch.events.allSatisfy { $0.input != input + "/skip.part" }, "excluded by ingest.exclude")
+        XCTAssertEqual(Set(Tool.files(under: output).filter { !$0.hasPrefix(".medley") }),
+                       ["before.png", "f0.png", "f1.png", "f2.png", "last.png"])
+        XCTAssertEqual(temporaries(), [])
+    }
+
+    func testABurstOfAThousandFilesIsProcessedEachOnce() throws {
+        try writePipeline()
+        let watch = try start()
+        let seed = work + "/seed.png"
+        try makeImage(seed, seed: 7, size: 8)
+        for index in 0..<1000 { try FileManager.default.copyItem(atPath: seed, toPath: input + "/b\(index).png") }
+        XCTAssertTrue(watch.waitFor(timeout: 150) { _ in watch.count("itemFinished") >= 1000 }, "1,000 finished; stderr: \(watch.stderr)")
+        watch.terminate()
+        XCTAssertEqual(watch.waitForExit(), 0, watch.stderr)
+        let inputs = watch.events.filter { $0.event == "itemFinished" }.compactMap(\.input)
+        XCTAssertEqual(inputs.count, 1000, "each file once")
+        XCTAssertEqual(Set(inputs), Set((0..<1000).map { input + "/b\($0).png" }))
+        let first = try XCTUnwrap(FileManager.default.contents(atPath: output + "/b0.png"))
+        try assertSamePixels(seed, output + "/b0.png")
+        for index in 0..<1000 {
+            XCTAssertEqual(FileManager.default.contents(atPath: output + "/b\(index).png"), first, "b\(index).png")
+        }
+        // The manifest put in place after the batches lists every item once.
+        let manifest = try String(contentsOfFile: output + "/.medley/manifest-hot.jsonl", encoding: .utf8)
+        XCTAssertEqual(manifest.split(separator: "\n").count, 1000)
+        XCTAssertEqual(temporaries(), [])
+    }
+
+    func testAFolderMovedInAndAFolderMadeWithFilesAreBothSeen() throws {
+        try writePipeline()
+        let watch = try start()
+        // A tree built outside the root, then moved in with one rename: no event names its files.
+        let staging = work + "/staging/album"
+        try FileManager.default.createDirectory(atPath: staging + "/disc 2", withIntermediateDirectories: true)
+        try makeImage(staging + "/a.png", seed: 21)
+        try makeImage(staging + "/disc 2/b.png", seed: 22)
+        XCTAssertEqual(rename(staging, input + "/album"), 0)
+        // A folder made inside the root, with files written into it at once (racing its watch).
+        try FileManager.default.createDirectory(atPath: input + "/made/deeper", withIntermediateDirectories: true)
+        try makeImage(input + "/made/deeper/c.png", seed: 23)
+        let expected = [input + "/album/a.png", input + "/album/disc 2/b.png", input + "/made/deeper/c.png"]
+        XCTAssertTrue(watch.waitFor { _ in expected.allSatisfy { !self.finished(watch, $0).isEmpty } }, watch.stderr)
+        watch.terminate()
+        XCTAssertEqual(watch.waitForExit(), 0, watch.stderr)
+        // Named "{stem}.{ext}": the outputs sit side by side in `out`.
+        try assertSamePixels(input + "/album/a.png", output + "/a.png")
+        try assertSamePixels(input + "/album/disc 2/b.png", output + "/b.png")
+        try assertSamePixels(input + "/made/deeper/c.png", output + "/c.png")
+        for path in expected { XCTAssertEqual(finished(watch, path).count, 1, path) }
+    }
+
+    func testAFileWrittenSlowlyIsTakenOnlyOnceCompleteAndAWriterThatNeverClosesAfterItSettles() throws {
+        try writePipeline()
+        let watch = try start(["--settle", "1s"])
+        let complete = work + "/complete.png"
+        try makeImage(complete, seed: 31, size: 96)
+        let bytes = try XCTUnwrap(FileManager.default.contents(atPath: complete))
+        // Six chunks over about three seconds, the file held open throughout (the pacing is the test's input).
+        let slow = input + "/slow.png"
+        let handle = try openForWriting(slow)
+        let chunk = (bytes.count + 5) / 6
+        for start in stride(from: 0, to: bytes.count, by: chunk) {
+            try handle.write(contentsOf: bytes[start..<min(bytes.count, start + chunk)])
+            Thread.sleep(forTimeInterval: 0.5)
+        }
+        try handle.close()
+        XCTAssertTrue(watch.waitFor { $0.event == "itemFinished" && $0.input == slow }, watch.stderr)
+
+        // Written whole and left open: taken once its size and time have held for the settle time.
+        let open = input + "/open.png"
+        try makeImage(work + "/open-source.png", seed: 32)
+        let held = try openForWriting(open)
+        try held.write(contentsOf: try XCTUnwrap(FileManager.default.contents(atPath: work + "/open-source.png")))
+        XCTAssertTrue(watch.waitFor { $0.event == "itemFinished" && $0.input == open }, watch.stderr)
+        try held.close()
+        // A last file as a marker: once it is done, every event of the files before it is in.
+        try makeImage(input + "/marker.png", seed: 33)
+        XCTAssertTrue(watch.waitFor { $0.event == "itemFinished" && $0.input == self.input + "/marker.png" }, watch.stderr)
+        watch.terminate()
+        XCTAssertEqual(watch.waitForExit(), 0, watch.stderr)
+
+        XCTAssertEqual(watch.events.filter { $0.input == slow && $0.event == "itemStarted" }.count, 1, "no event for a partial file")
+        XCTAssertEqual(watch.events.filter { $0.event == "itemFailed" }.count, 0, watch.stderr)
+        try assertSamePixels(complete, output + "/slow.png")
+        try assertSamePixels(work + "/open-source.png", output + "/open.png")
+        XCTAssertEqual(finished(watch, open).count, 1, "closing it later changes nothing: it is unchanged")
+    }
+
+    func testPlaylistAndReportAreRefreshedAfterABatch() throws {
+        try writePipeline(extra: """
+                playlist: { to: out/hot.m3u8 }
+                report: true
+            """)
+        let watch = try start()
+        try FileManager.default.copyItem(atPath: Tool.fixtures + "/audio/tone.flac", toPath: input + "/one.flac")
+        XCTAssertTrue(watch.waitFor { $0.event == "batchFinished" && $0.refreshed == true && watch.count("itemFinished") >= 1 }, watch.stderr)
+        let first = try String(contentsOfFile: output + "/hot.m3u8", encoding: .utf8)
+        XCTAssertTrue(first.contains("one.caf"), first)
+        try FileManager.default.copyItem(atPath: Tool.fixtures + "/audio/tone.flac", toPath: input + "/two.flac")
+        let refreshes = watch.events.filter { $0.event == "batchFinished" && $0.refreshed == true }.count
+        XCTAssertTrue(watch.waitFor { _ in
+            watch.events.filter { $0.event == "batchFinished" && $0.refreshed == true }.count > refreshes
+                && !self.finished(watch, self.input + "/two.flac").isEmpty
+        }, watch.stderr)
+        let second = try String(contentsOfFile: output + "/hot.m3u8", encoding: .utf8)
+        XCTAssertEqual(second.split(separator: "\n").filter { $0.hasSuffix(".caf") }, ["one.caf", "two.caf"], second)
+        let report = try String(contentsOfFile: output + "/.medley/report-hot/index.html", encoding: .utf8)
+        XCTAssertTrue(report.contains("two.flac"), "the report lists the second batch's item")
+        let manifest = try String(contentsOfFile: output + "/.medley/manifest-hot.jsonl", encoding: .utf8)
+        XCTAssertEqual(manifest.split(separator: "\n").count, 2, "each item once in the manifest")
+        watch.terminate()
+        XCTAssertEqual(watch.waitForExit(), 0, watch.stderr)
+    }
+
+    /// A burst of `count` distinct images in `in` (made in a staging folder, then moved in one by one).
+    func burst(_ count: Int) throws -> [String: String] {
+        let staging = work + "/staging"
+        try FileManager.default.createDirectory(atPath: staging, withIntermediateDirectories: true)
+        var sources: [String: String] = [:]
+        for index in 0..<count {
+            let source = staging + "/s\(index).png"
+            try makeImage(source, seed: 100 + index % 7, size: 8 + index % 7)
+            sources[input + "/s\(index).png"] = source
+        }
+        for index in 0..<count {
+            // Written under a hidden name (never ingested), then renamed into place.
+            XCTAssertTrue(FileManager.default.createFile(atPath: input + "/.s\(index).tmp",
+                                                         contents: FileManager.default.contents(atPath: staging + "/s\(index).png")))
+            XCTAssertEqual(rename(input + "/.s\(index).tmp", input + "/s\(index).png"), 0)
+        }
+        return sources
+    }
+
+    func testSIGTERMInABurstFinishesInFlightItemsAndARestartDoesOnlyTheRest() throws {
+        try writePipeline()
+        let watch = try start(jobs: 1)
+        let sources = try burst(60)
+        XCTAssertTrue(watch.waitFor { _ in watch.count("itemFinished") >= 10 }, watch.stderr)
+        watch.terminate()
+        XCTAssertEqual(watch.waitForExit(), 0, watch.stderr)
+        let done = Set(watch.events.filter { $0.event == "itemFinished" }.compactMap(\.input))
+        XCTAssertGreaterThanOrEqual(done.count, 10)
+        try assertSamePixels(try done.map { (try XCTUnwrap(sources[$0]), output + "/" + ($0 as NSString).lastPathComponent) })
+        XCTAssertEqual(temporaries(), [], "no temporary left")
+        XCTAssertEqual(watch.events.last?.event, "jobFinished")
+
+        let again = try start()
+        XCTAssertTrue(again.waitFor { _ in
+            Set(again.events.filter { $0.event == "itemFinished" }.compactMap(\.input)).union(done).count == sources.count
+        }, again.stderr)
+        again.terminate()
+        XCTAssertEqual(again.waitForExit(), 0, again.stderr)
+        let redone = again.events.filter { $0.event == "itemFinished" }.compactMap(\.input)
+        XCTAssertEqual(Set(redone).intersection(done), [], "nothing finished is redone")
+        XCTAssertEqual(redone.count, sources.count - done.count, "the rest, each once")
+        XCTAssertEqual(again.events.filter { $0.event == "itemSkipped" }.count, done.count, "the finished ones skipped as unchanged")
+        try assertSamePixels(sources.map { ($0.value, output + "/" + ($0.key as NSString).lastPathComponent) })
+    }
+
+    func testSIGKILLInABurstThenARestartLeavesEveryOutputOnceAndCorrect() throws {
+        try writePipeline()
+        let watch = try start(jobs: 1)
+        let sources = try burst(40)
+        XCTAssertTrue(watch.waitFor { _ in watch.count("itemFinished") >= 8 }, watch.stderr)
+        watch.kill()
+        _ = watch.waitForExit()
+        let done = Set(watch.events.filter { $0.event == "itemFinished" }.compactMap(\.input))
+
+        let again = try start()
+        XCTAssertTrue(again.waitFor { _ in
+            Set(again.events.filter { $0.event == "itemFinished" || $0.event == "itemSkipped" }.compactMap(\.input)).count == sources.count
+        }, again.stderr)
+        again.terminate()
+        XCTAssertEqual(again.waitForExit(), 0, again.stderr)
+        let redone = again.events.filter { $0.event == "itemFinished" }.compactMap(\.input)
+        XCTAssertEqual(Set(redone).intersection(done), [], "an item whose itemFinished was written is not redone")
+        XCTAssertEqual(Set(Tool.files(under: output).filter { !$0.hasPrefix(".medley") }),
+                       Set(sources.keys.map { ($0 as NSString).lastPathComponent }), "every output exactly once")
+        try assertSamePixels(sources.map { ($0.value, output + "/" + ($0.key as NSString).lastPathComponent) })
+        XCTAssertEqual(temporaries(), [], "the restart removed the killed watch's temporaries")
+    }
+
+    func testBadSettleValuesAndAlbumJobsAreRefusedBeforeAnythingRuns() throws {
+        try writePipeline()
+        for bad in ["2", "0s", "-1s", "fast", "2h", "1e3s"] {
+            let result = try Tool.medley(["watch", work + "/pipeline.yaml", "--settle", bad])
+            XCTAssertEqual(result.status, 2, "--settle \(bad): \(result.stderr)")
+            XCTAssertTrue(result.stderr.contains("--settle"), result.stderr)
+        }
+        _ = try pipeline("""
+            version: 1
+            jobs:
+              - name: albums
+                ingest: { from: [in], media: [music] }
+                transcode: { AVFormatIDKey: kAudioFormatFLAC, normalize: { loudness: -23LUFS, truePeak: -1dBTP, album: true } }
+                export: { to: out, name: "{stem}.{ext}" }
+            """, name: "albums.yaml")
+        let result = try Tool.medley(["watch", work + "/albums.yaml"])
+        XCTAssertEqual(result.status, 2, result.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: output + "/.medley"), "nothing was run: \(result.stderr)")
+    }
+}
+
+/// `medley watch` started as a child process, its events read from the `--events` file by polling.
+final class WatchProcess {
+    struct Event {
+        let event: String
+        let input: String?
+        let refreshed: Bool?
+    }
+
+    let process = Process()
+    private let eventsPath: String
+    private let errorPath: String
+    private var consumed = 0
+    private var partial = Data()
+    private(set) var events: [Event] = []
+
+    init(pipeline: String, events eventsPath: String, arguments: [String]) throws {
+        self.eventsPath = eventsPath
+        errorPath = eventsPath + ".stderr"
+        _ = FileManager.default.createFile(atPath: errorPath, contents: nil)
+        process.executableURL = URL(fileURLWithPath: Tool.medley)
+        process.arguments = ["watch", pipeline, "--events", eventsPath] + arguments
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errorPath))
+        try process.run()
+    }
+
+    var stderr: String { (try? String(contentsOfFile: errorPath, encoding: .utf8)) ?? "" }
+
+    func count(_ name: String) -> Int { events.filter { $0.event == name }.count }
+
+    /// Reads the events written since the last look.
+    func poll() {
+        guard let data = FileManager.default.contents(atPath: eventsPath), data.count > consumed else { return }
+        partial.append(data[consumed...])
+        consumed = data.count
+        while let newline = partial.firstIndex(of: UInt8(ascii: "\n")) {
+            let line = partial[partial.startIndex..<newline]
+            partial = Data(partial[partial.index(after: newline)...])
+            guard let object = try? JSONSerialization.jsonObject(with: line) as? [String: Any],
+                  let name = object["event"] as? String else { continue }
+            events.append(Event(event: name, input: object["input"] as? String, refreshed: object["refreshed"] as? Bool))
+        }
+    }
+
+    /// Polls the events until `condition` holds for one of them (or for the whole, as the test's
+    /// closure reads `events`); false when the process ended first or `timeout` (a hang guard) passed.
+    func waitFor(timeout: Double = 90, _ condition: @escaping (Event) -> Bool) -> Bool {
+        let deadline = Date(timeIntervalSinceNow: timeout)
+        var checked = 0
+        while Date() < deadline {
+            poll()
+            while checked < events.count {
+                if condition(events[checked]) { return true }
+                checked += 1
+            }
+            // A condition over all events is asked again after each new event; with no new event, once more.
+            if let last = events.last, checked == events.count, condition(last) { return true }
+            if !process.isRunning {
+                poll()
+                return events.contains(where: condition)
+            }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        return false
+    }
+
+    func terminate() { if process.isRunning { process.terminate() } }
+
+    func kill() {
+        if process.isRunning { Foundation.kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
+    }
+
+    /// Waits for the process to end (bounded: killed after two minutes) and returns its exit status.
+    func waitForExit() -> Int32 {
+        let deadline = Date(timeIntervalSinceNow: 120)
+        while process.isRunning, Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
+        if process.isRunning { kill() }
+        process.waitUntilExit()
+        poll()
+        return process.terminationStatus
+    }
+}
