@@ -196,6 +196,12 @@ final class WatchTests: EndToEndCase {
         try held.write(contentsOf: try XCTUnwrap(FileManager.default.contents(atPath: work + "/open-source.png")))
         XCTAssertTrue(watch.waitFor { $0.event == "itemFinished" && $0.input == open }, watch.stderr)
         try held.close()
+        // Deleted before it settled (and closed only after): forgotten, never started.
+        let vanish = input + "/vanish.png"
+        let doomed = try openForWriting(vanish)
+        try doomed.write(contentsOf: bytes[0..<(bytes.count / 2)])
+        XCTAssertEqual(unlink(vanish), 0)
+        try doomed.close()
         // A last file as a marker: once it is done, every event of the files before it is in.
         try makeImage(input + "/marker.png", seed: 33)
         XCTAssertTrue(watch.waitFor { $0.event == "itemFinished" && $0.input == self.input + "/marker.png" }, watch.stderr)
@@ -207,6 +213,8 @@ final class WatchTests: EndToEndCase {
         try assertSamePixels(complete, output + "/slow.png")
         try assertSamePixels(work + "/open-source.png", output + "/open.png")
         XCTAssertEqual(finished(watch, open).count, 1, "closing it later changes nothing: it is unchanged")
+        XCTAssertFalse(watch.events.contains { $0.input == vanish }, "a file deleted before it settled is forgotten")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: output + "/vanish.png"))
     }
 
     func testPlaylistAndReportAreRefreshedAfterABatch() throws {
@@ -240,9 +248,10 @@ final class WatchTests: EndToEndCase {
         let staging = work + "/staging"
         try FileManager.default.createDirectory(atPath: staging, withIntermediateDirectories: true)
         var sources: [String: String] = [:]
+        for variant in 0..<7 { try makeImage(staging + "/v\(variant).png", seed: 100 + variant, size: 8 + variant) }
         for index in 0..<count {
             let source = staging + "/s\(index).png"
-            try makeImage(source, seed: 100 + index % 7, size: 8 + index % 7)
+            try FileManager.default.copyItem(atPath: staging + "/v\(index % 7).png", toPath: source)
             sources[input + "/s\(index).png"] = source
         }
         for index in 0..<count {
@@ -301,6 +310,35 @@ final class WatchTests: EndToEndCase {
                        Set(sources.keys.map { ($0 as NSString).lastPathComponent }), "every output exactly once")
         try assertSamePixels(sources.map { ($0.value, output + "/" + ($0.key as NSString).lastPathComponent) })
         XCTAssertEqual(temporaries(), [], "the restart removed the killed watch's temporaries")
+    }
+
+    /// FNV-1a of the relative path, the formula `--shard` documents: shard (1…count) of a path.
+    func shard(of relativePath: String, count: UInt64) -> Int {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in relativePath.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+        return Int(hash % count) + 1
+    }
+
+    func testTwoShardsWatchingTheSameRootsEachTakeTheirShareOfArrivals() throws {
+        try writePipeline()
+        let first = try start(["--shard", "1/2"]), second = try start(["--shard", "2/2"])
+        let seed = work + "/seed.png"
+        try makeImage(seed, seed: 5, size: 8)
+        let names = (0..<16).map { "n\($0).png" }
+        for name in names { try FileManager.default.copyItem(atPath: seed, toPath: input + "/" + name) }
+        func taken(_ watch: WatchProcess) -> Set<String> {
+            Set(watch.events.filter { $0.event == "itemFinished" }.compactMap { $0.input.map { ($0 as NSString).lastPathComponent } })
+        }
+        let expected = (one: Set(names.filter { shard(of: $0, count: 2) == 1 }), two: Set(names.filter { shard(of: $0, count: 2) == 2 }))
+        XCTAssertTrue(first.waitFor { _ in taken(first).count >= expected.one.count }, first.stderr)
+        XCTAssertTrue(second.waitFor { _ in taken(second).count >= expected.two.count }, second.stderr)
+        first.terminate()
+        second.terminate()
+        XCTAssertEqual(first.waitForExit(), 0, first.stderr)
+        XCTAssertEqual(second.waitForExit(), 0, second.stderr)
+        XCTAssertEqual(taken(first), expected.one, "shard 1 takes the paths the hash gives it")
+        XCTAssertEqual(taken(second), expected.two)
+        XCTAssertEqual(Set(Tool.files(under: output).filter { !$0.hasPrefix(".medley") }), Set(names))
     }
 
     func testBadSettleValuesAndAlbumJobsAreRefusedBeforeAnythingRuns() throws {

@@ -31,9 +31,13 @@ final class FolderWatcher: @unchecked Sendable {
     /// Problems to say (a folder that cannot be watched), taken by `takeWarnings`.
     private var warnings: [String] = []
 
+    /// The folders the roots name (a file root's folder), watched from the start.
+    private let roots: Set<String>
+
     init(filters: [ArrivalFilter], settle: Double) throws {
         events = try FolderEvents()
         self.filters = filters
+        roots = Set(filters.flatMap { $0.folders.map(\.path) })
         arrivals = Arrivals(settle: settle)
     }
 
@@ -48,7 +52,7 @@ final class FolderWatcher: @unchecked Sendable {
     /// Files already there are left to the catch-up pass.
     func start() {
         condition.lock()
-        for root in Set(filters.flatMap { $0.folders.map(\.path) }).sorted() { addTree(root, files: nil) }
+        for root in roots.sorted() { addTree(root, files: nil) }
         condition.unlock()
         Thread.detachNewThread { [self] in readEvents() }
     }
@@ -112,7 +116,7 @@ final class FolderWatcher: @unchecked Sendable {
                 batch = try events.read(waiting: 200)
             } catch {
                 condition.lock()
-                warnings.append("cannot read folder events: \(error); the ingest roots are walked again")
+                warnings.append("cannot read folder events: \(error); the ingest roots are walked once more, but no later arrival is seen: start the watch again")
                 rescanReason = "cannot read folder events: \(error)"
                 condition.broadcast()
                 condition.unlock()
@@ -137,12 +141,18 @@ final class FolderWatcher: @unchecked Sendable {
         if change.contains(.overflow) {
             rescanReason = "the kernel's queue of folder events overflowed"
             // Folders made meanwhile may have no watch yet.
-            for root in Set(filters.flatMap { $0.folders.map(\.path) }).sorted() { addTree(root, files: nil) }
+            for root in roots.sorted() { addTree(root, files: nil) }
             return
         }
         guard let folder = folders[event.watch] else { return }
         if event.name.isEmpty {
-            if change.contains(.gone) { forget(folder: folder, watch: event.watch) }
+            if change.contains(.gone) {
+                forget(folder: folder, watch: event.watch)
+                if roots.contains(folder) {
+                    warnings.append("the ingest root \(folder) was deleted or moved away: it is no longer watched "
+                                    + "(start the watch again once it is back)")
+                }
+            }
             return
         }
         // Hidden entries are never ingested (and `.medley` holds Medley's own temporaries).
