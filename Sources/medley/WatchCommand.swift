@@ -23,8 +23,8 @@ enum WatchCommand {
                 """),
             Option("--events", value: "FILE", """
                 write JSON lines: those of 'run', and watchStarted (after the catch-up pass, when the
-                folders are watched), batchFinished (after each batch; refreshed: true once the manifest,
-                playlist and report were written again), watchRescan ('-' is standard output)
+                folders are watched), batchFinished (after each batch), outputsRefreshed (the manifest,
+                playlist, summary and report written again), watchRescan ('-' is standard output)
                 """),
             Option("--quiet", "q", "hide progress and the success summary (errors and failures still show)"),
             Option("--wait", "when another medley run is writing to an export root of this watch, wait for it to finish"),
@@ -34,7 +34,8 @@ enum WatchCommand {
             Folders are watched recursively with inotify: a folder made or moved in gets its watch and is then
             listed, so the files already in it are taken. When the kernel's event queue overflows, every ingest
             root is walked again (unchanged files are skipped). The manifest, playlist, summary and report are
-            written again after each batch of arrivals, when no more is due, or every 10 s during a long burst.
+            written again after a batch of arrivals, once nothing has been due for half a second, or every 10 s
+            during a long burst.
             The export roots stay locked for the whole watch. Jobs that measure album loudness are refused.
             Exit codes: 0 stopped by SIGTERM or SIGINT (items in flight are finished first, then the outputs
             written); 1 stopped by a full disk, or a manifest, playlist or report that could not be written;

@@ -224,13 +224,13 @@ final class WatchTests: EndToEndCase {
             """)
         let watch = try start()
         try FileManager.default.copyItem(atPath: Tool.fixtures + "/audio/tone.flac", toPath: input + "/one.flac")
-        XCTAssertTrue(watch.waitFor { $0.event == "batchFinished" && $0.refreshed == true && watch.count("itemFinished") >= 1 }, watch.stderr)
+        XCTAssertTrue(watch.waitFor { $0.event == "outputsRefreshed" && watch.count("itemFinished") >= 1 }, watch.stderr)
         let first = try String(contentsOfFile: output + "/hot.m3u8", encoding: .utf8)
         XCTAssertTrue(first.contains("one.caf"), first)
         try FileManager.default.copyItem(atPath: Tool.fixtures + "/audio/tone.flac", toPath: input + "/two.flac")
-        let refreshes = watch.events.filter { $0.event == "batchFinished" && $0.refreshed == true }.count
+        let refreshes = watch.events.filter { $0.event == "outputsRefreshed" }.count
         XCTAssertTrue(watch.waitFor { _ in
-            watch.events.filter { $0.event == "batchFinished" && $0.refreshed == true }.count > refreshes
+            watch.events.filter { $0.event == "outputsRefreshed" }.count > refreshes
                 && !self.finished(watch, self.input + "/two.flac").isEmpty
         }, watch.stderr)
         let second = try String(contentsOfFile: output + "/hot.m3u8", encoding: .utf8)
@@ -367,7 +367,6 @@ final class WatchProcess {
     struct Event {
         let event: String
         let input: String?
-        let refreshed: Bool?
     }
 
     let process = Process()
@@ -402,7 +401,7 @@ final class WatchProcess {
             partial = Data(partial[partial.index(after: newline)...])
             guard let object = try? JSONSerialization.jsonObject(with: line) as? [String: Any],
                   let name = object["event"] as? String else { continue }
-            events.append(Event(event: name, input: object["input"] as? String, refreshed: object["refreshed"] as? Bool))
+            events.append(Event(event: name, input: object["input"] as? String))
         }
     }
 

@@ -3,8 +3,8 @@ import Foundation
 /// `medley watch`: the pipeline's jobs run over what is there, as `run` does (incrementally), then
 /// over each file that arrives in their ingest roots once it is complete — in batches of what is
 /// complete at once, each item on the same journey as in `run` (atomic output, run state
-/// committed per item, its own failure). After a batch, once no more is due (or at most every
-/// `refreshEvery` seconds during a long burst), each job's manifest, playlist, summary and report
+/// committed per item, its own failure). After batches, once nothing has been due for `quiet`
+/// seconds (or every `refreshEvery` seconds during a long burst), each job's manifest, playlist, summary and report
 /// are written again. The export roots stay locked for the whole watch. `stop()` (SIGINT,
 /// SIGTERM) ends it after the items in flight, with the outputs written.
 extension PipelineRunner {
@@ -89,17 +89,19 @@ extension PipelineRunner {
     }
 
     /// Batches until stopped: what is complete goes through each job that takes it; outputs are
-    /// written again when nothing more is due, or every `refreshEvery` seconds during a burst.
+    /// written again once nothing more has been due for `quiet` seconds (a trickle of files is one
+    /// batch), or every `refreshEvery` seconds during a burst.
     private func loop(_ watched: [WatchedJob], _ watcher: FolderWatcher, _ settings: WatchSettings) {
-        var lastRefresh = FolderWatcher.now()
+        var lastRefresh = FolderWatcher.now(), lastBatch = FolderWatcher.now()
         while !scheduler.isStopping {
             sayWatchWarnings(watcher)
             let busy = watched.contains(where: \.changed)
-            switch watcher.next(waiting: busy ? 0 : 0.25) {
+            let quietLeft = settings.quiet - (FolderWatcher.now() - lastBatch)
+            switch watcher.next(waiting: busy ? min(0.25, max(0, quietLeft)) : 0.25) {
             case .nothing:
-                if busy {
-                    // The queue drained: the batch's outputs are written now.
-                    for state in watched where state.changed { refreshAfterBatch(state) }
+                if busy && FolderWatcher.now() - lastBatch >= settings.quiet {
+                    // The queue drained: the batches' outputs are written now.
+                    for state in watched where state.changed { refresh(state) }
                     lastRefresh = FolderWatcher.now()
                 }
             case .rescan(let reason):
@@ -110,17 +112,19 @@ extension PipelineRunner {
                     state.next = runItems(of: state.context.job, state.context, numberedFrom: state.next)
                     state.rewalked = true
                     state.changed = true
-                    emit(.batchFinished(job: state.context.job.name, items: state.next - before, counts: counts(state), refreshed: false))
+                    lastBatch = FolderWatcher.now()
+                    emit(.batchFinished(job: state.context.job.name, items: state.next - before, counts: counts(state)))
                 }
             case .files(let paths):
                 for state in watched where !scheduler.isStopping {
                     let files = paths.compactMap(state.filter.file(at:))
                     guard !files.isEmpty else { continue }
                     run(batch: files, state)
-                    emit(.batchFinished(job: state.context.job.name, items: files.count, counts: counts(state), refreshed: false))
+                    emit(.batchFinished(job: state.context.job.name, items: files.count, counts: counts(state)))
                 }
+                lastBatch = FolderWatcher.now()
                 if FolderWatcher.now() - lastRefresh >= settings.refreshEvery {
-                    for state in watched where state.changed { refreshAfterBatch(state) }
+                    for state in watched where state.changed { refresh(state) }
                     lastRefresh = FolderWatcher.now()
                 }
             }
@@ -137,11 +141,6 @@ extension PipelineRunner {
         scheduler.run(files.enumerated()) { [self] offset, file in
             self.process(file, context, index: first + offset)
         }
-    }
-
-    private func refreshAfterBatch(_ state: WatchedJob) {
-        refresh(state)
-        emit(.batchFinished(job: state.context.job.name, items: 0, counts: counts(state), refreshed: true))
     }
 
     /// Puts the job's manifest in place — this batch's lines, then the last manifest's lines of inputs
@@ -161,6 +160,7 @@ extension PipelineRunner {
         state.redone = []
         state.rewalked = false
         state.changed = false
+        emit(.outputsRefreshed(job: job.name, counts: counts(state)))
         if let to = job.export?.to, let root = roots[to] {
             do {
                 context.manifest = try ManifestWriter(root: root, job: job.name, shard: options.shard)

@@ -9,6 +9,9 @@ public struct WatchSettings: Sendable {
     /// During a burst that keeps the queue full, the manifest, playlist and report are rewritten at
     /// most this often (seconds); otherwise once the queue drains.
     public var refreshEvery: Double = 10
+    /// The manifest, playlist and report are rewritten once no file has been due for this long
+    /// (seconds): files arriving one after another make one batch, not one rewrite each.
+    public var quiet: Double = 0.5
     public init() {}
 
     /// The longest settle time taken (a day): beyond it a file would never be taken in practice.
