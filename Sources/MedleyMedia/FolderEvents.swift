@@ -37,9 +37,11 @@ public final class FolderEvents {
     public struct Failure: Error, CustomStringConvertible {
         public let code: Int32
         public var description: String {
-            code == ENOSPC
-                ? "the system's limit of watched folders is reached (raise fs.inotify.max_user_watches)"
-                : String(cString: strerror(code))
+            switch code {
+            case ENOSPC: return "the system's limit of watched folders is reached (raise fs.inotify.max_user_watches)"
+            case EMFILE: return "the system's limit of inotify instances or open files is reached (fs.inotify.max_user_instances, ulimit -n)"
+            default: return String(cString: strerror(code))
+            }
         }
     }
 

@@ -53,7 +53,13 @@ extension PipelineRunner {
         // Watches first, then the catch-up pass: a file that arrives meanwhile is seen by one or both
         // (twice is harmless: the second finds it unchanged).
         let filters = jobs.map { ArrivalFilter(job: $0, shard: options.shard) }
-        let watcher = try FolderWatcher(filters: filters, settle: settings.settle)
+        let watcher: FolderWatcher
+        do {
+            watcher = try FolderWatcher(filters: filters, settle: settings.settle)
+        } catch {
+            // No inotify instance (fs.inotify.max_user_instances reached, or not Linux): nothing was run.
+            throw RunError.cannotStart("cannot watch folders: \(error)")
+        }
         watcher.start()
         defer { watcher.stop() }
         sayWatchWarnings(watcher)
