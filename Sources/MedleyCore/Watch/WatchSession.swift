@@ -113,6 +113,8 @@ extension PipelineRunner {
             case .rescan(let reason):
                 emit(.watchRescan(reason: reason))
                 console.say("medley: \(reason); walking the ingest roots again (unchanged files are skipped)")
+                // What the batches did is put in place first: the walk then writes a whole manifest of its own.
+                for state in watched where state.changed { refresh(state) }
                 for state in watched where !scheduler.isStopping {
                     let before = state.next
                     state.next = runItems(of: state.context.job, state.context, numberedFrom: state.next)
