@@ -347,6 +347,40 @@ final class WatchTests: EndToEndCase {
         XCTAssertEqual(Set(Tool.files(under: output).filter { !$0.hasPrefix(".medley") }), Set(names))
     }
 
+    func testAnOverflowOfTheKernelsQueueWalksTheRootsAgainAndLosesNothing() throws {
+        // The queue's length per watch (fs.inotify.max_queued_events); events beyond it are dropped.
+        let limitText = try String(contentsOfFile: "/proc/sys/fs/inotify/max_queued_events", encoding: .utf8)
+        let limit = try XCTUnwrap(Int(limitText.trimmingCharacters(in: .whitespacesAndNewlines)))
+        guard limit <= 1 << 20 else {
+            throw XCTSkip("fs.inotify.max_queued_events is \(limit): too many events to overflow it in a test")
+        }
+        try writePipeline()
+        let watch = try start()
+        // Stopped, the watch reads no event; two files written a byte at a time, in turn (so the
+        // kernel cannot merge neighbouring events), make more than the queue holds.
+        let sources = [work + "/a-source.png", work + "/b-source.png"]
+        let side = Int(Double(limit / 2 + 1024).squareRoot()) + 8
+        for (index, source) in sources.enumerated() { try makeImage(source, seed: 41 + index, size: side) }
+        let bytes = try sources.map { try XCTUnwrap(FileManager.default.contents(atPath: $0)) }
+        XCTAssertGreaterThan(bytes[0].count + bytes[1].count, limit, "enough writes to overflow the queue")
+        XCTAssertEqual(Foundation.kill(watch.process.processIdentifier, SIGSTOP), 0)
+        let targets = [input + "/a.png", input + "/b.png"]
+        let handles = try targets.map { try openForWriting($0) }
+        for offset in 0..<max(bytes[0].count, bytes[1].count) {
+            for (handle, data) in zip(handles, bytes) where offset < data.count {
+                try handle.write(contentsOf: data[offset..<(offset + 1)])
+            }
+        }
+        for handle in handles { try handle.close() }
+        XCTAssertEqual(Foundation.kill(watch.process.processIdentifier, SIGCONT), 0)
+        XCTAssertTrue(watch.waitFor { $0.event == "watchRescan" }, "the overflow is seen; stderr: \(watch.stderr)")
+        XCTAssertTrue(watch.waitFor { _ in targets.allSatisfy { !self.finished(watch, $0).isEmpty } }, watch.stderr)
+        watch.terminate()
+        XCTAssertEqual(watch.waitForExit(), 0, watch.stderr)
+        try assertSamePixels(sources[0], output + "/a.png")
+        try assertSamePixels(sources[1], output + "/b.png")
+    }
+
     func testBadSettleValuesAndAlbumJobsAreRefusedBeforeAnythingRuns() throws {
         try writePipeline()
         for bad in ["2", "0s", "-1s", "fast", "2h", "1e3s"] {
