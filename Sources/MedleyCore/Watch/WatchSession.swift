@@ -183,13 +183,15 @@ extension PipelineRunner {
     /// The last manifest's lines whose input was not done again in this batch and is still there.
     private func carryLines(from path: String, into manifest: ManifestWriter, leaving redone: Set<String>) {
         guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { return }
+        // Only each line's input is needed: decoding the whole record would cost most of a refresh.
+        let decoder = JSONDecoder()
         for line in text.split(separator: "\n", omittingEmptySubsequences: true) {
             let line = String(line)
-            guard let record = try? ManifestRecord(line: line) else { continue }
-            if !record.input.isEmpty {
-                if redone.contains(record.input) { continue }
+            guard let input = (try? decoder.decode(ManifestInput.self, from: Data(line.utf8)))?.input else { continue }
+            if !input.isEmpty {
+                if redone.contains(input) { continue }
                 var info = stat()
-                if lstat(record.input, &info) != 0 { continue }  // deleted or moved away since: as a new run would
+                if lstat(input, &info) != 0 { continue }  // deleted or moved away since: as a new run would
             }
             manifest.append(line: line)
         }
@@ -204,4 +206,9 @@ extension PipelineRunner {
     private func sayWatchWarnings(_ watcher: FolderWatcher) {
         for warning in watcher.takeWarnings() { console.say("warn  \(warning)") }
     }
+}
+
+/// The one field of a manifest line a refresh reads (the rest is carried as it was written).
+private struct ManifestInput: Decodable {
+    let input: String?
 }
