@@ -9,7 +9,7 @@ import MedleyMedia
 enum CommandLineInterface {
     /// Every subcommand, in the order the usage lists them.
     static let commands: [Command] = [
-        RunCommand.command, ValidateCommand.command, FiltersCommand.command, ProbeCommand.command,
+        RunCommand.command, WatchCommand.command, ValidateCommand.command, FiltersCommand.command, ProbeCommand.command,
         MergeCommand.command, ReportCommand.command, BenchCommand.command,
     ]
 

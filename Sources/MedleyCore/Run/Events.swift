@@ -17,6 +17,17 @@ public enum RunEvent: Sendable {
     case jobFinished(job: String, counts: JobCounts, seconds: Double)
     /// Album mode: an album's loudness, measured now or (`reused`) known from the last run.
     case albumMeasured(job: String, album: AlbumLoudness, reused: Bool)
+    /// `medley watch`: the catch-up pass is done and the ingest roots' `folders` are watched.
+    case watchStarted(jobs: [String], folders: Int, settleSeconds: Double)
+    /// `medley watch`: a batch of arrivals of a job is done (`items` taken in it); `counts` since the
+    /// watch began.
+    case batchFinished(job: String, items: Int, counts: JobCounts)
+    /// `medley watch`: the job's manifest, playlist, summary and report were written again after
+    /// its batches (`counts` since the watch began).
+    case outputsRefreshed(job: String, counts: JobCounts)
+    /// `medley watch`: the kernel's queue of folder events overflowed (or a folder could not be
+    /// watched), so every ingest root is walked again.
+    case watchRescan(reason: String)
 
     /// One line of JSON.
     public var json: JSONValue {
@@ -44,12 +55,29 @@ public enum RunEvent: Sendable {
                       ("skipped", .number(Double(counts.skipped))), ("ignored", .number(Double(counts.ignored))),
                       ("excluded", .number(Double(counts.excluded))),
                       ("seconds", .number((seconds * 1000).rounded() / 1000))]
+        case .watchStarted(let jobs, let folders, let settle):
+            fields = [("event", .string("watchStarted")), ("jobs", .array(jobs.map { .string($0) })),
+                      ("folders", .number(Double(folders))), ("settle", .number(settle))]
+        case .batchFinished(let job, let items, let counts):
+            fields = [("event", .string("batchFinished")), ("job", .string(job)), ("items", .number(Double(items)))]
+                + Self.countFields(counts)
+        case .outputsRefreshed(let job, let counts):
+            fields = [("event", .string("outputsRefreshed")), ("job", .string(job))] + Self.countFields(counts)
+        case .watchRescan(let reason):
+            fields = [("event", .string("watchRescan")), ("reason", .string(reason))]
         case .albumMeasured(let job, let album, let reused):
             fields = [("event", .string("albumMeasured")), ("job", .string(job))]
                 + AlbumRecord(album).jsonFields + [("reused", .bool(reused))]
         }
         fields.append(("time", .string(Self.timestamp())))
         return .object(fields)
+    }
+
+    /// A job's counts as `batchFinished` and `outputsRefreshed` give them.
+    static func countFields(_ counts: JobCounts) -> [(String, JSONValue)] {
+        [("succeeded", .number(Double(counts.succeeded))), ("failed", .number(Double(counts.failed))),
+         ("skipped", .number(Double(counts.skipped))), ("ignored", .number(Double(counts.ignored))),
+         ("excluded", .number(Double(counts.excluded)))]
     }
 
     static func timestamp() -> String {

@@ -12,8 +12,9 @@ final class JobContext {
     let audio: AudioStage?
     /// Naming, claims, skip policy and atomic output (nil without an export).
     let exporter: Exporter?
-    /// The job's manifest being written (nil without an export, or in a dry run).
-    let manifest: ManifestWriter?
+    /// The job's manifest being written (nil without an export, or in a dry run); `medley watch`
+    /// starts a new one after each batch it puts in place.
+    var manifest: ManifestWriter?
     /// What the last run did with each input (nil: no run state, or none yet).
     var incremental: IncrementalState?
     var counts = JobCounts()

@@ -54,7 +54,7 @@ public final class PipelineRunner: @unchecked Sendable {
     /// Reports and manifests that could not be written (the run then exits 1).
     private var reportFailures = 0
     /// The export roots of the run's jobs, held open and locked while it runs (by `export.to`).
-    private var roots: [String: ExportRoot] = [:]
+    var roots: [String: ExportRoot] = [:]
     /// The first full disk met: the run stops there.
     var diskFull: (exportRoot: String, reason: String)?
     private var waitingForLock = false
@@ -125,7 +125,7 @@ public final class PipelineRunner: @unchecked Sendable {
     /// Opens every export root the run writes, before any job starts: each is locked against
     /// other runs (in one order, so two waiting runs cannot deadlock), its temporary area made
     /// and cleaned. A root that cannot be used stops the run here, with nothing written.
-    private func openExportRoots(of jobs: [Job]) throws {
+    func openExportRoots(of jobs: [Job]) throws {
         var byRealPath: [String: ExportRoot] = [:]
         for to in Set(jobs.compactMap { $0.export?.to }).sorted() {
             let root = try ExportRoot.open(to)
@@ -160,6 +160,17 @@ public final class PipelineRunner: @unchecked Sendable {
     static let failuresListed = 1000
 
     private func run(_ job: Job) throws -> JobCounts {
+        let context = try makeContext(job)
+        emit(.jobStarted(job: job.name))
+        if console.interactive && !options.quiet { countInBackground(job, context) }
+        runItems(of: job, context)
+        try writeOutputs(of: job, context)
+        finishJob(context)
+        return context.counts
+    }
+
+    /// A job's stages, export, manifest and run state, ready for its items.
+    func makeContext(_ job: Job) throws -> JobContext {
         let image = try job.export.map { try ImageStage(job: job, export: $0) }
         let root = job.export.flatMap { roots[$0.to] }
         let manifest = try root.map { try ManifestWriter(root: $0, job: job.name, shard: options.shard) }
@@ -179,9 +190,13 @@ public final class PipelineRunner: @unchecked Sendable {
         if let export = job.export {
             context.incremental = try IncrementalState.open(job, export: export, root: root, options: options)
         }
-        emit(.jobStarted(job: job.name))
-        if console.interactive && !options.quiet { countInBackground(job, context) }
+        return context
+    }
 
+    /// Takes every ingested file of the job through the scheduler, numbered from `first` in ingest
+    /// order; returns the number after the last it gave.
+    @discardableResult
+    func runItems(of job: Job, _ context: JobContext, numberedFrom first: Int = 0) -> Int {
         let own = job.export.map { OwnOutputs(exportRoot: $0.to, ingestRoots: job.ingest.roots) }
         // Album mode: every album measured before any of its tracks is written (`AlbumPass.swift`).
         if let grouping = job.albumGrouping, context.audio != nil || job.tag != nil {
@@ -199,8 +214,13 @@ public final class PipelineRunner: @unchecked Sendable {
             if let albums { return albums.takes(file) }
             return Sharding.takes(file.relativePath, shard: options.shard)
         }
+        // Pulled on this thread only (the scheduler's loop), so the count needs no lock.
+        var numbered = first
         // Numbered in ingest order: a contested output name goes to the earlier item (OutputClaims).
-        scheduler.run(files.enumerated()) { [self] index, result in
+        scheduler.run(files.enumerated().lazy.map { element -> (Int, FileEnumerator.Element) in
+            numbered = first + element.offset + 1
+            return (first + element.offset, element.element)
+        }) { [self] index, result in
             switch result {
             case .success(let file): self.process(file, context, index: index)
             case .failure(let error):
@@ -210,6 +230,12 @@ public final class PipelineRunner: @unchecked Sendable {
             }
         }
         listMovedItems(context)
+        return numbered
+    }
+
+    /// The job's manifest put in place, then its playlist, summary and report written from it.
+    func writeOutputs(of job: Job, _ context: JobContext) throws {
+        let manifest = context.manifest
         var manifestWritten = manifest != nil
         do {
             try manifest?.finish()
@@ -220,6 +246,7 @@ public final class PipelineRunner: @unchecked Sendable {
             countReportFailure()
         }
         context.incremental?.store?.checkpoint()
+        let root = job.export.flatMap { roots[$0.to] }
         if let playlist = job.playlist, let manifest, let root, manifestWritten {
             try writePlaylist(playlist, manifest: manifest.realPath, root: root)
         }
@@ -233,13 +260,24 @@ public final class PipelineRunner: @unchecked Sendable {
                 writeReport(report, root: root, manifest: manifest.realPath, summary: summary, job: job)
             }
         }
-        emit(.jobFinished(job: job.name, counts: context.counts, seconds: seconds))
+    }
+
+    /// The job's end: its jobFinished event and summary lines.
+    func finishJob(_ context: JobContext) {
+        let seconds = Date().timeIntervalSince(context.started)
+        emit(.jobFinished(job: context.job.name, counts: context.counts, seconds: seconds))
         printSummary(context, seconds: seconds)
-        return context.counts
+    }
+
+    /// Reports and manifests that could not be written so far.
+    var currentReportFailures: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return reportFailures
     }
 
     /// A report or manifest that could not be written: an error of the run (exit 1), never of its items.
-    private func countReportFailure() {
+    func countReportFailure() {
         lock.lock()
         reportFailures += 1
         lock.unlock()

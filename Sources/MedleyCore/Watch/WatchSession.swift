@@ -1,0 +1,214 @@
+import Foundation
+
+/// `medley watch`: the pipeline's jobs run over what is there, as `run` does (incrementally), then
+/// over each file that arrives in their ingest roots once it is complete — in batches of what is
+/// complete at once, each item on the same journey as in `run` (atomic output, run state
+/// committed per item, its own failure). After batches, once nothing has been due for `quiet`
+/// seconds (or every `refreshEvery` seconds during a long burst), each job's manifest, playlist, summary and report
+/// are written again. The export roots stay locked for the whole watch. `stop()` (SIGINT,
+/// SIGTERM) ends it after the items in flight, with the outputs written.
+extension PipelineRunner {
+    /// What a job keeps between batches.
+    private final class WatchedJob {
+        let context: JobContext
+        let filter: ArrivalFilter
+        /// The next item's number in ingest order (claims are settled in that order).
+        var next: Int
+        /// Inputs done since the manifest was last put in place: their old lines are left out of the next one.
+        var redone: Set<String> = []
+        /// Whether a walk of every root replaced the whole manifest since then.
+        var rewalked = false
+        /// Whether anything was done since the outputs were last written.
+        var changed = false
+
+        init(context: JobContext, filter: ArrivalFilter, next: Int) {
+            self.context = context
+            self.filter = filter
+            self.next = next
+        }
+    }
+
+    /// Why a pipeline cannot be watched (said before anything runs).
+    public static func watchRefusal(_ pipeline: Pipeline, options: RunOptions) -> String? {
+        let jobs = pipeline.jobs.filter { options.onlyJob == nil || options.onlyJob == $0.name }
+        if let job = jobs.first(where: { $0.albumGrouping != nil && ($0.transcode != nil || $0.tag != nil) }) {
+            return "job \(job.name) measures album loudness, which needs every track of an album at once; "
+                + "run it with 'medley run' when an album is complete"
+        }
+        if let job = jobs.first(where: { $0.export == nil }) {
+            return "job \(job.name) has no export stage: a watch keeps its run state and outputs in an export root"
+        }
+        return nil
+    }
+
+    /// Runs the catch-up pass, then watches until `stop()`; returns the jobs' counts since the watch began.
+    public func watch(_ settings: WatchSettings) throws -> RunSummary {
+        var summary = RunSummary()
+        let jobs = pipeline.jobs.filter { options.onlyJob == nil || options.onlyJob == $0.name }
+        defer {
+            roots.values.forEach { $0.finish() }
+            roots = [:]
+        }
+        try openExportRoots(of: jobs)
+        // Watches first, then the catch-up pass: a file that arrives meanwhile is seen by one or both
+        // (twice is harmless: the second finds it unchanged).
+        let filters = jobs.map { ArrivalFilter(job: $0, shard: options.shard) }
+        let watcher: FolderWatcher
+        do {
+            watcher = try FolderWatcher(filters: filters, settle: settings.settle)
+        } catch {
+            // No inotify instance (fs.inotify.max_user_instances reached, or not Linux): nothing was run.
+            throw RunError.cannotStart("cannot watch folders: \(error)")
+        }
+        watcher.start()
+        defer { watcher.stop() }
+        sayWatchWarnings(watcher)
+
+        var watched: [WatchedJob] = []
+        for (job, filter) in zip(jobs, filters) {
+            let context = try makeContext(job)
+            emit(.jobStarted(job: job.name))
+            let next = runItems(of: job, context)
+            let state = WatchedJob(context: context, filter: filter, next: next)
+            state.rewalked = true
+            watched.append(state)
+            if scheduler.isStopping { break }
+        }
+        for state in watched { refresh(state) }
+
+        if !scheduler.isStopping {
+            emit(.watchStarted(jobs: jobs.map(\.name), folders: watcher.folderCount, settleSeconds: settings.settle))
+            if !options.quiet {
+                console.say("watching \(watcher.folderCount) folder\(watcher.folderCount == 1 ? "" : "s") of "
+                            + "\(jobs.map(\.name).joined(separator: ", ")) (settle \(settings.settle) s); stop with Ctrl-C or SIGTERM")
+            }
+            loop(watched, watcher, settings)
+        }
+        for state in watched {
+            if state.changed { refresh(state) }
+            finishJob(state.context)
+            summary.jobs.append((state.context.job.name, state.context.counts))
+        }
+        summary.reportFailures = currentReportFailures
+        summary.diskFull = diskFull
+        return summary
+    }
+
+    /// Batches until stopped: what is complete goes through each job that takes it; outputs are
+    /// written again once nothing more has been due for `quiet` seconds (a trickle of files is one
+    /// batch), or every `refreshEvery` seconds during a burst.
+    private func loop(_ watched: [WatchedJob], _ watcher: FolderWatcher, _ settings: WatchSettings) {
+        var lastRefresh = FolderWatcher.now(), lastBatch = FolderWatcher.now()
+        while !scheduler.isStopping {
+            sayWatchWarnings(watcher)
+            let busy = watched.contains(where: \.changed)
+            let quietLeft = settings.quiet - (FolderWatcher.now() - lastBatch)
+            switch watcher.next(waiting: busy ? min(0.25, max(0, quietLeft)) : 0.25) {
+            case .nothing:
+                if busy && FolderWatcher.now() - lastBatch >= settings.quiet {
+                    // The queue drained: the batches' outputs are written now.
+                    for state in watched where state.changed { refresh(state) }
+                    lastRefresh = FolderWatcher.now()
+                }
+            case .rescan(let reason):
+                emit(.watchRescan(reason: reason))
+                console.say("medley: \(reason); walking the ingest roots again (unchanged files are skipped)")
+                // What the batches did is put in place first: the walk then writes a whole manifest of its own.
+                for state in watched where state.changed { refresh(state) }
+                for state in watched where !scheduler.isStopping {
+                    let before = state.next
+                    state.next = runItems(of: state.context.job, state.context, numberedFrom: state.next)
+                    state.rewalked = true
+                    state.changed = true
+                    lastBatch = FolderWatcher.now()
+                    emit(.batchFinished(job: state.context.job.name, items: state.next - before, counts: counts(state)))
+                }
+            case .files(let paths):
+                for state in watched where !scheduler.isStopping {
+                    let files = paths.compactMap(state.filter.file(at:))
+                    guard !files.isEmpty else { continue }
+                    run(batch: files, state)
+                    emit(.batchFinished(job: state.context.job.name, items: files.count, counts: counts(state)))
+                }
+                lastBatch = FolderWatcher.now()
+                if FolderWatcher.now() - lastRefresh >= settings.refreshEvery {
+                    for state in watched where state.changed { refresh(state) }
+                    lastRefresh = FolderWatcher.now()
+                }
+            }
+        }
+    }
+
+    /// One batch of a job's arrivals through the scheduler, numbered on in ingest order.
+    private func run(batch files: [IngestedFile], _ state: WatchedJob) {
+        let first = state.next
+        state.next += files.count
+        state.changed = true
+        state.redone.formUnion(files.map(\.path))
+        let context = state.context
+        scheduler.run(files.enumerated()) { [self] offset, file in
+            self.process(file, context, index: first + offset)
+        }
+    }
+
+    /// Puts the job's manifest in place — this batch's lines, then the last manifest's lines of inputs
+    /// not done again and still there — writes its playlist, summary and report from it, and starts
+    /// the next batch's manifest.
+    private func refresh(_ state: WatchedJob) {
+        let context = state.context, job = context.job
+        if let manifest = context.manifest, !state.rewalked {
+            carryLines(from: manifest.realPath, into: manifest, leaving: state.redone)
+        }
+        do {
+            try writeOutputs(of: job, context)
+        } catch {
+            console.say("medley: \(error)", color: "31")
+            countReportFailure()
+        }
+        state.redone = []
+        state.rewalked = false
+        state.changed = false
+        emit(.outputsRefreshed(job: job.name, counts: counts(state)))
+        if let to = job.export?.to, let root = roots[to] {
+            do {
+                context.manifest = try ManifestWriter(root: root, job: job.name, shard: options.shard)
+            } catch {
+                context.manifest = nil
+                console.say("medley: \(error); the run state keeps every item, and the next run writes the manifest again", color: "31")
+                countReportFailure()
+            }
+        }
+    }
+
+    /// The last manifest's lines whose input was not done again in this batch and is still there.
+    private func carryLines(from path: String, into manifest: ManifestWriter, leaving redone: Set<String>) {
+        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { return }
+        // Only each line's input is needed: decoding the whole record would cost most of a refresh.
+        let decoder = JSONDecoder()
+        for line in text.split(separator: "\n", omittingEmptySubsequences: true) {
+            let line = String(line)
+            guard let input = (try? decoder.decode(ManifestInput.self, from: Data(line.utf8)))?.input else { continue }
+            if !input.isEmpty {
+                if redone.contains(input) { continue }
+                var info = stat()
+                if lstat(input, &info) != 0 { continue }  // deleted or moved away since: as a new run would
+            }
+            manifest.append(line: line)
+        }
+    }
+
+    private func counts(_ state: WatchedJob) -> JobCounts {
+        lock.lock()
+        defer { lock.unlock() }
+        return state.context.counts
+    }
+
+    private func sayWatchWarnings(_ watcher: FolderWatcher) {
+        for warning in watcher.takeWarnings() { console.say("warn  \(warning)") }
+    }
+}
+
+/// The one field of a manifest line a refresh reads (the rest is carried as it was written).
+private struct ManifestInput: Decodable {
+    let input: String?
+}
