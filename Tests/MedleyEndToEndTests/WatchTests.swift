@@ -381,6 +381,53 @@ final class WatchTests: EndToEndCase {
         try assertSamePixels(sources[1], output + "/b.png")
     }
 
+    /// `ingest.afterwards.move` under a watch: each arrival is processed once, then moved into
+    /// `in/done` (a folder inside the watched root), and what lands there is never taken again.
+    func testSourcesMovedAsideAfterwardsAreNotTakenAgainAsArrivals() throws {
+        try FileManager.default.createDirectory(atPath: input, withIntermediateDirectories: true)
+        _ = try pipeline("""
+            version: 1
+            jobs:
+              - name: hot
+                ingest: { from: [in], media: [image], afterwards: { move: in/done } }
+                export: { to: out, format: png, name: "{relpath}/{stem}.{ext}" }
+            """)
+        let staging = work + "/staging"
+        try FileManager.default.createDirectory(atPath: staging + "/sub", withIntermediateDirectories: true)
+        try makeImage(input + "/before.png", seed: 5)
+        let watch = try start()
+        XCTAssertTrue(watch.waitFor { $0.event == "itemFinished" && $0.input == self.input + "/before.png" }, watch.stderr)
+        var names = ["before.png"]
+        for index in 0..<3 {
+            try makeImage(staging + "/a\(index).png", seed: 30 + index)
+            XCTAssertEqual(rename(staging + "/a\(index).png", input + "/a\(index).png"), 0)
+            names.append("a\(index).png")
+        }
+        try makeImage(staging + "/sub/b.png", seed: 40)
+        XCTAssertEqual(rename(staging + "/sub", input + "/sub"), 0)
+        names.append("sub/b.png")
+        for name in names {
+            XCTAssertTrue(watch.waitFor { $0.event == "itemFinished" && $0.input == self.input + "/" + name }, "\(name): \(watch.stderr)")
+        }
+        // Every source reaches done/ once its output is in place (the move follows the finish event).
+        XCTAssertTrue(watch.waitFor { _ in names.allSatisfy { FileManager.default.fileExists(atPath: self.input + "/done/" + $0) } },
+                      watch.stderr)
+        // A batch after the moves: the watch is still taking arrivals, and only those.
+        try makeImage(staging + "/last.png", seed: 50)
+        XCTAssertEqual(rename(staging + "/last.png", input + "/last.png"), 0)
+        XCTAssertTrue(watch.waitFor { $0.event == "itemFinished" && $0.input == self.input + "/last.png" }, watch.stderr)
+        watch.terminate()
+        XCTAssertEqual(watch.waitForExit(), 0, watch.stderr)
+        names.append("last.png")
+        for name in names {
+            XCTAssertEqual(finished(watch, input + "/" + name).count, 1, "\(name) processed once")
+            try assertSamePixels(input + "/done/" + name, output + "/" + name)
+            XCTAssertFalse(FileManager.default.fileExists(atPath: input + "/" + name), "\(name) moved aside")
+        }
+        XCTAssertFalse(watch.events.contains { ($0.input ?? "").hasPrefix(input + "/done/") }, "nothing in done/ is an item")
+        XCTAssertEqual(temporaries(), [])
+    }
+
     func testBadSettleValuesAndAlbumJobsAreRefusedBeforeAnythingRuns() throws {
         try writePipeline()
         for bad in ["2", "0s", "-1s", "fast", "2h", "1e3s"] {
