@@ -35,22 +35,7 @@ medley=${MEDLEY:-"$repo_dir/.build/release/medley"}
 if [[ -n $keep ]]; then work=$keep; mkdir -p "$work"; else work=$(mktemp -d); trap 'rm -rf "$work"' EXIT; fi
 rm -rf "$work/out-"*
 
-if [[ ! -f $work/made-$items ]]; then
-  rm -rf "$work/in"
-  vips black "$work/seed.png" 1 1
-  python3 - "$work" "$items" <<'PY'
-import os, sys
-work, items = sys.argv[1], int(sys.argv[2])
-seed = open(os.path.join(work, "seed.png"), "rb").read()
-for i in range(items):
-    folder = os.path.join(work, "in", f"{i // 1000:04d}")
-    if i % 1000 == 0:
-        os.makedirs(folder, exist_ok=True)
-    with open(os.path.join(folder, f"img-{i:07d}.png"), "wb") as f:
-        f.write(seed + f"medley-{i}".encode())
-PY
-  touch "$work/made-$items"
-fi
+"$script_dir/make-tiny-corpus.sh" "$work" "$items"
 
 # pipeline NAME FROM TO [thumbnail]: a pipeline file in $work.
 pipeline() {

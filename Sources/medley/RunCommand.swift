@@ -42,15 +42,9 @@ enum RunCommand {
             throw UsageError(parsed.positional.isEmpty ? "name the pipeline file" : "expected one pipeline file, not \(parsed.positional.count)",
                              showsUsage: true)
         }
-        var options = RunOptions()
+        var options = try sharedOptions(parsed)
         options.dryRun = parsed.flag("--dry-run")
         options.force = parsed.flag("--force")
-        options.quiet = parsed.flag("--quiet")
-        options.wait = parsed.flag("--wait")
-        options.eventsPath = parsed.value("--events")
-        options.onlyJob = parsed.value("--only")
-        if let jobs = try parsed.count("--jobs") { options.concurrency = jobs }
-        options.shard = try shard(parsed.value("--shard"))
         guard let pipeline = try loadPipeline(parsed, nothingRun: true) else { return 2 }
 
         let runner: PipelineRunner
@@ -118,6 +112,18 @@ enum RunCommand {
             defer { lock.unlock() }
             return first
         }
+    }
+
+    /// The options `run` and `watch` share: --quiet, --wait, --events, --only, --jobs, --shard.
+    static func sharedOptions(_ parsed: ParsedArguments) throws -> RunOptions {
+        var options = RunOptions()
+        options.quiet = parsed.flag("--quiet")
+        options.wait = parsed.flag("--wait")
+        options.eventsPath = parsed.value("--events")
+        options.onlyJob = parsed.value("--only")
+        if let jobs = try parsed.count("--jobs") { options.concurrency = jobs }
+        options.shard = try shard(parsed.value("--shard"))
+        return options
     }
 
     /// `--shard K/N`, or the index a cluster scheduler gives an array task.

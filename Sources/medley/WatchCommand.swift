@@ -48,13 +48,7 @@ enum WatchCommand {
             throw UsageError(parsed.positional.isEmpty ? "name the pipeline file" : "expected one pipeline file, not \(parsed.positional.count)",
                              showsUsage: true)
         }
-        var options = RunOptions()
-        options.quiet = parsed.flag("--quiet")
-        options.wait = parsed.flag("--wait")
-        options.eventsPath = parsed.value("--events")
-        options.onlyJob = parsed.value("--only")
-        if let jobs = try parsed.count("--jobs") { options.concurrency = jobs }
-        options.shard = try RunCommand.shard(parsed.value("--shard"))
+        let options = try RunCommand.sharedOptions(parsed)
         var settings = WatchSettings()
         if let text = parsed.value("--settle") {
             guard let seconds = WatchSettings.duration(text) else {
