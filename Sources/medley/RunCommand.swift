@@ -21,6 +21,11 @@ enum RunCommand {
                 jobFinished (FILE '-' is standard output; each line is written as its event happens)
                 """),
             Option("--quiet", "q", "hide progress and the success summary (errors and failures still show)"),
+            Option("--failed-items-ok", """
+                exit 0 when the run went through every item even if some failed (each is still named in the
+                summary, the manifest and the report); a run stopped early still exits 1 — for batch systems
+                that retry a task whose exit status is not 0 (a Kubernetes Indexed Job)
+                """),
             Option("--wait", """
                 when another medley run is writing to an export root of this run (the same
                 shard of it, or a whole-root run), wait for it to finish instead of stopping
@@ -29,11 +34,12 @@ enum RunCommand {
         ],
         notes: """
             One run at a time writes an export root (or one shard of it): a second stops at once, naming the
-            first (exit 2), unless --wait. On a terminal a progress line shows a bar, counts, rate and ETA.
-            Exit codes: 0 all items succeeded; 1 some items failed, or the run stopped early (SIGTERM, a full
-            disk); 2 invalid pipeline or options, or an export root that cannot be used (another run is writing
-            to it, it cannot be written, a symbolic link where Medley keeps its files): nothing was run;
-            3 internal error; 130 interrupted (SIGINT, Ctrl-C) — items in flight are finished first.
+            first (exit 2), unless --wait. On a terminal a progress line shows a bar, counts, rate and ETA. Exit
+            codes: 0 all items succeeded; 1 some items failed (0 with --failed-items-ok), or the run stopped
+            early (SIGTERM, a full disk); 2 invalid pipeline or options, or an export root that cannot be used
+            (another run is writing to it, it cannot be written, a symbolic link where Medley keeps its files):
+            nothing was run; 3 internal error; 130 interrupted (SIGINT, Ctrl-C) — items in flight are finished
+            first.
             """,
         run: main)
 
@@ -86,7 +92,7 @@ enum RunCommand {
                        + "items not reached were not started — run the same command again to finish: finished items are skipped")
             return exitStatus(afterStopping: received.number)
         }
-        return summary.failed > 0 ? 1 : 0
+        return summary.failed > 0 && !parsed.flag("--failed-items-ok") ? 1 : 0
     }
 
     /// 130 after SIGINT (Ctrl-C), as shells report a command the interrupt ended; 1 after

@@ -245,7 +245,7 @@ final class AudioRunTests: EndToEndCase {
         ]
         // Ten seconds of music-like noise (made here by sox), so container overhead is small.
         let input = work + "/music.flac"
-        XCTAssertEqual(try Tool.run("sox", ["-n", "-r", "44100", "-c", "2", "-b", "16", input, "synth", "10",
+        XCTAssertEqual(try Tool.run("sox", ["-R", "-n", "-r", "44100", "-c", "2", "-b", "16", input, "synth", "10",
                                             "pinknoise", "gain", "-6"]).status, 0)
         let source = try soxiFrames(input)
         XCTAssertEqual(source, 441_000)

@@ -34,6 +34,31 @@ final class BadInputTests: EndToEndCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: work + "/out/.medley/tmp"))
     }
 
+    /// `--failed-items-ok` (the Kubernetes Job's): the same failures, each still named with its
+    /// reason and in the manifest, but exit 0 — the run went through every item.
+    func testFailedItemsOKExitsZeroAndStillNamesEveryFailure() throws {
+        let path = try pipeline("""
+            version: 1
+            jobs:
+              - name: broken
+                ingest: { from: [\(Tool.fixtures)/broken] }
+                export: { to: out, format: png }
+            """)
+        let result = try Tool.medley(["run", path, "--failed-items-ok"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        let broken = try FileManager.default.contentsOfDirectory(atPath: Tool.fixtures + "/broken")
+        let manifest = try String(contentsOfFile: work + "/out/.medley/manifest-broken.jsonl", encoding: .utf8)
+            .split(separator: "\n").map { try XCTUnwrap(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]) }
+        let failed = manifest.filter { $0["status"] as? String == "failed" }.compactMap { $0["input"] as? String }
+        XCTAssertGreaterThanOrEqual(failed.count, 4, "the fixtures' broken files fail: \(failed)")
+        XCTAssertLessThan(failed.count, broken.count, "the good ones do not")
+        for input in failed {
+            XCTAssertTrue(result.stderr.contains("✗ " + input + ":"), "the summary names \(input)\n\(result.stderr)")
+        }
+        // Without the option the same run exits 1.
+        XCTAssertEqual(try Tool.medley(["run", path, "--force", "--quiet"]).status, 1)
+    }
+
     func testInvalidPipelineListsEveryProblemAndWritesNothing() throws {
         let file = Tool.fixtures + "/pipelines/broken-mistakes.yaml"
         for command in ["validate", "run"] {

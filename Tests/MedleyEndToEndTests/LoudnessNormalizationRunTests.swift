@@ -28,10 +28,11 @@ final class LoudnessNormalizationRunTests: EndToEndCase {
         return records
     }
 
-    /// Makes `src/NAME` with sox: `sox -n … NAME synth …`.
+    /// Makes `src/NAME` with sox: `sox -R -n … NAME synth …` (-R: repeatable mode, so noise is the
+    /// same every run — a fresh pink noise clips now and then, and its true peak then varies by 2 dB).
     func make(_ name: String, _ arguments: [String]) throws {
         try FileManager.default.createDirectory(atPath: work + "/src", withIntermediateDirectories: true)
-        let result = try Tool.run("sox", ["-n"] + arguments.prefix { $0 != "synth" } + [work + "/src/" + name]
+        let result = try Tool.run("sox", ["-R", "-n"] + arguments.prefix { $0 != "synth" } + [work + "/src/" + name]
                                   + arguments.drop { $0 != "synth" })
         XCTAssertEqual(result.status, 0, result.stderr)
     }
@@ -148,11 +149,11 @@ final class LoudnessNormalizationRunTests: EndToEndCase {
         let tone = work + "/tone.wav", room = work + "/room.wav", noisy = work + "/noisy.wav"
         XCTAssertEqual(try Tool.run("sox", ["-n", "-r", "44100", "-c", "1", "-b", "24", tone, "synth", "6", "sine", "300", "vol", "0.02",
                                             "pad", "1", "0"]).status, 0)
-        XCTAssertEqual(try Tool.run("sox", ["-n", "-r", "44100", "-c", "1", "-b", "24", room, "synth", "7", "whitenoise",
+        XCTAssertEqual(try Tool.run("sox", ["-R", "-n", "-r", "44100", "-c", "1", "-b", "24", room, "synth", "7", "whitenoise",
                                             "vol", "0.00005"]).status, 0)
         XCTAssertEqual(try Tool.run("sox", ["-m", tone, room, work + "/src/book.wav"]).status, 0)
         // A second chapter whose room tone is far too loud (-40 dB): the noise floor fails ACX.
-        XCTAssertEqual(try Tool.run("sox", ["-n", "-r", "44100", "-c", "1", "-b", "24", noisy, "synth", "7", "whitenoise",
+        XCTAssertEqual(try Tool.run("sox", ["-R", "-n", "-r", "44100", "-c", "1", "-b", "24", noisy, "synth", "7", "whitenoise",
                                             "vol", "0.017"]).status, 0)
         XCTAssertEqual(try Tool.run("sox", ["-m", tone, noisy, work + "/src/noisy.wav"]).status, 0)
         let records = try run("audiobook")

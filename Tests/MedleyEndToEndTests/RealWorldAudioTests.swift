@@ -68,7 +68,7 @@ final class RealWorldAudioTests: EndToEndCase {
     func testLosslessOutputsKeepA24BitSourceSampleForSample() throws {
         let source = work + "/deep.flac"
         // Noise uses all 24 bits; sox writes it as 24-bit FLAC.
-        let made = try Tool.run("sox", ["-n", "-r", "48000", "-c", "2", "-b", "24", source, "synth", "0.5", "whitenoise", "vol", "0.7"])
+        let made = try Tool.run("sox", ["-R", "-n", "-r", "48000", "-c", "2", "-b", "24", source, "synth", "0.5", "whitenoise", "vol", "0.7"])
         XCTAssertEqual(made.status, 0, made.stderr)
         XCTAssertEqual(try Tool.run("soxi", ["-b", source]).stdout.trimmingCharacters(in: .whitespacesAndNewlines), "24")
         let expected = try decodedS32(source)

@@ -100,7 +100,7 @@ final class ReplayGainRunTests: EndToEndCase {
     func source(_ name: String, volume: Double = 0.3, title: String = "Pink", extra: [String] = []) throws -> String {
         try FileManager.default.createDirectory(atPath: work + "/in", withIntermediateDirectories: true)
         let wav = work + "/src-\(UUID().uuidString).wav"
-        let made = try Tool.run("sox", ["-n", "-r", "44100", "-c", "2", "-b", "16", wav, "synth", "4", "pinknoise", "sine", "440",
+        let made = try Tool.run("sox", ["-R", "-n", "-r", "44100", "-c", "2", "-b", "16", wav, "synth", "4", "pinknoise", "sine", "440",
                                         "remix", "1,2", "1,2", "vol", String(volume)])
         XCTAssertEqual(made.status, 0, made.stderr)
         let codecs = ["mp3": "libmp3lame", "m4a": "aac", "flac": "flac", "ogg": "libvorbis", "opus": "libopus", "wav": "pcm_s16le"]

@@ -50,7 +50,8 @@ final class TrimFadeRunTests: EndToEndCase {
     }
 
     func sox(_ arguments: [String]) throws {
-        let made = try Tool.run("sox", arguments)
+        // -R: sox's repeatable mode (a fixed seed), so the noise these tests make is the same every run.
+        let made = try Tool.run("sox", ["-R"] + arguments)
         XCTAssertEqual(made.status, 0, made.stderr)
     }
 
