@@ -79,4 +79,49 @@ final class ShardingTests: EndToEndCase {
         XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: work + "/out/.medley/manifest-shards.jsonl")), manifest)
         XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: work + "/out/all.m3u8")), playlist)
     }
+
+    /// FNV-1a of the relative path modulo N, counted from 1 (the share the README documents).
+    func owner(_ relativePath: String, of count: Int) -> Int {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in relativePath.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+        return Int(hash % UInt64(count)) + 1
+    }
+
+    /// Two items of different shards that name one output: neither shard can see the other's name,
+    /// so the file written last replaces the other. An unsharded run fails the second item; the
+    /// merge finds the pair, names both, and writes nothing.
+    func testOneOutputNamedByItemsOfTwoShardsFailsTheMerge() throws {
+        // x/a.png and y/a.png fall to different shards of 2 (checked here by the formula).
+        XCTAssertNotEqual(owner("x/a.png", of: 2), owner("y/a.png", of: 2))
+        for (folder, size) in [("x", "8"), ("y", "16")] {
+            try FileManager.default.createDirectory(atPath: work + "/in/" + folder, withIntermediateDirectories: true)
+            XCTAssertEqual(try Tool.run("vips", ["black", work + "/in/\(folder)/a.png", size, size]).status, 0)
+        }
+        let path = try pipeline("""
+            version: 1
+            jobs:
+              - name: flat
+                ingest: { from: [in] }
+                export: { to: out, format: png, name: "{stem}.png" }
+            """)
+        for k in 1...2 {
+            let shard = try Tool.medley(["run", path, "--quiet", "--shard", "\(k)/2"])
+            XCTAssertEqual(shard.status, 0, "each shard alone sees no clash: \(shard.stderr)")
+        }
+        let merged = try Tool.medley(["merge", path])
+        XCTAssertEqual(merged.status, 1, merged.stderr)
+        let line = try XCTUnwrap(merged.stderr.split(separator: "\n").first { $0.contains("one output from two items") }, merged.stderr)
+        XCTAssertTrue(line.contains(work + "/out/a.png"), String(line))
+        for item in ["x/a.png", "y/a.png"] {
+            XCTAssertTrue(line.contains("\(item) (shard \(owner(item, of: 2)))"), String(line))
+        }
+        XCTAssertTrue(line.contains("{relpath}"), "the fix is named: \(line)")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: work + "/out/.medley/manifest-flat.jsonl"), "nothing merged")
+
+        // Unsharded, the same pipeline fails the second item instead (the one an output can't hold).
+        try FileManager.default.removeItem(atPath: work + "/out")
+        let whole = try Tool.medley(["run", path, "--quiet"])
+        XCTAssertEqual(whole.status, 1, whole.stderr)
+        XCTAssertTrue(whole.stderr.contains("is also the output of"), whole.stderr)
+    }
 }

@@ -5,7 +5,7 @@ import MedleyFilters
 public struct MergeReport: Sendable {
     public var job: String
     /// The merged manifest written, or nil: no shard manifests, or an incomplete merge (a shard,
-    /// an item missing or an item listed twice), which writes nothing and leaves the manifest
+    /// an item missing, an item listed twice, one output from two items), which writes nothing and leaves the manifest
     /// and playlist of an earlier merge as they were.
     public var manifest: String?
     public var shards: [Int] = []
@@ -19,7 +19,12 @@ public struct MergeReport: Sendable {
     public var duplicates: [String] = []
     /// Inputs the job selects that no shard manifest lists, with the shard that owns each.
     public var missing: [(input: String, shard: Int)] = []
-    public var isComplete: Bool { missingShards.isEmpty && duplicates.isEmpty && missing.isEmpty && manifest != nil }
+    /// Outputs that two items of different shards (or one shard) both name: shards cannot see each
+    /// other's claims while they run, so the one written last replaced the other's file.
+    public var outputClashes: [(output: String, first: String, second: String)] = []
+    public var isComplete: Bool {
+        missingShards.isEmpty && duplicates.isEmpty && missing.isEmpty && outputClashes.isEmpty && manifest != nil
+    }
 }
 
 /// Unions the per-shard manifests of each job into `<to>/.medley/manifest-<job>.jsonl` and checks
@@ -76,6 +81,7 @@ public enum ManifestMerge {
         // Union, keyed by input path; a second listing of an input is a duplicate.
         var lines: [(item: String, line: String)] = []
         var seen: [String: Int] = [:]
+        var outputs: [String: String] = [:]  // output path → "item (shard K)" of the first item that names it
         for file in files.sorted(by: { $0.shard < $1.shard }) {
             let text = try String(contentsOfFile: file.path, encoding: .utf8)
             // Split on the byte: a manifest is UTF-8 JSON, one record a line, and walking it by
@@ -91,7 +97,16 @@ public enum ManifestMerge {
                     continue
                 }
                 seen[input] = file.shard
-                lines.append((record.item.isEmpty ? input : record.item, String(line)))
+                let item = record.item.isEmpty ? input : record.item
+                if let output = record.output, record.status == .succeeded || record.status == .skipped {
+                    let owner = "\(item) (shard \(file.shard))"
+                    if let first = outputs[output] {
+                        report.outputClashes.append((output, first, owner))
+                    } else {
+                        outputs[output] = owner
+                    }
+                }
+                lines.append((item, String(line)))
             }
         }
         report.items = lines.count
@@ -106,7 +121,9 @@ public enum ManifestMerge {
         }
 
         // A partial union must not replace a whole one: report, write nothing.
-        guard report.missingShards.isEmpty, report.missing.isEmpty, report.duplicates.isEmpty else { return report }
+        guard report.missingShards.isEmpty, report.missing.isEmpty, report.duplicates.isEmpty, report.outputClashes.isEmpty else {
+            return report
+        }
         // Sorted by the item's bytes (the order every machine agrees on), each key made once.
         let merged = lines.map { (key: Array($0.item.utf8), line: $0.line) }
             .sorted { $0.key.lexicographicallyPrecedes($1.key) }
@@ -132,11 +149,14 @@ public enum ManifestMerge {
 private struct MergeKey: Decodable {
     var item: String
     var input: String
+    var status: ManifestRecord.Status
+    var output: String?
 
     init(from decoder: Decoder) throws {
         let c = try decoder.container(keyedBy: ManifestRecord.CodingKeys.self)
-        _ = try c.decode(ManifestRecord.Status.self, forKey: .status)
+        status = try c.decode(ManifestRecord.Status.self, forKey: .status)
         input = try c.decodeIfPresent(String.self, forKey: .input) ?? ""
         item = try c.decodeIfPresent(String.self, forKey: .item) ?? ""
+        output = try c.decodeIfPresent(String.self, forKey: .output)
     }
 }
