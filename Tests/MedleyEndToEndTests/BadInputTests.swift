@@ -29,6 +29,12 @@ final class BadInputTests: EndToEndCase {
             XCTAssertNotNil(line, "the summary names \(name)\n\(result.stderr)")
             XCTAssertTrue(line?.contains(reason) == true, "\(name): expected '\(reason)' in: \(line ?? "")")
         }
+        // A reason never names the run's temporary file (a random name, another each run): libvips'
+        // "unable to write to target" names the output.
+        XCTAssertFalse(result.stderr.contains("/.medley/tmp/"), result.stderr)
+        if let line = result.stderr.split(separator: "\n").first(where: { $0.contains("✗ " + broken + "truncated.jpg") && $0.contains("target") }) {
+            XCTAssertTrue(line.contains("target " + work + "/out/truncated.jpg"), String(line))
+        }
         // The two good files (one a PNG named .jpg) are exported; no temporary or partial file anywhere.
         XCTAssertEqual(Tool.files(under: work + "/out"), ["actually-png.jpg", "good-among-bad.jpg"])
         XCTAssertFalse(FileManager.default.fileExists(atPath: work + "/out/.medley/tmp"))

@@ -1,4 +1,5 @@
 import Foundation
+import MedleyMedia
 
 /// Writes outputs so that no reader ever sees half a file under its final name: the encoder
 /// writes a temporary file of this process in `<to>/.medley/tmp/`, and only a complete file is
@@ -54,7 +55,21 @@ struct AtomicOutput {
             return size
         } catch {
             temporary.discard()
-            throw error
+            throw Self.naming(destination, for: temporary.path, in: error)
+        }
+    }
+
+    /// An encoder's error names the file it was writing: this run's temporary file, whose random
+    /// name means nothing to a reader and differs from run to run. The output's name stands in for it.
+    static func naming(_ destination: String, for temporaryPath: String, in error: Error) -> Error {
+        switch error {
+        case let failure as ItemFailure:
+            return ItemFailure(failure.kind, failure.reason.replacingOccurrences(of: temporaryPath, with: destination),
+                               context: failure.context?.replacingOccurrences(of: temporaryPath, with: destination))
+        case let failure as MediaError:
+            return MediaError(failure.reason.replacingOccurrences(of: temporaryPath, with: destination))
+        default:
+            return error
         }
     }
 }
