@@ -179,8 +179,9 @@ final class WatchTests: EndToEndCase {
 
     func testAFileWrittenSlowlyIsTakenOnlyOnceCompleteAndAWriterThatNeverClosesAfterItSettles() throws {
         try writePipeline()
-        // A settle time eight times the writer's pauses: a writer stalled by load still looks alive.
-        let watch = try start(["--settle", "4s"])
+        // A settle time of ten minutes: however long load stalls the writer between its chunks, the
+        // slow file can only be taken when it is closed.
+        let watch = try start(["--settle", "10m"])
         let complete = work + "/complete.png"
         try makeImage(complete, seed: 31, size: 96)
         let bytes = try XCTUnwrap(FileManager.default.contents(atPath: complete))
@@ -194,14 +195,6 @@ final class WatchTests: EndToEndCase {
         }
         try handle.close()
         XCTAssertTrue(watch.waitFor { $0.event == "itemFinished" && $0.input == slow }, watch.stderr)
-
-        // Written whole and left open: taken once its size and time have held for the settle time.
-        let open = input + "/open.png"
-        try makeImage(work + "/open-source.png", seed: 32)
-        let held = try openForWriting(open)
-        try held.write(contentsOf: try XCTUnwrap(FileManager.default.contents(atPath: work + "/open-source.png")))
-        XCTAssertTrue(watch.waitFor { $0.event == "itemFinished" && $0.input == open }, watch.stderr)
-        try held.close()
         // Deleted before it settled (and closed only after): forgotten, never started.
         let vanish = input + "/vanish.png"
         let doomed = try openForWriting(vanish)
@@ -217,10 +210,25 @@ final class WatchTests: EndToEndCase {
         XCTAssertEqual(watch.events.filter { $0.input == slow && $0.event == "itemStarted" }.count, 1, "no event for a partial file")
         XCTAssertEqual(watch.events.filter { $0.event == "itemFailed" }.count, 0, watch.stderr)
         try assertSamePixels(complete, output + "/slow.png")
-        try assertSamePixels(work + "/open-source.png", output + "/open.png")
-        XCTAssertEqual(finished(watch, open).count, 1, "closing it later changes nothing: it is unchanged")
         XCTAssertFalse(watch.events.contains { $0.input == vanish }, "a file deleted before it settled is forgotten")
         XCTAssertFalse(FileManager.default.fileExists(atPath: output + "/vanish.png"))
+
+        // Written whole and left open, under a watch that settles in 3 s: taken once its size and
+        // time have held that long, while its writer still has it open.
+        let settled = try start(["--settle", "3s"])
+        let open = input + "/open.png"
+        try makeImage(work + "/open-source.png", seed: 32)
+        let held = try openForWriting(open)
+        try held.write(contentsOf: try XCTUnwrap(FileManager.default.contents(atPath: work + "/open-source.png")))
+        XCTAssertTrue(settled.waitFor { $0.event == "itemFinished" && $0.input == open }, settled.stderr)
+        try held.close()
+        try makeImage(input + "/marker-2.png", seed: 34)
+        XCTAssertTrue(settled.waitFor { $0.event == "itemFinished" && $0.input == self.input + "/marker-2.png" }, settled.stderr)
+        settled.terminate()
+        XCTAssertEqual(settled.waitForExit(), 0, settled.stderr)
+        try assertSamePixels(work + "/open-source.png", output + "/open.png")
+        XCTAssertEqual(finished(settled, open).count, 1, "closing it later changes nothing: it is unchanged")
+        XCTAssertEqual(settled.events.filter { $0.event == "itemFailed" }.count, 0, settled.stderr)
     }
 
     func testPlaylistAndReportAreRefreshedAfterABatch() throws {
