@@ -30,7 +30,10 @@ public final class FolderEvents {
     public struct Event: Sendable, Equatable {
         public let watch: Int32
         public let change: Change
+        /// The name as UTF-8; when its bytes are not UTF-8 (`nameIsUTF8` false), with U+FFFD for
+        /// each bad sequence — a name no path can be made of.
         public let name: String
+        public let nameIsUTF8: Bool
     }
 
     /// Why a folder cannot be watched, or events cannot be read: the system's words.
@@ -84,8 +87,9 @@ public final class FolderEvents {
             let watch = Int32(bitPattern: word(at)), change = Change(rawValue: word(at + 4))
             let length = Int(word(at + 8))
             guard bytes.endIndex - (at + 12) >= length else { break }
-            let name = String(decoding: bytes[(at + 12)..<(at + 12 + length)], as: UTF8.self)
-            events.append(Event(watch: watch, change: change, name: name))
+            let raw = bytes[(at + 12)..<(at + 12 + length)]
+            let name = String(validating: raw, as: UTF8.self)
+            events.append(Event(watch: watch, change: change, name: name ?? String(decoding: raw, as: UTF8.self), nameIsUTF8: name != nil))
             at += 12 + length
         }
         return events

@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import Foundation
 import XCTest
 
@@ -123,5 +126,40 @@ final class ShardingTests: EndToEndCase {
         let whole = try Tool.medley(["run", path, "--quiet"])
         XCTAssertEqual(whole.status, 1, whole.stderr)
         XCTAssertTrue(whole.stderr.contains("is also the output of"), whole.stderr)
+    }
+
+    /// What the walk cannot list — here a name that is not UTF-8 — fails in the one shard its path
+    /// falls to (FNV-1a of the path as the reason spells it), so the merge lists it once and completes.
+    func testAnEntryTheWalkCannotListIsReportedByOneShardAndTheMergeCompletes() throws {
+        try FileManager.default.createDirectory(atPath: work + "/in", withIntermediateDirectories: true)
+        for name in ["a", "b", "c", "d"] {
+            XCTAssertEqual(try Tool.run("vips", ["black", work + "/in/\(name).png", "8", "8"]).status, 0)
+        }
+        let raw = Array((work + "/in/odd").utf8) + [0xFF] + Array(".png".utf8)
+        let descriptor = (raw.map { CChar(bitPattern: $0) } + [0]).withUnsafeBufferPointer { name in
+            name.baseAddress.map { open($0, O_WRONLY | O_CREAT | O_EXCL, 0o644) } ?? -1
+        }
+        XCTAssertGreaterThanOrEqual(descriptor, 0)
+        XCTAssertEqual(close(descriptor), 0)
+        let lossy = work + "/in/odd\u{FFFD}.png"
+        let path = try pipeline("""
+            version: 1
+            jobs:
+              - name: odd
+                ingest: { from: [in] }
+                export: { to: out, format: png, name: "{stem}.png" }
+            """)
+        var failedIn: [Int] = []
+        for k in 1...3 {
+            let shard = try Tool.medley(["run", path, "--quiet", "--shard", "\(k)/3"])
+            if shard.stderr.contains("not valid UTF-8") { failedIn.append(k) }
+            XCTAssertEqual(shard.status, shard.stderr.contains("not valid UTF-8") ? 1 : 0, shard.stderr)
+        }
+        XCTAssertEqual(failedIn, [owner(lossy, of: 3)], "one shard, the one the formula gives")
+        let merged = try Tool.medley(["merge", path])
+        XCTAssertEqual(merged.status, 0, merged.stderr)
+        let lines = try String(contentsOfFile: work + "/out/.medley/manifest-odd.jsonl", encoding: .utf8).split(separator: "\n")
+        XCTAssertEqual(lines.count, 5, "four items and the failure")
+        XCTAssertEqual(lines.filter { $0.contains("not valid UTF-8") }.count, 1)
     }
 }

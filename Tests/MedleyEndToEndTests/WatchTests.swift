@@ -436,6 +436,32 @@ final class WatchTests: EndToEndCase {
         XCTAssertEqual(temporaries(), [])
     }
 
+    /// A file whose name is not UTF-8 cannot be passed on (no path of Swift's can hold it): the
+    /// watch reports it as `run` does, an item failure naming it, and goes on watching.
+    func testANameThatIsNotUTF8IsReportedAsAFailureAndTheWatchGoesOn() throws {
+        try writePipeline()
+        let watch = try start()
+        try makeImage(work + "/odd-source.png", seed: 41)
+        let bytes = try XCTUnwrap(FileManager.default.contents(atPath: work + "/odd-source.png"))
+        // "in/odd\xff.png", made with the raw bytes (0xFF never occurs in UTF-8).
+        let raw = Array((input + "/odd").utf8) + [0xFF] + Array(".png".utf8)
+        let descriptor = (raw.map { CChar(bitPattern: $0) } + [0]).withUnsafeBufferPointer { name in
+            name.baseAddress.map { open($0, O_WRONLY | O_CREAT | O_EXCL, 0o644) } ?? -1
+        }
+        XCTAssertGreaterThanOrEqual(descriptor, 0)
+        XCTAssertEqual(bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }, bytes.count)
+        XCTAssertEqual(close(descriptor), 0)
+        XCTAssertTrue(watch.waitFor { $0.event == "itemFailed" && ($0.error ?? "").contains("not valid UTF-8") }, watch.stderr)
+        // Still watching: a file after it is processed.
+        try makeImage(input + "/after.png", seed: 42)
+        XCTAssertTrue(watch.waitFor { $0.event == "itemFinished" && $0.input == self.input + "/after.png" }, watch.stderr)
+        watch.terminate()
+        XCTAssertEqual(watch.waitForExit(), 0, watch.stderr)
+        let failures = watch.events.filter { $0.event == "itemFailed" }
+        XCTAssertEqual(failures.count, 1, "reported once, not per write: \(failures)")
+        XCTAssertTrue(failures.first?.error?.contains(input + "/odd\u{FFFD}.png") == true, "\(failures)")
+    }
+
     func testBadSettleValuesAndAlbumJobsAreRefusedBeforeAnythingRuns() throws {
         try writePipeline()
         for bad in ["2", "0s", "-1s", "fast", "2h", "1e3s"] {
@@ -462,6 +488,7 @@ final class WatchProcess {
     struct Event {
         let event: String
         let input: String?
+        var error: String? = nil
     }
 
     let process = Process()
@@ -496,7 +523,7 @@ final class WatchProcess {
             partial = Data(partial[partial.index(after: newline)...])
             guard let object = try? JSONSerialization.jsonObject(with: line) as? [String: Any],
                   let name = object["event"] as? String else { continue }
-            events.append(Event(event: name, input: object["input"] as? String))
+            events.append(Event(event: name, input: object["input"] as? String, error: object["error"] as? String))
         }
     }
 

@@ -10,6 +10,15 @@ public enum IngestError: Error, Equatable, CustomStringConvertible {
     /// A glob pattern could not be understood; `reason` says what is wrong with it.
     case badPattern(String, reason: String)
 
+    /// The path or pattern the error is about.
+    public var subject: String {
+        switch self {
+        case .missingRoot(let root): return root
+        case .unreadable(let path, _), .empty(let path): return path
+        case .badPattern(let pattern, _): return pattern
+        }
+    }
+
     /// A sentence naming the path or pattern and the reason.
     public var description: String {
         switch self {

@@ -92,6 +92,12 @@ public enum ManifestMerge {
                     throw RunError.internalError("\(file.path): a line that is not a manifest record")
                 }
                 let input = record.input
+                // A failure of the walk itself (no input: a name that is not UTF-8, a folder it cannot read)
+                // is listed by the one shard its path falls to; it is not an item, so it has no key.
+                if input.isEmpty {
+                    lines.append((record.item, String(line)))
+                    continue
+                }
                 if let first = seen[input] {
                     report.duplicates.append("\(input) (shards \(first) and \(file.shard))")
                     continue

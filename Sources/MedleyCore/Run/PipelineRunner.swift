@@ -208,7 +208,12 @@ public final class PipelineRunner: @unchecked Sendable {
             context.incremental?.albums = albums
         }
         let files = FileEnumerator(job.ingest.source).lazy.filter { [options, albums = context.albums] result in
-            guard case .success(let file) = result else { return true }
+            guard case .success(let file) = result else {
+                // What the walk could not list (a name that is not UTF-8, a folder it cannot read) is
+                // reported by the one shard its path falls to, so every shard agrees and a merge finds it once.
+                guard case .failure(let error) = result else { return true }
+                return Sharding.takes(error.subject, shard: options.shard)
+            }
             if let own, own.contains(file.path) { return false }  // our own outputs
             // Sharded album mode: a track goes to the shard of its album.
             if let albums { return albums.takes(file) }

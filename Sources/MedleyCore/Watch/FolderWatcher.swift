@@ -30,6 +30,8 @@ final class FolderWatcher: @unchecked Sendable {
     private var finished = false
     /// Problems to say (a folder that cannot be watched), taken by `takeWarnings`.
     private var warnings: [String] = []
+    /// Entries whose names are not UTF-8, as their lossy paths: each asks for one walk of the roots.
+    private var undecodable: Set<String> = []
 
     /// The folders the roots name (a file root's folder), watched from the start.
     private let roots: Set<String>
@@ -158,6 +160,14 @@ final class FolderWatcher: @unchecked Sendable {
         // Hidden entries are never ingested (and `.medley` holds Medley's own temporaries).
         if event.name.hasPrefix(".") { return }
         let path = IngestPOSIX.join(folder, event.name)
+        guard event.nameIsUTF8 else {
+            // No path can be made of such a name: the walk reports it, as `run` does (an item failure
+            // naming it), rather than the watch dropping it. Once per name, not per write to it.
+            if !change.contains(.movedOut), !change.contains(.deleted), undecodable.insert(path).inserted {
+                rescanReason = "\(path) has a name that is not valid UTF-8"
+            }
+            return
+        }
         if change.contains(.folder) {
             if change.contains(.movedOut) || change.contains(.deleted) {
                 forgetTree(path)
