@@ -126,6 +126,18 @@ enum Tool {
         return value.isEmpty ? nil : value
     }
 
+    /// Writes `bytes` to a new file named by raw bytes — `folder` + "/" + `name` — which may be no
+    /// valid UTF-8 (no Swift String can spell such a name). Returns whether it was made.
+    static func createFile(in folder: String, rawName name: [UInt8], bytes: Data = Data()) -> Bool {
+        let path = Array((folder + "/").utf8) + name
+        let descriptor = (path.map { CChar(bitPattern: $0) } + [0]).withUnsafeBufferPointer { text in
+            text.baseAddress.map { open($0, O_WRONLY | O_CREAT | O_EXCL, 0o644) } ?? -1
+        }
+        guard descriptor >= 0 else { return false }
+        let written = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+        return close(descriptor) == 0 && written == bytes.count
+    }
+
     /// Every regular file under a folder, relative to it, sorted.
     static func files(under folder: String) -> [String] {
         guard let walker = FileManager.default.enumerator(atPath: folder) else { return [] }

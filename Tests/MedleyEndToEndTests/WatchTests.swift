@@ -444,13 +444,7 @@ final class WatchTests: EndToEndCase {
         try makeImage(work + "/odd-source.png", seed: 41)
         let bytes = try XCTUnwrap(FileManager.default.contents(atPath: work + "/odd-source.png"))
         // "in/odd\xff.png", made with the raw bytes (0xFF never occurs in UTF-8).
-        let raw = Array((input + "/odd").utf8) + [0xFF] + Array(".png".utf8)
-        let descriptor = (raw.map { CChar(bitPattern: $0) } + [0]).withUnsafeBufferPointer { name in
-            name.baseAddress.map { open($0, O_WRONLY | O_CREAT | O_EXCL, 0o644) } ?? -1
-        }
-        XCTAssertGreaterThanOrEqual(descriptor, 0)
-        XCTAssertEqual(bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }, bytes.count)
-        XCTAssertEqual(close(descriptor), 0)
+        XCTAssertTrue(Tool.createFile(in: input, rawName: Array("odd".utf8) + [0xFF] + Array(".png".utf8), bytes: bytes))
         XCTAssertTrue(watch.waitFor { $0.event == "itemFailed" && ($0.error ?? "").contains("not valid UTF-8") }, watch.stderr)
         // Still watching: a file after it is processed.
         try makeImage(input + "/after.png", seed: 42)
