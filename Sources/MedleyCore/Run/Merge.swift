@@ -5,8 +5,8 @@ import MedleyFilters
 public struct MergeReport: Sendable {
     public var job: String
     /// The merged manifest written, or nil: no shard manifests, or an incomplete merge (a shard,
-    /// an item missing, an item listed twice, one output from two items), which writes nothing and leaves the manifest
-    /// and playlist of an earlier merge as they were.
+    /// an item missing, an item listed twice, one output from two items), which writes nothing and
+    /// leaves the manifest and playlist of an earlier merge as they were.
     public var manifest: String?
     public var shards: [Int] = []
     public var shardCount = 0

@@ -208,10 +208,12 @@ public final class PipelineRunner: @unchecked Sendable {
             context.incremental?.albums = albums
         }
         let files = FileEnumerator(job.ingest.source).lazy.filter { [options, albums = context.albums] result in
-            guard case .success(let file) = result else {
+            let file: IngestedFile
+            switch result {
+            case .success(let found): file = found
+            case .failure(let error):
                 // What the walk could not list (a name that is not UTF-8, a folder it cannot read) is
                 // reported by the one shard its path falls to, so every shard agrees and a merge finds it once.
-                guard case .failure(let error) = result else { return true }
                 return Sharding.takes(error.subject, shard: options.shard)
             }
             if let own, own.contains(file.path) { return false }  // our own outputs
