@@ -182,18 +182,25 @@ extension PipelineRunner {
 
     /// The last manifest's lines whose input was not done again in this batch and is still there.
     private func carryLines(from path: String, into manifest: ManifestWriter, leaving redone: Set<String>) {
-        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { return }
-        // Only each line's input is needed: decoding the whole record would cost most of a refresh.
+        guard let data = FileManager.default.contents(atPath: path) else { return }
+        // Lines found by their bytes in an array (a manifest is UTF-8, a record a line: walking it by
+        // Characters, or splitting `Data`, cost most of a refresh), and only each line's input read,
+        // where Medley writes it — the record is decoded only when it is not there.
+        let text = [UInt8](data)
         let decoder = JSONDecoder()
-        for line in text.split(separator: "\n", omittingEmptySubsequences: true) {
-            let line = String(line)
-            guard let input = (try? decoder.decode(ManifestInput.self, from: Data(line.utf8)))?.input else { continue }
+        var start = 0
+        while start < text.count {
+            let end = text[start...].firstIndex(of: UInt8(ascii: "\n")) ?? text.count
+            let bytes = text[start..<end]
+            start = end + 1
+            guard !bytes.isEmpty, let input = ManifestRecord.input(ofLine: bytes)
+                    ?? (try? decoder.decode(ManifestInput.self, from: Data(bytes)))?.input else { continue }
             if !input.isEmpty {
                 if redone.contains(input) { continue }
                 var info = stat()
                 if lstat(input, &info) != 0 { continue }  // deleted or moved away since: as a new run would
             }
-            manifest.append(line: line)
+            manifest.append(line: String(decoding: bytes, as: UTF8.self))
         }
     }
 
