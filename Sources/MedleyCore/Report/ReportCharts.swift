@@ -92,7 +92,7 @@ enum ReportCharts {
 
     /// A chart's `<svg>`: its title, data attributes and body.
     static func frame(id: String, title: String, total: String, data: String, summary: String, body: () -> String) -> String {
-        "<figure class=\"chart\"><svg xmlns=\"http://www.w3.org/2000/svg\" id=\"chart-\(id)\" data-chart=\"\(id)\" "
+        "<figure class=\"chart\"><svg id=\"chart-\(id)\" data-chart=\"\(id)\" "
             + "data-total=\"\(HTMLText.escape(total))\" data-values=\"\(HTMLText.escape(data))\" width=\"\(Int(width))\" "
             + "height=\"\(Int(height))\" viewBox=\"0 0 \(Int(width)) \(Int(height))\" role=\"img\">"
             + "<title>\(HTMLText.escape(summary))</title>"
