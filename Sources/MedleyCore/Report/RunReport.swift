@@ -271,7 +271,7 @@ enum RunReport {
         if failed.isEmpty { pieces.append("<p>None.</p>") }
         let groups = FailureGroups.group(failed.map { index in
             let record = items[index].record
-            return (index, record.error ?? "unknown", [record.input, record.output ?? "", record.item])
+            return (index, record.error ?? "unknown", [record.input, record.output ?? "", record.movedTo ?? ""])
         })
         for group in groups {
             pieces.append("<details class=\"failure-group\" data-count=\"\(group.members.count)\" data-shape=\"\(escape(group.shape))\">"
