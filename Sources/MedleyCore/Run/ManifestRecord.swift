@@ -181,11 +181,13 @@ struct ManifestRecord: Decodable {
     static func timestamp(_ date: Date = Date()) -> String {
         let seconds = date.timeIntervalSince1970
         guard seconds.isFinite, seconds > 0, seconds < 253_402_300_800 else { return "1970-01-01T00:00:00.000Z" }
-        let whole = seconds.rounded(.down)
+        // To the nearest millisecond, then split (so 0.036 s is 36 ms, not 35.999…).
+        let total = (seconds * 1000).rounded()
+        let whole = (total / 1000).rounded(.down)
         var time = time_t(whole)
         var parts = tm()
         gmtime_r(&time, &parts)
-        let milliseconds = min(999, Int(((seconds - whole) * 1000).rounded(.down)))
+        let milliseconds = Int(total - whole * 1000)
         return String(format: "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", Int(parts.tm_year) + 1900, Int(parts.tm_mon) + 1,
                       Int(parts.tm_mday), Int(parts.tm_hour), Int(parts.tm_min), Int(parts.tm_sec), milliseconds)
     }
