@@ -99,3 +99,14 @@ final class ReportDataTests: XCTestCase {
         XCTAssertEqual(decoded, [hostile])
     }
 }
+
+extension ReportDataTests {
+    /// Against Python's `os.path.relpath(path, folder)`.
+    func testOutputLinksRelativeToTheReportFolder() {
+        let folder = ("/lib/out/.medley/report-j" as NSString).standardizingPath.split(separator: "/")
+        XCTAssertEqual(RunReport.relativeLink(to: "/lib/out/A/B/01 Song.m4a", from: folder), "../../A/B/01 Song.m4a")
+        XCTAssertEqual(RunReport.relativeLink(to: "/lib/out/./A/../C/x.jpg", from: folder), "../../C/x.jpg")
+        XCTAssertEqual(RunReport.relativeLink(to: "/lib/out/.medley/report-j/x.jpg", from: folder), "x.jpg")
+        XCTAssertEqual(RunReport.relativeLink(to: "/elsewhere/x.jpg", from: folder), "../../../../elsewhere/x.jpg")
+    }
+}

@@ -40,9 +40,11 @@ enum RunReport {
             throw RunError.cannotWrite(path: folder, reason: "\(failure)")
         }
         let text = try String(contentsOfFile: manifestPath, encoding: .utf8)
-        var items: [Item] = text.split(separator: "\n").compactMap { line in
-            (try? ManifestRecord(line: String(line))).map { Item(record: $0) }
-        }
+        // Decoded on every core (JSON decoding is most of the time for 100,000 lines).
+        let lines = text.split(separator: "\n")
+        var items: [Item] = parallelMap(count: lines.count) { index in
+            (try? ManifestRecord(line: String(lines[index]))).map { Item(record: $0) }
+        }.compactMap { $0 }
         // Each sort key made once (100,000 items).
         items = items.map { (key: Array($0.item.utf8), item: $0) }
             .sorted { $0.key.lexicographicallyPrecedes($1.key) }.map(\.item)
@@ -321,6 +323,7 @@ enum RunReport {
     static func itemData(items: [Item], folder: String) -> String {
         var pieces: [String] = ["["]
         pieces.reserveCapacity(items.count * 2 + 2)
+        let base = (folder as NSString).standardizingPath.split(separator: "/", omittingEmptySubsequences: true)
         for (index, item) in items.enumerated() {
             var fields: [(String, String)] = [("i", json(item.item)), ("n", json(item.input)), ("s", json(item.status.rawValue))]
             if let type = item.mediaType { fields.append(("t", json(type.rawValue))) }
@@ -343,7 +346,7 @@ enum RunReport {
                 fields.append(("l", "[" + cells.map(json).joined(separator: ",") + "]"))
             }
             if let output = item.output {
-                fields.append(("o", json(urlPath(relativeLink(to: output, from: folder)))))
+                fields.append(("o", json(urlPath(relativeLink(to: output, from: base)))))
                 fields.append(("on", json((output as NSString).lastPathComponent)))
             }
             if let movedTo = item.record.movedTo { fields.append(("mv", json(movedTo))) }
@@ -387,9 +390,21 @@ enum RunReport {
 
     static func format(_ value: Double) -> String { value <= -160 ? "−∞" : String(format: "%.2f", value) }
 
-    /// A link from the report folder to a file: "../../Artist/Album/01 Song.m4a".
-    static func relativeLink(to path: String, from folder: String) -> String {
-        Playlist.relativePath(of: path, from: folder)
+    /// A link from the report folder to a file: "../../Artist/Album/01 Song.m4a". `folder` is the
+    /// report folder's components, standardized once (`standardizingPath` resolves links, a few
+    /// system calls a path: too many for 100,000 outputs); an output's path, as Medley wrote it,
+    /// is only made canonical in its text ("." and ".." components).
+    static func relativeLink(to path: String, from folder: [Substring]) -> String {
+        var target: [Substring] = []
+        for component in path.split(separator: "/", omittingEmptySubsequences: true) {
+            if component == "." { continue }
+            if component == ".." { _ = target.popLast(); continue }
+            target.append(component)
+        }
+        // Shared leading folders (the file name itself never counts as one).
+        var common = 0
+        while common < min(target.count - 1, folder.count), target[common] == folder[common] { common += 1 }
+        return (Array(repeating: "..", count: folder.count - common) + target[common...].map(String.init)).joined(separator: "/")
     }
 
     /// Each path component percent-encoded, so names with '#', '?', '%' or spaces still link.
