@@ -5,7 +5,7 @@ enum ReportAssets {
         body{font:14px/1.4 system-ui,sans-serif;margin:1.5em;color:#222}h1{margin:0 0 .3em}
         table.summary th{text-align:left;padding-right:1em;font-weight:normal;color:#555}
         .charts{display:flex;flex-wrap:wrap;gap:12px}figure.chart{border:1px solid #ddd;border-radius:6px;background:#fff}
-        figure.chart svg{display:block;font-size:11px;fill:#444}figure.chart text.heading{font-size:13px;font-weight:bold}
+        figure.chart svg{display:block;font-size:11px;fill:#444}figure.chart figcaption{max-width:500px;padding:0 8px 6px;text-align:left}figure.chart text.heading{font-size:13px;font-weight:bold}
         .sheet{display:grid;grid-template-columns:repeat(auto-fill,minmax(360px,1fr));gap:12px}
         article.item{border:1px solid #ddd;border-radius:6px;padding:8px;background:#fff}
         article.item.failed{border-color:#d99}article.item.excluded,article.item.ignored{background:#fafafa}

@@ -69,7 +69,7 @@ enum ReportCharts {
 
     /// Bars with labels under them; each bar's `data-value` is its number.
     static func barChart(id: String, title: String, yLabel: String, bars: [(label: String, value: Double, color: String)],
-                         format: (Double) -> String, total: String) -> String {
+                         format: (Double) -> String, total: String, caption: String? = nil) -> String {
         let plotWidth = width - left - right, plotHeight = height - top - bottom
         let highest = max(bars.map(\.value).max() ?? 0, 1e-9)
         let slot = plotWidth / Double(max(bars.count, 1))
@@ -87,17 +87,18 @@ enum ReportCharts {
                 + "\(HTMLText.escape(bar.label))</text></g>"
         }
         let data = bars.map { "\($0.label)=\(number($0.value))" }.joined(separator: " ")
-        return frame(id: id, title: title, total: total, data: data, summary: "\(title): \(total)") { body }
+        return frame(id: id, title: title, total: total, data: data, summary: "\(title): \(total)", caption: caption) { body }
     }
 
     /// A chart's `<svg>`: its title, data attributes and body.
-    static func frame(id: String, title: String, total: String, data: String, summary: String, body: () -> String) -> String {
+    static func frame(id: String, title: String, total: String, data: String, summary: String, caption: String? = nil,
+                      body: () -> String) -> String {
         "<figure class=\"chart\"><svg id=\"chart-\(id)\" data-chart=\"\(id)\" "
             + "data-total=\"\(HTMLText.escape(total))\" data-values=\"\(HTMLText.escape(data))\" width=\"\(Int(width))\" "
             + "height=\"\(Int(height))\" viewBox=\"0 0 \(Int(width)) \(Int(height))\" role=\"img\">"
             + "<title>\(HTMLText.escape(summary))</title>"
             + "<text class=\"heading\" x=\"\(number(left))\" y=\"18\">\(HTMLText.escape(title))</text>"
-            + body() + "</svg></figure>"
+            + body() + "</svg>" + (caption.map { "<figcaption>\(HTMLText.escape($0))</figcaption>" } ?? "") + "</figure>"
     }
 
     /// The two axes, their labels (with units) and the top value of the y axis.

@@ -257,8 +257,10 @@ enum RunReport {
         let bars = types.flatMap { type in
             [("\(type) in", Double(before[type] ?? 0), "#9bb7d4"), ("\(type) out", Double(after[type] ?? 0), "#2a6f97")]
         }
-        pieces.append(ReportCharts.barChart(id: "sizes", title: "Sizes before/after (\(measured) succeeded items with an input size)",
-                                            yLabel: "bytes", bars: bars, format: ReportCharts.bytes, total: String(measured)))
+        pieces.append(ReportCharts.barChart(id: "sizes", title: "Sizes before/after", yLabel: "bytes", bars: bars,
+                                            format: ReportCharts.bytes, total: String(measured),
+                                            caption: "Input bytes (the item's size property) and output bytes, by media type, "
+                                                + "of the \(measured) succeeded items that have both."))
         pieces.append("</div></section>\n")
         return pieces.joined()
     }
