@@ -135,9 +135,10 @@ final class ReportScaleTests: EndToEndCase {
         XCTAssertFalse(source.contains("script-src 'unsafe-inline'"))
 
         // The first page: 50 cards (made only by the script), the first items in order.
-        let first = try chromium(["--window-size=1280,4000", "--log-net-log=" + work + "/net.json", "--dump-dom", "file://" + page],
-                                 budget: 30000)
+        let first = try chromium(["--window-size=1280,4000", "--log-net-log=" + work + "/net.json", "--enable-logging=stderr", "--v=0",
+                                  "--dump-dom", "file://" + page], budget: 30000)
         XCTAssertEqual(first.status, 0, first.stderr)
+        XCTAssertFalse(first.stderr.contains("Content Security Policy"), "no CSP violation on the console")
         XCTAssertEqual(cards(first.stdout).count, 50)
         XCTAssertEqual(cards(first.stdout).first?.item, Self.name(0))
         XCTAssertEqual(matches(first.stdout), Self.count)

@@ -72,6 +72,22 @@ final class ReportTests: EndToEndCase {
                            || String(contentsOfFile: page, encoding: .utf8).contains("https://"), "no absolute web address in the page")
         }
 
+        // The policy is what lets the script run: the same page with another hash in its policy
+        // shows no card, and Chromium's console names the violation.
+        let photos = work + "/out/photos/.medley/report-photos/index.html"
+        let original = try String(contentsOfFile: photos, encoding: .utf8)
+        let allowed = try XCTUnwrap(section(of: original, opening: "script-src 'sha256-", closing: "'"))
+        try original.replacingOccurrences(of: allowed, with: "script-src 'sha256-AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA='")
+            .write(toFile: work + "/out/photos/.medley/report-photos/other-hash.html", atomically: false, encoding: .utf8)
+        let blocked = try chromium(["--enable-logging=stderr", "--v=0", "--dump-dom",
+                                    "file://" + work + "/out/photos/.medley/report-photos/other-hash.html"])
+        XCTAssertFalse(blocked.stdout.contains("<article"), "no script, no cards")
+        XCTAssertTrue(blocked.stderr.contains("Content Security Policy"), blocked.stderr)
+        let allowedRun = try chromium(["--enable-logging=stderr", "--v=0", "--dump-dom", "file://" + photos])
+        XCTAssertTrue(allowedRun.stdout.contains("<article"))
+        XCTAssertFalse(allowedRun.stderr.contains("Content Security Policy"), allowedRun.stderr)
+        try FileManager.default.removeItem(atPath: work + "/out/photos/.medley/report-photos/other-hash.html")
+
         // A screenshot of the photos report: a real, non-blank picture.
         let shot = work + "/report.png"
         let screenshot = try chromium(["--window-size=1280,1600", "--screenshot=" + shot,
