@@ -97,12 +97,14 @@ enum ReportAssets {
           const page = parseInt(p.get('page') || '1', 10);
           return {q: p.get('q') || '', status: p.get('status') || '', type: p.get('type') || '', page: page > 0 ? page : 1};
         }
-        function go(v) {
+        function go(v, typing) {
           const p = new URLSearchParams();
           if (v.q) p.set('q', v.q); if (v.status) p.set('status', v.status); if (v.type) p.set('type', v.type);
           if (v.page > 1) p.set('page', String(v.page));
           const hash = '#' + p.toString();
-          if (location.hash !== hash) location.hash = hash; else render();
+          if (location.hash === hash) render();
+          else if (typing) location.replace(hash); // each keystroke is not a step back
+          else location.hash = hash;
         }
         function pager(nav, page, pages, v) {
           nav.replaceChildren();
@@ -136,7 +138,7 @@ enum ReportAssets {
           shown.dataset.matches = matches.length; shown.dataset.page = page; shown.dataset.pages = pages;
           pager($('pager-top'), page, pages, v); pager($('pager'), page, pages, v);
         }
-        search.addEventListener('input', () => go(Object.assign(view(), {q: search.value, page: 1})));
+        search.addEventListener('input', () => go(Object.assign(view(), {q: search.value, page: 1}), true));
         status.addEventListener('change', () => go(Object.assign(view(), {status: status.value, page: 1})));
         type.addEventListener('change', () => go(Object.assign(view(), {type: type.value, page: 1})));
         $('controls').addEventListener('submit', e => e.preventDefault());

@@ -60,7 +60,9 @@ enum ReportCharts {
         }
         let seconds = timeline.bucketSeconds * Double(values.count)
         let data = values.map { number($0) }.joined(separator: " ")
-        return frame(id: id, title: title, total: total, data: data, summary: "\(title): \(total)") {
+        return frame(id: id, title: title, total: total, data: data, summary: "\(title): \(total)",
+                     caption: "From the first item finished, " + ManifestRecord.timestamp(Date(timeIntervalSince1970: timeline.start))
+                        + String(format: ", in %d slices of %.1f s.", values.count, timeline.bucketSeconds)) {
             axes(yLabel: yLabel, xLabel: "time since the first item (s)", yHigh: format(highest),
                  xHigh: String(format: "%.1f", seconds))
                 + "<path class=\"series\" d=\"\(path)\" fill=\"none\" stroke=\"#2a6f97\" stroke-width=\"1.5\"/>"
