@@ -2,11 +2,13 @@ import Foundation
 import MedleyFilters
 import MedleyMedia
 
-/// A self-contained HTML page about one job's run: the summary, a contact sheet of before/after
-/// thumbnails for images, a waveform and meters for audio, properties per item, failures with
-/// their reasons, links to the outputs. Everything it shows is in its folder or linked relative
-/// to it: no CDN, no fonts, no scripts from elsewhere, and a Content-Security-Policy that forbids
-/// the page any request off the machine.
+/// A self-contained HTML page about one job's run, usable at 100,000 items and more: the summary
+/// with charts drawn here as SVG, failures grouped by reason, and the item list (before/after
+/// thumbnails for images, a waveform and meters for audio, properties, warnings, links to the
+/// outputs) as JSON data that the page's one script shows 50 cards at a time, with search and
+/// filters. Everything it shows is in its folder or linked relative to it: no CDN, no fonts, no
+/// scripts from elsewhere, and a Content-Security-Policy that allows only that script (by its
+/// SHA-256) and forbids the page any request off the machine.
 enum RunReport {
     struct Item {
         var record: ManifestRecord
