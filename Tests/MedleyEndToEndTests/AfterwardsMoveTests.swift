@@ -174,7 +174,10 @@ final class AfterwardsMoveTests: EndToEndCase {
         let path = try pipeline(pipelineText() + "\n    report: true\n")
         let run = try Tool.medley(["run", path, "--quiet"])
         XCTAssertEqual(run.status, 0, run.stderr)
-        let page = try String(contentsOfFile: work + "/out/.medley/report-hot/index.html", encoding: .utf8)
+        // The page's script makes the cards: read them as Chromium renders the page.
+        let rendered = try chromium(["--window-size=1280,4000", "--dump-dom", "file://" + work + "/out/.medley/report-hot/index.html"])
+        XCTAssertEqual(rendered.status, 0, rendered.stderr)
+        let page = rendered.stdout
         for item in ["a.jpg", "sub/b.jpg"] {
             let start = try XCTUnwrap(page.range(of: "data-item=\"\(item)\""), "\(item) is on the page")
             let article = String(page[start.upperBound...].prefix { _ in true }.components(separatedBy: "</article>")[0])

@@ -135,7 +135,10 @@ final class LoudnessAnalyzeRunTests: EndToEndCase {
         XCTAssertEqual(checked, 6)
 
         // The report shows each item's values as the manifest has them.
-        let page = try String(contentsOfFile: work + "/out/flac/.medley/report-flac/index.html", encoding: .utf8)
+        // The page's script makes the cards: read them as Chromium renders the page.
+        let rendered = try chromium(["--dump-dom", "file://" + work + "/out/flac/.medley/report-flac/index.html"])
+        XCTAssertEqual(rendered.status, 0, rendered.stderr)
+        let page = rendered.stdout
         for stem in ["steps", "noise"] {
             let loudness = try XCTUnwrap(flac[stem + ".wav"]?["loudness"] as? [String: Any])
             let integrated = try XCTUnwrap(loudness["integrated"] as? Double), truePeak = try XCTUnwrap(loudness["truePeak"] as? Double)

@@ -5,11 +5,6 @@ import XCTest
 /// page with its pictures loaded, failures show their reasons, and the page asks nothing of the
 /// network — checked in Chromium's own network log.
 final class ReportTests: EndToEndCase {
-    func chromium(_ arguments: [String]) throws -> Tool.Result {
-        try Tool.run("chromium", ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--hide-scrollbars",
-                                  "--user-data-dir=" + work + "/chromium-profile", "--virtual-time-budget=10000"] + arguments)
-    }
-
     func testReportShowsEveryItemWithItsPicturesAndNoRequestLeavesTheMachine() throws {
         let path = try pipeline("""
             version: 1
@@ -64,21 +59,34 @@ final class ReportTests: EndToEndCase {
                 }
             }
             XCTAssertFalse(html.contains("class=\"broken\""), "no picture failed to load")
+            let policy = try XCTUnwrap(section(of: try String(contentsOfFile: page, encoding: .utf8),
+                                               opening: "Content-Security-Policy\" content=\"", closing: "\""))
+            XCTAssertTrue(policy.contains("default-src 'none'") && policy.contains("script-src 'sha256-"), policy)
+            XCTAssertFalse(policy.contains("script-src 'unsafe-inline'"), policy)
 
             // Chromium's own network log: requests the page started (initiator "null": a file://
             // page) must not go to the network. Chromium's background requests have no initiator origin.
-            let log = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: work + "/net-\(job).json"))) as? [String: Any])
-            let kinds = ((log["constants"] as? [String: Any])?["logEventTypes"] as? [String: Int]) ?? [:]
-            let start = try XCTUnwrap(kinds["URL_REQUEST_START_JOB"])
-            let fromPage = (log["events"] as? [[String: Any]] ?? []).compactMap { event -> String? in
-                guard event["type"] as? Int == start, let params = event["params"] as? [String: Any],
-                      let initiator = params["initiator"] as? String, initiator == "null" || initiator.hasPrefix("file") else { return nil }
-                return params["url"] as? String
-            }
+            let fromPage = try requestsOfThePage(netLog: work + "/net-\(job).json")
             XCTAssertTrue(fromPage.allSatisfy { $0.hasPrefix("file:") }, "\(job): the page requested \(fromPage)")
             XCTAssertFalse(try String(contentsOfFile: page, encoding: .utf8).contains("http://")
                            || String(contentsOfFile: page, encoding: .utf8).contains("https://"), "no absolute web address in the page")
         }
+
+        // The policy is what lets the script run: the same page with another hash in its policy
+        // shows no card, and Chromium's console names the violation.
+        let photos = work + "/out/photos/.medley/report-photos/index.html"
+        let original = try String(contentsOfFile: photos, encoding: .utf8)
+        let allowed = try XCTUnwrap(section(of: original, opening: "script-src 'sha256-", closing: "'"))
+        try original.replacingOccurrences(of: allowed, with: "script-src 'sha256-AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA='")
+            .write(toFile: work + "/out/photos/.medley/report-photos/other-hash.html", atomically: false, encoding: .utf8)
+        let blocked = try chromium(["--enable-logging=stderr", "--v=0", "--dump-dom",
+                                    "file://" + work + "/out/photos/.medley/report-photos/other-hash.html"])
+        XCTAssertFalse(blocked.stdout.contains("<article"), "no script, no cards")
+        XCTAssertTrue(blocked.stderr.contains("Content Security Policy"), blocked.stderr)
+        let allowedRun = try chromium(["--enable-logging=stderr", "--v=0", "--dump-dom", "file://" + photos])
+        XCTAssertTrue(allowedRun.stdout.contains("<article"))
+        XCTAssertFalse(allowedRun.stderr.contains("Content Security Policy"), allowedRun.stderr)
+        try FileManager.default.removeItem(atPath: work + "/out/photos/.medley/report-photos/other-hash.html")
 
         // A screenshot of the photos report: a real, non-blank picture.
         let shot = work + "/report.png"
@@ -94,6 +102,29 @@ final class ReportTests: EndToEndCase {
         let rebuilt = try Tool.medley(["report", path, "--only", "sounds"])
         XCTAssertEqual(rebuilt.status, 0, rebuilt.stderr)
         XCTAssertTrue(FileManager.default.fileExists(atPath: work + "/out/sounds/.medley/report-sounds/index.html"))
+    }
+
+}
+
+extension EndToEndCase {
+    /// Headless Chromium (Debian's `chromium`) with its own profile in the scratch folder; `budget`
+    /// is virtual time (the page's timers and loads), not wall time.
+    func chromium(_ arguments: [String], budget: Int = 10000) throws -> Tool.Result {
+        try Tool.run("chromium", ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--hide-scrollbars",
+                                  "--user-data-dir=" + work + "/chromium-profile", "--virtual-time-budget=\(budget)"] + arguments)
+    }
+
+    /// From Chromium's own network log (`--log-net-log`): the addresses of the requests the page
+    /// started (initiator "null": a file:// page). Chromium's background requests have no initiator origin.
+    func requestsOfThePage(netLog path: String) throws -> [String] {
+        let log = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path))) as? [String: Any])
+        let kinds = ((log["constants"] as? [String: Any])?["logEventTypes"] as? [String: Int]) ?? [:]
+        let start = try XCTUnwrap(kinds["URL_REQUEST_START_JOB"])
+        return (log["events"] as? [[String: Any]] ?? []).compactMap { event -> String? in
+            guard event["type"] as? Int == start, let params = event["params"] as? [String: Any],
+                  let initiator = params["initiator"] as? String, initiator == "null" || initiator.hasPrefix("file") else { return nil }
+            return params["url"] as? String
+        }
     }
 
     /// The text from `opening` to the next `closing`.

@@ -2,11 +2,13 @@ import Foundation
 import MedleyFilters
 import MedleyMedia
 
-/// A self-contained HTML page about one job's run: the summary, a contact sheet of before/after
-/// thumbnails for images, a waveform and meters for audio, properties per item, failures with
-/// their reasons, links to the outputs. Everything it shows is in its folder or linked relative
-/// to it: no CDN, no fonts, no scripts from elsewhere, and a Content-Security-Policy that forbids
-/// the page any request off the machine.
+/// A self-contained HTML page about one job's run, usable at 100,000 items and more: the summary
+/// with charts drawn here as SVG, failures grouped by reason, and the item list (before/after
+/// thumbnails for images, a waveform and meters for audio, properties, warnings, links to the
+/// outputs) as JSON data that the page's one script shows 50 cards at a time, with search and
+/// filters. Everything it shows is in its folder or linked relative to it: no CDN, no fonts, no
+/// scripts from elsewhere, and a Content-Security-Policy that allows only that script (by its
+/// SHA-256) and forbids the page any request off the machine.
 enum RunReport {
     struct Item {
         var record: ManifestRecord
@@ -40,10 +42,14 @@ enum RunReport {
             throw RunError.cannotWrite(path: folder, reason: "\(failure)")
         }
         let text = try String(contentsOfFile: manifestPath, encoding: .utf8)
-        var items: [Item] = text.split(separator: "\n").compactMap { line in
-            (try? ManifestRecord(line: String(line))).map { Item(record: $0) }
-        }
-        items.sort { Array($0.item.utf8).lexicographicallyPrecedes(Array($1.item.utf8)) }
+        // Decoded on every core (JSON decoding is most of the time for 100,000 lines).
+        let lines = text.split(separator: "\n")
+        var items: [Item] = parallelMap(count: lines.count) { index in
+            (try? ManifestRecord(line: String(lines[index]))).map { Item(record: $0) }
+        }.compactMap { $0 }
+        // Each sort key made once (100,000 items).
+        items = items.map { (key: Array($0.item.utf8), item: $0) }
+            .sorted { $0.key.lexicographicallyPrecedes($1.key) }.map(\.item)
         try Vips.start()
         let pictures = parallelMap(count: items.count) { index in
             makePictures(for: items[index], thumbs: thumbs, root: root, size: stage.thumbnailSize)
@@ -157,17 +163,25 @@ enum RunReport {
 
     // MARK: the page
 
+    /// The page: the summary with its charts, failures grouped by reason, and the item list as
+    /// JSON data shown 50 cards at a time by the page's one script (search, filters, pages; the
+    /// view in the URL's fragment). Built as pieces joined once, so 100,000 items cost linear time.
     static func page(job: String, items: [Item], summary: JobSummaryFile?, folder: String) -> String {
-        let count = { (status: ManifestRecord.Status) in items.filter { $0.status == status }.count }
-        var html = """
+        var counts: [ManifestRecord.Status: Int] = [:]
+        for item in items { counts[item.status, default: 0] += 1 }
+        let count = { (status: ManifestRecord.Status) in counts[status] ?? 0 }
+        let script = ReportAssets.script
+        var pieces: [String] = []
+        pieces.reserveCapacity(64)
+        pieces.append("""
             <!doctype html>
             <html lang="en"><head><meta charset="utf-8">
             <meta name="viewport" content="width=device-width, initial-scale=1">
-            <meta http-equiv="Content-Security-Policy" content="default-src 'none'; img-src 'self' file: data:; style-src 'unsafe-inline'; script-src 'unsafe-inline'">
+            <meta http-equiv="Content-Security-Policy" content="default-src 'none'; img-src 'self' file: data:; style-src 'unsafe-inline'; script-src 'sha256-\(SHA256.base64(Array(script.utf8)))'">
             <title>Medley — \(escape(job))</title>
-            <style>\(style)</style></head><body>
+            <style>\(ReportAssets.style)</style></head><body>
             <header><h1>\(escape(job))</h1><table class="summary">
-            """
+            """)
         var rows: [(String, String)] = [
             ("items", String(items.count)), ("succeeded", String(count(.succeeded))),
             ("skipped (unchanged)", String(count(.skipped))), ("failed", String(count(.failed))),
@@ -182,112 +196,232 @@ enum RunReport {
             if let shard = summary.shard { rows.append(("shard", shard)) }
         }
         for (name, value) in rows {
-            html += "<tr><th>\(escape(name))</th><td data-count=\"\(escape(name))\">\(escape(value))</td></tr>"
+            pieces.append("<tr><th>\(escape(name))</th><td data-count=\"\(escape(name))\">\(escape(value))</td></tr>")
         }
-        html += "</table></header>\n"
-
-        let failures = items.filter { $0.status == .failed }
-        html += "<section id=\"failures\"><h2>Failures (\(failures.count))</h2>"
-        if failures.isEmpty { html += "<p>None.</p>" }
-        html += "<ul>"
-        for item in failures {
-            html += "<li class=\"failure\" data-item=\"\(escape(item.item))\"><code>\(escape(item.item.isEmpty ? item.input : item.item))</code>: "
-                + "<span class=\"reason\">\(escape(item.record.error ?? "unknown"))</span></li>"
-        }
-        html += "</ul></section>\n<section id=\"items\"><h2>Items</h2><div class=\"sheet\">\n"
-        for item in items where item.status == .succeeded || item.status == .skipped {
-            html += card(item, folder: folder)
-        }
-        html += "</div></section>\n"
-        let excluded = items.filter { $0.status == .excluded }
-        if !excluded.isEmpty {
-            html += "<section id=\"excluded\"><details><summary>Excluded by media type or where (\(excluded.count))</summary><ul>"
-            for item in excluded {
-                html += "<li data-item=\"\(escape(item.item))\"><code>\(escape(item.item))</code>: \(escape(item.record.error ?? ""))</li>"
-            }
-            html += "</ul></details></section>\n"
-        }
-        let ignored = items.filter { $0.status == .ignored }
-        if !ignored.isEmpty {
-            html += "<section id=\"ignored\"><details><summary>Ignored: not media of the job's types (\(ignored.count))</summary><ul>"
-            for item in ignored {
-                html += "<li data-item=\"\(escape(item.item))\"><code>\(escape(item.item))</code>: \(escape(item.record.error ?? ""))</li>"
-            }
-            html += "</ul></details></section>\n"
-        }
-        html += "<footer>Made by Medley \(escape(medleyVersion)). Works offline: every picture is in thumbs/.</footer>\n"
-        html += "<script>\(script)</script></body></html>\n"
-        return html
+        pieces.append("</table></header>\n")
+        pieces.append(charts(items: items, counts: count))
+        pieces.append(failureSection(items: items))
+        pieces.append(listSection(items: items))
+        pieces.append("<script type=\"application/json\" id=\"item-data\">")
+        pieces.append(itemData(items: items, folder: folder))
+        pieces.append("</script>\n")
+        pieces.append("<footer>Made by Medley \(escape(medleyVersion)). Works offline: every picture is in thumbs/.</footer>\n")
+        pieces.append("<script>\(script)</script></body></html>\n")
+        return pieces.joined()
     }
 
-    static func card(_ item: Item, folder: String) -> String {
-        var html = "<article class=\"item \(escape(item.status.rawValue))\" data-item=\"\(escape(item.item))\" data-status=\"\(escape(item.status.rawValue))\">"
-        html += "<h3 title=\"\(escape(item.input))\">\(escape(item.item))</h3><div class=\"pictures\">"
-        if item.mediaType == .image || item.after != nil {
-            let pictures = item.mediaType == .image ? [("before", item.before), ("after", item.after)] : [("poster", item.after)]
-            for (label, picture) in pictures {
-                if let picture {
-                    html += "<figure><img loading=\"lazy\" src=\"\(escape(urlPath(picture)))\" alt=\"\(label)\"><figcaption>\(label)</figcaption></figure>"
-                } else {
-                    html += "<figure class=\"missing\"><figcaption>\(label): no picture</figcaption></figure>"
+    static let statusColors: [ManifestRecord.Status: String] = [
+        .succeeded: "#2a9d55", .skipped: "#7a9cc6", .failed: "#c0392b", .excluded: "#b8a040", .ignored: "#999999",
+    ]
+
+    /// The summary charts. Items without a `finished` time (manifests of older Medleys) are in the
+    /// counts but not in the charts over time, which say how many they cover.
+    static func charts(items: [Item], counts: (ManifestRecord.Status) -> Int) -> String {
+        var pieces = ["<section id=\"charts\"><h2>Summary</h2><div class=\"charts\">"]
+        let events = items.compactMap { item -> (seconds: Double, bytes: Int64)? in
+            guard let finished = item.record.finished, let seconds = ManifestRecord.seconds(ofTimestamp: finished) else { return nil }
+            return (seconds, item.status == .succeeded ? item.record.bytes ?? 0 : 0)
+        }
+        if let timeline = ReportCharts.timeline(events) {
+            let cumulative = timeline.cumulativeCounts, written = timeline.cumulativeBytes
+            pieces.append(ReportCharts.lineChart(id: "items", title: "Items finished over time", yLabel: "items (cumulative)",
+                                                 timeline: timeline, values: cumulative.map(Double.init),
+                                                 format: { String(Int($0.rounded())) }, total: String(cumulative.last ?? 0)))
+            pieces.append(ReportCharts.lineChart(id: "bytes", title: "Bytes written over time", yLabel: "bytes (cumulative)",
+                                                 timeline: timeline, values: written.map(Double.init),
+                                                 format: ReportCharts.bytes, total: String(written.last ?? 0)))
+            let peak = timeline.throughput.max() ?? 0
+            pieces.append(ReportCharts.lineChart(id: "throughput",
+                                                 title: String(format: "Throughput (per %.1f s)", timeline.bucketSeconds),
+                                                 yLabel: "items/s", timeline: timeline, values: timeline.throughput,
+                                                 format: { String(format: "%.1f", $0) }, total: String(format: "%.2f", peak)))
+        }
+        if events.count < items.count {
+            pieces.append("<p class=\"note\" id=\"untimed\" data-count=\"\(items.count - events.count)\">\(items.count - events.count) "
+                          + "item(s) have no finished time (a manifest from before Medley recorded it) and are not in the charts over time.</p>")
+        }
+        let statuses: [ManifestRecord.Status] = [.succeeded, .skipped, .failed, .excluded, .ignored]
+        pieces.append(ReportCharts.barChart(id: "outcomes", title: "Outcomes", yLabel: "items",
+                                            bars: statuses.map { ($0.rawValue, Double(counts($0)), statusColors[$0] ?? "#888") },
+                                            format: { String(Int($0.rounded())) }, total: String(items.count)))
+        // Sizes before/after: the input's `size` property (the bytes read) and the output's bytes,
+        // of items that have both, by media type.
+        var before: [String: Int64] = [:], after: [String: Int64] = [:]
+        var measured = 0
+        for item in items where item.status == .succeeded {
+            guard let output = item.record.bytes, let input = item.record[property: "size"]?.integerValue else { continue }
+            let type = item.mediaType?.rawValue ?? "other"
+            before[type, default: 0] += Int64(input)
+            after[type, default: 0] += output
+            measured += 1
+        }
+        let types = before.keys.sorted()
+        let bars = types.flatMap { type in
+            [("\(type) in", Double(before[type] ?? 0), "#9bb7d4"), ("\(type) out", Double(after[type] ?? 0), "#2a6f97")]
+        }
+        pieces.append(ReportCharts.barChart(id: "sizes", title: "Sizes before/after", yLabel: "bytes", bars: bars,
+                                            format: ReportCharts.bytes, total: String(measured),
+                                            caption: "Input bytes (the item's size property) and output bytes, by media type, "
+                                                + "of the \(measured) succeeded items that have both."))
+        pieces.append("</div></section>\n")
+        return pieces.joined()
+    }
+
+    /// Items listed under each reason's group, at most.
+    static let listedPerGroup = 100
+
+    /// Failures grouped by the shape of their reason, largest group first; each group opens to its items.
+    static func failureSection(items: [Item]) -> String {
+        let failed = items.indices.filter { items[$0].status == .failed }
+        var pieces = ["<section id=\"failures\"><h2>Failures (\(failed.count))</h2>"]
+        if failed.isEmpty { pieces.append("<p>None.</p>") }
+        let groups = FailureGroups.group(failed.map { index in
+            let record = items[index].record
+            return (index, record.error ?? "unknown", [record.input, record.output ?? "", record.movedTo ?? ""])
+        })
+        for group in groups {
+            pieces.append("<details class=\"failure-group\" data-count=\"\(group.members.count)\" data-shape=\"\(escape(group.shape))\">"
+                          + "<summary><span class=\"count\">\(group.members.count)</span> <span class=\"shape\">\(escape(group.shape))</span>"
+                          + "</summary><ul>")
+            for index in group.members.prefix(listedPerGroup) {
+                let item = items[index]
+                pieces.append("<li class=\"failure\" data-item=\"\(escape(item.item))\"><code>\(escape(item.item.isEmpty ? item.input : item.item))</code>: "
+                              + "<span class=\"reason\">\(escape(item.record.error ?? "unknown"))</span></li>")
+            }
+            pieces.append("</ul>")
+            if group.members.count > listedPerGroup {
+                pieces.append("<p class=\"more\">and \(group.members.count - listedPerGroup) more (filter the item list by status “failed”).</p>")
+            }
+            pieces.append("</details>")
+        }
+        pieces.append("</section>\n")
+        return pieces.joined()
+    }
+
+    /// The item list's controls and its empty sheet (the script fills it).
+    static func listSection(items: [Item]) -> String {
+        let statuses: [ManifestRecord.Status] = [.succeeded, .skipped, .failed, .excluded, .ignored]
+        var statusOptions = "<option value=\"\">every status</option>"
+        for status in statuses {
+            statusOptions += "<option value=\"\(status.rawValue)\">\(status.rawValue)</option>"
+        }
+        let present = Set(items.map { $0.mediaType?.rawValue ?? "none" })
+        var typeOptions = "<option value=\"\">every media type</option>"
+        if !present.isDisjoint(with: ["music", "podcast", "audioBook"]) { typeOptions += "<option value=\"audio\">audio (any)</option>" }
+        for type in MediaType.allCases.map(\.rawValue) + ["none"] where present.contains(type) {
+            typeOptions += "<option value=\"\(type)\">\(type == "none" ? "no media type" : type)</option>"
+        }
+        return """
+            <section id="items"><h2>Items (\(items.count))</h2>
+            <form class="controls" id="controls"><input type="search" id="search" placeholder="search item or input path" \
+            aria-label="search"> <select id="status" aria-label="status">\(statusOptions)</select> \
+            <select id="type" aria-label="media type">\(typeOptions)</select> <span id="shown"></span></form>
+            <nav class="pager" id="pager-top"></nav><div class="sheet" id="sheet"></div><nav class="pager" id="pager"></nav>
+            <noscript><p>The item list needs JavaScript (the page's own script, nothing from elsewhere).</p></noscript></section>
+
+            """
+    }
+
+    /// One JSON object per item, as the script reads them (short keys: 100,000 items make a big page).
+    /// `<` is written as \\u003c, so no `</script>` in a name can end the data block.
+    static func itemData(items: [Item], folder: String) -> String {
+        var pieces: [String] = ["["]
+        pieces.reserveCapacity(items.count * 2 + 2)
+        let base = (folder as NSString).standardizingPath.split(separator: "/", omittingEmptySubsequences: true)
+        for (index, item) in items.enumerated() {
+            var fields: [(String, String)] = [("i", json(item.item)), ("n", json(item.input)), ("s", json(item.status.rawValue))]
+            if let type = item.mediaType { fields.append(("t", json(type.rawValue))) }
+            if item.status == .succeeded || item.status == .skipped {
+                if let before = item.before { fields.append(("b", json(urlPath(before)))) }
+                if let after = item.after { fields.append(("a", json(urlPath(after)))) }
+                if let waveform = item.waveform { fields.append(("w", json(urlPath(waveform)))) }
+            }
+            if let meter = item.meter {
+                let rows = meter.peak.indices.map { channel in
+                    "[" + [String(channel + 1), format(meter.peak[channel]),
+                           meter.average.indices.contains(channel) ? format(meter.average[channel]) : ""].map(json).joined(separator: ",") + "]"
                 }
+                fields.append(("m", "[" + rows.joined(separator: ",") + "]"))
             }
-        } else if let waveform = item.waveform {
-            html += "<figure class=\"wave\"><img loading=\"lazy\" src=\"\(escape(urlPath(waveform)))\" width=\"480\" height=\"64\" alt=\"waveform\"></figure>"
-        }
-        html += "</div>"
-        if let meter = item.meter {
-            html += "<table class=\"meters\"><tr><th>channel</th><th>peak dBFS</th><th>average dBFS</th></tr>"
-            for channel in meter.peak.indices {
-                html += "<tr><td>\(channel + 1)</td><td>\(format(meter.peak[channel]))</td><td>\(format(meter.average[channel]))</td></tr>"
+            if let loudness = item.record.loudness {
+                func cell(_ value: Double?, _ unit: String) -> String { value.map { String(format: "%.2f ", $0) + unit } ?? "silent" }
+                let cells = [cell(loudness.integrated, "LUFS"), cell(loudness.range, "LU"), cell(loudness.samplePeak, "dBFS"),
+                             cell(loudness.truePeak, "dBTP")]
+                fields.append(("l", "[" + cells.map(json).joined(separator: ",") + "]"))
             }
-            html += "</table>"
+            if let output = item.output {
+                fields.append(("o", json(urlPath(relativeLink(to: output, from: base)))))
+                fields.append(("on", json((output as NSString).lastPathComponent)))
+            }
+            if let movedTo = item.record.movedTo { fields.append(("mv", json(movedTo))) }
+            if let error = item.record.error, item.status != .succeeded { fields.append(("r", json(error))) }
+            if !item.record.warnings.isEmpty { fields.append(("wa", "[" + item.record.warnings.map(json).joined(separator: ",") + "]")) }
+            let properties = item.properties
+            if !properties.isEmpty {
+                fields.append(("p", "[" + properties.map { "[" + json($0.0) + "," + json($0.1) + "]" }.joined(separator: ",") + "]"))
+            }
+            pieces.append((index == 0 ? "" : ",\n") + "{" + fields.map { "\"\($0.0)\":\($0.1)" }.joined(separator: ",") + "}")
         }
-        if let loudness = item.record.loudness { html += loudnessTable(loudness) }
-        if let output = item.output {
-            html += "<p><a class=\"output\" href=\"\(escape(urlPath(relativeLink(to: output, from: folder))))\">\(escape((output as NSString).lastPathComponent))</a>"
-            if item.status == .skipped { html += " <span class=\"note\">unchanged since the last run</span>" }
-            html += "</p>"
-            if let movedTo = item.record.movedTo { html += "<p class=\"note\">source moved to \(escape(movedTo))</p>" }
-        }
-        if case let warnings = item.record.warnings, !warnings.isEmpty {
-            html += "<p class=\"warning\">" + warnings.map(escape).joined(separator: "<br>") + "</p>"
-        }
-        html += "<details><summary>properties</summary><table class=\"properties\">"
-        for (name, value) in item.properties {
-            html += "<tr><th>\(escape(name))</th><td>\(escape(value))</td></tr>"
-        }
-        html += "</table></details></article>\n"
-        return html
+        pieces.append("]")
+        return pieces.joined()
     }
 
-    /// `analyze: [loudness]`: the output's EBU R128 values as the manifest has them; a silent
-    /// output has no integrated loudness or peaks ("silent").
-    static func loudnessTable(_ loudness: LoudnessRecord) -> String {
-        func cell(_ value: Double?, _ unit: String) -> String { value.map { String(format: "%.2f ", $0) + unit } ?? "silent" }
-        let rows = [("integrated", "integrated", cell(loudness.integrated, "LUFS")), ("range", "loudness range", cell(loudness.range, "LU")),
-                    ("samplePeak", "sample peak", cell(loudness.samplePeak, "dBFS")), ("truePeak", "true peak", cell(loudness.truePeak, "dBTP"))]
-        var html = "<table class=\"loudness\"><tr><th colspan=\"2\">loudness (EBU R128)</th></tr>"
-        for (key, label, value) in rows {
-            html += "<tr><th>\(label)</th><td data-loudness=\"\(key)\">\(escape(value))</td></tr>"
+    /// A JSON string literal safe inside `<script type="application/json">`: quotes, backslashes and
+    /// control characters escaped, and `<`, `>`, `&`, U+2028/U+2029 as \u escapes.
+    static func json(_ text: String) -> String {
+        var out = "\""
+        out.reserveCapacity(text.utf8.count + 2)
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case "<", ">", "&", "\u{2028}", "\u{2029}":
+                out += "\\u" + hex4(scalar.value)
+            default:
+                if scalar.value < 0x20 { out += "\\u" + hex4(scalar.value) } else { out.unicodeScalars.append(scalar) }
+            }
         }
-        return html + "</table>"
+        return out + "\""
+    }
+
+    private static func hex4(_ value: UInt32) -> String {
+        let digits = String(value, radix: 16)
+        return String(repeating: "0", count: max(0, 4 - digits.count)) + digits
     }
 
     static func format(_ value: Double) -> String { value <= -160 ? "−∞" : String(format: "%.2f", value) }
 
-    /// A link from the report folder to a file: "../../Artist/Album/01 Song.m4a".
-    static func relativeLink(to path: String, from folder: String) -> String {
-        Playlist.relativePath(of: path, from: folder)
+    /// A link from the report folder to a file: "../../Artist/Album/01 Song.m4a". `folder` is the
+    /// report folder's components, standardized once (`standardizingPath` resolves links, a few
+    /// system calls a path: too many for 100,000 outputs); an output's path, as Medley wrote it,
+    /// is only made canonical in its text ("." and ".." components).
+    static func relativeLink(to path: String, from folder: [Substring]) -> String {
+        var target: [Substring] = []
+        for component in path.split(separator: "/", omittingEmptySubsequences: true) {
+            if component == "." { continue }
+            if component == ".." { _ = target.popLast(); continue }
+            target.append(component)
+        }
+        // Shared leading folders (the file name itself never counts as one).
+        var common = 0
+        while common < min(target.count - 1, folder.count), target[common] == folder[common] { common += 1 }
+        return (Array(repeating: "..", count: folder.count - common) + target[common...].map(String.init)).joined(separator: "/")
     }
 
     /// Each path component percent-encoded, so names with '#', '?', '%' or spaces still link.
     static func urlPath(_ path: String) -> String {
+        path.split(separator: "/", omittingEmptySubsequences: false)
+            .map { $0.addingPercentEncoding(withAllowedCharacters: pathAllowed) ?? "" }.joined(separator: "/")
+    }
+
+    private static let pathAllowed: CharacterSet = {
         var allowed = CharacterSet.urlPathAllowed
         allowed.remove(charactersIn: "?#%;")
-        return path.split(separator: "/", omittingEmptySubsequences: false)
-            .map { $0.addingPercentEncoding(withAllowedCharacters: allowed) ?? "" }.joined(separator: "/")
-    }
+        return allowed
+    }()
 
     static func escape(_ text: String) -> String { HTMLText.escape(text) }
 
@@ -299,28 +433,4 @@ enum RunReport {
         case .number(let n): return NSNumber(value: n).stringValue
         }
     }
-
-    static let style = """
-        body{font:14px/1.4 system-ui,sans-serif;margin:1.5em;color:#222}h1{margin:0 0 .3em}
-        table.summary th{text-align:left;padding-right:1em;font-weight:normal;color:#555}
-        .sheet{display:grid;grid-template-columns:repeat(auto-fill,minmax(360px,1fr));gap:12px}
-        article.item{border:1px solid #ddd;border-radius:6px;padding:8px;background:#fff}
-        article.item h3{font-size:13px;margin:0 0 6px;word-break:break-all}
-        .pictures{display:flex;gap:8px}figure{margin:0;text-align:center}
-        figure img{max-width:160px;max-height:160px;display:block}figure.wave img{max-width:100%;height:auto}
-        figcaption{font-size:11px;color:#666}figure.missing{width:160px;height:60px;background:#f3f3f3}
-        .failure .reason{color:#a00}.warning{color:#8a5a00;font-size:12px}.note{color:#666;font-size:12px}
-        table.meters,table.properties,table.loudness{font-size:12px;border-collapse:collapse}
-        table.meters td,table.meters th,table.properties td,table.properties th,table.loudness td,table.loudness th{padding:1px 6px;text-align:left}
-        img.broken{outline:2px solid #a00}footer{margin-top:2em;color:#888;font-size:12px}
-        """
-
-    /// Marks each picture once it loads (or fails), so a reader of the page, or a test, sees which
-    /// thumbnails are missing; nothing is fetched.
-    static let script = """
-        for (const img of document.images) {
-          const mark = () => { img.dataset.naturalWidth = img.naturalWidth; if (!img.naturalWidth) img.classList.add('broken'); };
-          if (img.complete) mark(); else { img.addEventListener('load', mark); img.addEventListener('error', mark); }
-        }
-        """
 }

@@ -77,6 +77,7 @@ extension PipelineRunner {
                 if options.dryRun { sayWouldMove(file, context) }
             } else {
                 entry.status = .succeeded
+                entry.markFinished()
                 // One rendering of the line for the run state and the manifest; again only when
                 // remembering failed, or the source moved, and that changed the entry.
                 var line = entry.line

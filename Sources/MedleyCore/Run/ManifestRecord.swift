@@ -33,7 +33,7 @@ struct ManifestRecord: Decodable {
     /// The manifest's field names, in the order a line lists them.
     enum CodingKeys: String, CodingKey {
         case job, item, input, status, persistentID, mediaType, output, bytes, movedTo, error, warnings, duration, metering, loudness,
-             normalization, album, analysis, autoAdjust, properties
+             normalization, album, analysis, autoAdjust, properties, finished
     }
 
     /// The job's name.
@@ -75,6 +75,10 @@ struct ManifestRecord: Decodable {
     var analysis: ImageAnalysis?
     /// The filters `autoAdjust:` chose for an image, with their parameters.
     var autoAdjust: AutoAdjustment?
+    /// When the item's outcome was recorded, ISO-8601 UTC to the millisecond (the report's charts
+    /// over time). The one field of a line that differs between two runs of the same items; older
+    /// manifests have none.
+    var finished: String?
 
     /// A record of an item just taken from the ingest.
     init(job: String, item: String, input: String, status: Status) {
@@ -112,6 +116,7 @@ struct ManifestRecord: Decodable {
         album = try? c.decodeIfPresent(AlbumRecord.self, forKey: .album)
         analysis = try? c.decodeIfPresent(ImageAnalysis.self, forKey: .analysis)
         autoAdjust = try? c.decodeIfPresent(AutoAdjustment.self, forKey: .autoAdjust)
+        finished = try? c.decodeIfPresent(String.self, forKey: .finished)
         if let values = try? c.decodeIfPresent([String: PropertyJSON].self, forKey: .properties) {
             properties = values.map { ($0.key, $0.value.value) }.sorted { $0.name < $1.name }
         }
@@ -165,7 +170,61 @@ struct ManifestRecord: Decodable {
         if !properties.isEmpty {
             fields.append((.properties, .object(properties.map { ($0.name, $0.value.json) })))
         }
+        if let finished { fields.append((.finished, .string(finished))) }
         return .object(fields.map { ($0.0.rawValue, $0.1) })
+    }
+
+    /// Marks the record finished now (`finished`).
+    mutating func markFinished() { finished = Self.timestamp() }
+
+    /// `date` (default now) as ISO-8601 UTC with milliseconds: "2026-12-02T13:40:17.125Z".
+    static func timestamp(_ date: Date = Date()) -> String {
+        let seconds = date.timeIntervalSince1970
+        guard seconds.isFinite, seconds > 0, seconds < 253_402_300_800 else { return "1970-01-01T00:00:00.000Z" }
+        // To the nearest millisecond, then split (so 0.036 s is 36 ms, not 35.999…).
+        let total = (seconds * 1000).rounded()
+        let whole = (total / 1000).rounded(.down)
+        var time = time_t(whole)
+        var parts = tm()
+        gmtime_r(&time, &parts)
+        let milliseconds = Int(total - whole * 1000)
+        return String(format: "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", Int(parts.tm_year) + 1900, Int(parts.tm_mon) + 1,
+                      Int(parts.tm_mday), Int(parts.tm_hour), Int(parts.tm_min), Int(parts.tm_sec), milliseconds)
+    }
+
+    /// Seconds since 1970 of a `finished` timestamp ("YYYY-MM-DDTHH:MM:SS[.fff]Z"); nil for anything else.
+    static func seconds(ofTimestamp text: String) -> Double? {
+        let bytes = Array(text.utf8)
+        guard bytes.count >= 20, bytes.last == UInt8(ascii: "Z") else { return nil }
+        func number(_ range: Range<Int>) -> Int? {
+            var value = 0
+            for index in range {
+                let digit = Int(bytes[index]) - 48
+                guard (0...9).contains(digit) else { return nil }
+                value = value * 10 + digit
+            }
+            return value
+        }
+        let separators: [(Int, Character)] = [(4, "-"), (7, "-"), (10, "T"), (13, ":"), (16, ":")]
+        guard separators.allSatisfy({ bytes[$0.0] == $0.1.asciiValue }),
+              let year = number(0..<4), let month = number(5..<7), let day = number(8..<10),
+              let hour = number(11..<13), let minute = number(14..<16), let second = number(17..<19),
+              (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second < 61 else { return nil }
+        var fraction = 0.0
+        if bytes.count > 20 {
+            guard bytes[19] == UInt8(ascii: "."), bytes.count <= 30, let digits = number(20..<(bytes.count - 1)) else { return nil }
+            fraction = Double(digits) / pow(10, Double(bytes.count - 21))
+        } else if bytes[19] != UInt8(ascii: "Z") {
+            return nil
+        }
+        // Days from the civil date (proleptic Gregorian), so no time zone or locale is involved.
+        let y = month <= 2 ? year - 1 : year
+        let era = y / 400
+        let yearOfEra = y - era * 400
+        let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
+        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+        let days = era * 146_097 + dayOfEra - 719_468
+        return Double(days * 86_400 + hour * 3600 + minute * 60 + second) + fraction
     }
 
     /// dBFS to 0.01 dB; silence (−∞) as AVAudioPlayer's floor, −160.

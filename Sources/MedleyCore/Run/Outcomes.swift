@@ -10,6 +10,7 @@ extension PipelineRunner {
         var entry = entry
         entry.status = .ignored
         entry.error = reason
+        entry.markFinished()
         lock.lock()
         context.counts.ignored += 1
         lock.unlock()
@@ -18,6 +19,8 @@ extension PipelineRunner {
 
     /// An item the job's media types or `where` left out (its tag warnings are said: they may be why).
     func record(_ context: JobContext, excluded entry: ManifestRecord) {
+        var entry = entry
+        entry.markFinished()
         lock.lock()
         context.counts.excluded += 1
         lock.unlock()
@@ -70,6 +73,8 @@ extension PipelineRunner {
 
     /// An item that writes nothing: its output exists under `overwrite: skip`, or the run is a dry run.
     func record(_ context: JobContext, skipped entry: ManifestRecord) {
+        var entry = entry
+        entry.markFinished()
         let output = entry.output ?? "", reason = entry.error ?? ""
         let wouldWrite = reason == Exporter.dryRunReason
         update(context) { $0.skipped += 1; if wouldWrite { $0.wouldWrite += 1 } }
@@ -89,6 +94,7 @@ extension PipelineRunner {
         entry.error = reason
         entry.output = nil
         entry.bytes = nil
+        entry.markFinished()
         let input = entry.input
         update(context) { $0.failed += 1 }
         lock.lock()
