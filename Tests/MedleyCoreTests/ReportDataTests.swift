@@ -54,6 +54,28 @@ final class ReportDataTests: XCTestCase {
         XCTAssertEqual(timeline.throughput, Array(repeating: 1.0, count: 59) + [1.1])
     }
 
+    /// A re-run's manifest lists unchanged items with the time their outputs were made, days
+    /// before: the charts over time leave them out (and say how many), the outcome bars do not.
+    func testChartsOverTimeShowTheLastRunOnly() throws {
+        let lastRun = 1_767_225_600.0
+        var items: [RunReport.Item] = []
+        for k in 0..<30 {
+            // 10 from three days before, 20 in the last run; all succeeded, 1,000 bytes each.
+            let seconds = k < 10 ? lastRun - 3 * 86_400 + Double(k) : lastRun + Double(k)
+            var record = ManifestRecord(job: "j", item: "\(k).png", input: "/in/\(k).png", status: k < 10 ? .skipped : .succeeded)
+            record.bytes = 1_000
+            record.finished = ManifestRecord.timestamp(Date(timeIntervalSince1970: seconds))
+            items.append(RunReport.Item(record: record))
+        }
+        let html = RunReport.charts(items: items, counts: { status in items.filter { $0.status == status }.count }, since: lastRun)
+        XCTAssertTrue(html.contains("id=\"earlier\" data-count=\"10\""), html)
+        XCTAssertFalse(html.contains("id=\"untimed\""), html)
+        // The items chart's total is the last run's 20, its bytes 20 × 1,000.
+        XCTAssertTrue(html.contains("data-chart=\"items\" data-total=\"20\""), html)
+        XCTAssertTrue(html.contains("data-chart=\"bytes\" data-total=\"20000\""), html)
+        XCTAssertTrue(html.contains("data-chart=\"outcomes\" data-total=\"30\""), "the outcome bars count every item: \(html)")
+    }
+
     func testTimelineOfOneInstantOrNothing() throws {
         XCTAssertNil(ReportCharts.timeline([]))
         let once = try XCTUnwrap(ReportCharts.timeline([(100, 5), (100, 7)]))

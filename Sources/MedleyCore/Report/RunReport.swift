@@ -199,7 +199,10 @@ enum RunReport {
             pieces.append("<tr><th>\(escape(name))</th><td data-count=\"\(escape(name))\">\(escape(value))</td></tr>")
         }
         pieces.append("</table></header>\n")
-        pieces.append(charts(items: items, counts: count))
+        // The charts over time are of the last run: an item unchanged since an earlier one keeps the
+        // time its output was made, which would stretch the axis back over days.
+        let since = summary.flatMap { ISO8601DateFormatter().date(from: $0.started) }.map { $0.timeIntervalSince1970.rounded(.down) }
+        pieces.append(charts(items: items, counts: count, since: since))
         pieces.append(failureSection(items: items))
         pieces.append(listSection(items: items))
         pieces.append("<script type=\"application/json\" id=\"item-data\">")
@@ -214,12 +217,18 @@ enum RunReport {
         .succeeded: "#2a9d55", .skipped: "#7a9cc6", .failed: "#c0392b", .excluded: "#b8a040", .ignored: "#999999",
     ]
 
-    /// The summary charts. Items without a `finished` time (manifests of older Medleys) are in the
-    /// counts but not in the charts over time, which say how many they cover.
-    static func charts(items: [Item], counts: (ManifestRecord.Status) -> Int) -> String {
+    /// The summary charts. Items without a `finished` time (manifests of older Medleys), and with
+    /// `since` (the last run's start, seconds since 1970) those finished before it — unchanged since
+    /// an earlier run — are in the counts but not in the charts over time, which say how many they leave out.
+    static func charts(items: [Item], counts: (ManifestRecord.Status) -> Int, since: Double? = nil) -> String {
         var pieces = ["<section id=\"charts\"><h2>Summary</h2><div class=\"charts\">"]
+        var earlier = 0
         let events = items.compactMap { item -> (seconds: Double, bytes: Int64)? in
             guard let finished = item.record.finished, let seconds = ManifestRecord.seconds(ofTimestamp: finished) else { return nil }
+            if let since, seconds < since {
+                earlier += 1
+                return nil
+            }
             return (seconds, item.status == .succeeded ? item.record.bytes ?? 0 : 0)
         }
         if let timeline = ReportCharts.timeline(events) {
@@ -236,9 +245,13 @@ enum RunReport {
                                                  yLabel: "items/s", timeline: timeline, values: timeline.throughput,
                                                  format: { String(format: "%.1f", $0) }, total: String(format: "%.2f", peak)))
         }
-        if events.count < items.count {
-            pieces.append("<p class=\"note\" id=\"untimed\" data-count=\"\(items.count - events.count)\">\(items.count - events.count) "
+        if case let untimed = items.count - events.count - earlier, untimed > 0 {
+            pieces.append("<p class=\"note\" id=\"untimed\" data-count=\"\(untimed)\">\(untimed) "
                           + "item(s) have no finished time (a manifest from before Medley recorded it) and are not in the charts over time.</p>")
+        }
+        if earlier > 0 {
+            pieces.append("<p class=\"note\" id=\"earlier\" data-count=\"\(earlier)\">\(earlier) item(s) finished in an earlier run "
+                          + "(unchanged since) and are not in the charts over time, which show the last run.</p>")
         }
         let statuses: [ManifestRecord.Status] = [.succeeded, .skipped, .failed, .excluded, .ignored]
         pieces.append(ReportCharts.barChart(id: "outcomes", title: "Outcomes", yLabel: "items",
