@@ -76,6 +76,16 @@ final class ReportDataTests: XCTestCase {
         XCTAssertTrue(html.contains("data-chart=\"outcomes\" data-total=\"30\""), "the outcome bars count every item: \(html)")
     }
 
+    /// Byte counts from a manifest edited to absurd values are held at Int64.max, never a trap.
+    func testByteSumsSaturate() throws {
+        XCTAssertEqual(ReportCharts.sum(.max, 1), .max)
+        XCTAssertEqual(ReportCharts.sum(.max - 1, 1), .max)
+        XCTAssertEqual(ReportCharts.sum(-5, 7), 7, "a negative count is none")
+        XCTAssertEqual(ReportCharts.sum(40, 2), 42)
+        let timeline = try XCTUnwrap(ReportCharts.timeline([(0, .max), (1, .max), (2, .max)], buckets: 2))
+        XCTAssertEqual(timeline.cumulativeBytes.last, .max)
+    }
+
     func testTimelineOfOneInstantOrNothing() throws {
         XCTAssertNil(ReportCharts.timeline([]))
         let once = try XCTUnwrap(ReportCharts.timeline([(100, 5), (100, 7)]))

@@ -17,7 +17,7 @@ enum ReportCharts {
 
         /// Items (or bytes) finished by the end of each bucket.
         var cumulativeCounts: [Int] { counts.reduce(into: []) { $0.append(($0.last ?? 0) + $1) } }
-        var cumulativeBytes: [Int64] { bytes.reduce(into: []) { $0.append(($0.last ?? 0) + $1) } }
+        var cumulativeBytes: [Int64] { bytes.reduce(into: []) { $0.append(ReportCharts.sum($0.last ?? 0, $1)) } }
         /// Items per second in each bucket.
         var throughput: [Double] { counts.map { Double($0) / bucketSeconds } }
     }
@@ -36,9 +36,16 @@ enum ReportCharts {
             let position = (event.seconds - first) / width
             let index = position >= Double(count - 1) ? count - 1 : max(0, Int(position.rounded(.down)))
             timeline.counts[index] += 1
-            timeline.bytes[index] += max(0, event.bytes)
+            timeline.bytes[index] = sum(timeline.bytes[index], event.bytes)
         }
         return timeline
+    }
+
+    /// `a + b` of byte counts, never below 0 and held at `Int64.max`: a manifest's `bytes` are read
+    /// as written, and one edited to absurd values must not stop the report.
+    static func sum(_ a: Int64, _ b: Int64) -> Int64 {
+        let (total, overflow) = max(0, a).addingReportingOverflow(max(0, b))
+        return overflow ? .max : total
     }
 
     // MARK: drawing

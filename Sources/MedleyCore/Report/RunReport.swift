@@ -264,8 +264,8 @@ enum RunReport {
         for item in items where item.status == .succeeded {
             guard let output = item.record.bytes, let input = item.record[property: "size"]?.integerValue else { continue }
             let type = item.mediaType?.rawValue ?? "other"
-            before[type, default: 0] += Int64(input)
-            after[type, default: 0] += output
+            before[type] = ReportCharts.sum(before[type] ?? 0, Int64(input))
+            after[type] = ReportCharts.sum(after[type] ?? 0, output)
             measured += 1
         }
         let types = before.keys.sorted()
