@@ -100,8 +100,9 @@ public indirect enum JSONValue: Sendable, Equatable {
     }
 
     /// A JSON string literal; control characters (C0, DEL and C1, which a terminal showing the JSON
-    /// would obey) and invalid text are escaped, never dropped.
-    public static func quote(_ s: String) -> String {
+    /// would obey) and invalid text are escaped, never dropped; so is every scalar `alsoEscaping`
+    /// names (the report's page escapes `<`, `>`, `&` so that no text can close its script).
+    public static func quote(_ s: String, alsoEscaping extra: (Unicode.Scalar) -> Bool = { _ in false }) -> String {
         var out = "\""
         for scalar in s.unicodeScalars {
             switch scalar {
@@ -111,9 +112,12 @@ public indirect enum JSONValue: Sendable, Equatable {
             case "\r": out += "\\r"
             case "\t": out += "\\t"
             default:
-                if scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) {
-                    out += "\\u" + String(repeating: "0", count: 4 - String(scalar.value, radix: 16).count)
-                        + String(scalar.value, radix: 16)
+                if scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) || extra(scalar) {
+                    // As UTF-16 units: a scalar past U+FFFF is a surrogate pair, \uD83C\uDFB5.
+                    for unit in String(scalar).utf16 {
+                        let digits = String(unit, radix: 16)
+                        out += "\\u" + String(repeating: "0", count: max(0, 4 - digits.count)) + digits
+                    }
                 } else {
                     out.unicodeScalars.append(scalar)
                 }

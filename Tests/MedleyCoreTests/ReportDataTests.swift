@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 @testable import MedleyCore
+import MedleyFilters
 
 /// The numbers behind the report: failure reasons' shapes and groups, the charts' buckets and
 /// cumulative values (against formulas here), the `finished` timestamps (against GNU `date`), and
@@ -129,6 +130,10 @@ final class ReportDataTests: XCTestCase {
         XCTAssertFalse(literal.contains(">"))
         let decoded = try JSONSerialization.jsonObject(with: Data(("[" + literal + "]").utf8)) as? [String]
         XCTAssertEqual(decoded, [hostile])
+        // A scalar past U+FFFF asked to be escaped is written as its surrogate pair, which JSON decodes back.
+        let astral = JSONValue.quote("x🎵", alsoEscaping: { $0.value > 0xFFFF })
+        XCTAssertEqual(astral, "\"x\\ud83c\\udfb5\"")
+        XCTAssertEqual(try JSONSerialization.jsonObject(with: Data(("[" + astral + "]").utf8)) as? [String], ["x🎵"])
     }
 }
 

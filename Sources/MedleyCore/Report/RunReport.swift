@@ -379,30 +379,10 @@ enum RunReport {
         return pieces.joined()
     }
 
-    /// A JSON string literal safe inside `<script type="application/json">`: quotes, backslashes and
-    /// control characters escaped, and `<`, `>`, `&`, U+2028/U+2029 as \u escapes.
+    /// A JSON string literal safe inside `<script type="application/json">`: JSON's own escapes, and
+    /// `<`, `>`, `&`, U+2028/U+2029 as \u escapes, so no text can end the block.
     static func json(_ text: String) -> String {
-        var out = "\""
-        out.reserveCapacity(text.utf8.count + 2)
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case "<", ">", "&", "\u{2028}", "\u{2029}":
-                out += "\\u" + hex4(scalar.value)
-            default:
-                if scalar.value < 0x20 { out += "\\u" + hex4(scalar.value) } else { out.unicodeScalars.append(scalar) }
-            }
-        }
-        return out + "\""
-    }
-
-    private static func hex4(_ value: UInt32) -> String {
-        let digits = String(value, radix: 16)
-        return String(repeating: "0", count: max(0, 4 - digits.count)) + digits
+        JSONValue.quote(text, alsoEscaping: { "<>&\u{2028}\u{2029}".unicodeScalars.contains($0) })
     }
 
     static func format(_ value: Double) -> String { value <= -160 ? "−∞" : String(format: "%.2f", value) }
