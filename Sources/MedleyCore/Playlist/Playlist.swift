@@ -33,7 +33,9 @@ enum Playlist {
             }
         }
         items = arrange(items, order: order, seed: seed)
-        let folder = (playlistPath as NSString).deletingLastPathComponent
+        // The playlist's folder, standardized once for every entry.
+        let folder = ((playlistPath as NSString).deletingLastPathComponent as NSString).standardizingPath
+            .split(separator: "/", omittingEmptySubsequences: true)
         var text = "#EXTM3U\n"
         if order == .shuffle { text += "# shuffled by Medley with seed \(seed)\n" }
         for item in items {
@@ -41,7 +43,7 @@ enum Playlist {
             let seconds = item.duration.map { String(Int(saturating: $0, in: -1...Int(Int32.max))) } ?? "-1"
             let title = clean(item.title) ?? clean(((item.path as NSString).lastPathComponent as NSString).deletingPathExtension) ?? "-"
             let label = clean(item.artist).map { "\($0) - \(title)" } ?? title
-            text += "#EXTINF:\(seconds),\(label)\n" + relativePath(of: item.path, from: folder) + "\n"
+            text += "#EXTINF:\(seconds),\(label)\n" + relativePath(of: (item.path as NSString).standardizingPath, fromComponents: folder) + "\n"
         }
         return text
     }
@@ -100,8 +102,20 @@ enum Playlist {
 
     /// `path` as seen from `folder`: "Artist/Album/01 Song.m4a" or "../aac/01 Song.m4a".
     static func relativePath(of path: String, from folder: String) -> String {
-        let target = (path as NSString).standardizingPath.split(separator: "/", omittingEmptySubsequences: true)
-        let base = (folder as NSString).standardizingPath.split(separator: "/", omittingEmptySubsequences: true)
+        relativePath(of: (path as NSString).standardizingPath,
+                     fromComponents: (folder as NSString).standardizingPath.split(separator: "/", omittingEmptySubsequences: true))
+    }
+
+    /// `path` as seen from the folder whose components are `base` (already standardized: callers
+    /// with many paths standardize their folder once). `path` is only made canonical in its text
+    /// ("." and ".." components).
+    static func relativePath(of path: String, fromComponents base: [Substring]) -> String {
+        var target: [Substring] = []
+        for component in path.split(separator: "/", omittingEmptySubsequences: true) {
+            if component == "." { continue }
+            if component == ".." { _ = target.popLast(); continue }
+            target.append(component)
+        }
         // Shared leading folders (the file name itself never counts as one).
         var common = 0
         while common < min(target.count - 1, base.count), target[common] == base[common] { common += 1 }

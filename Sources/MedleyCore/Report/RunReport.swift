@@ -392,16 +392,7 @@ enum RunReport {
     /// system calls a path: too many for 100,000 outputs); an output's path, as Medley wrote it,
     /// is only made canonical in its text ("." and ".." components).
     static func relativeLink(to path: String, from folder: [Substring]) -> String {
-        var target: [Substring] = []
-        for component in path.split(separator: "/", omittingEmptySubsequences: true) {
-            if component == "." { continue }
-            if component == ".." { _ = target.popLast(); continue }
-            target.append(component)
-        }
-        // Shared leading folders (the file name itself never counts as one).
-        var common = 0
-        while common < min(target.count - 1, folder.count), target[common] == folder[common] { common += 1 }
-        return (Array(repeating: "..", count: folder.count - common) + target[common...].map(String.init)).joined(separator: "/")
+        Playlist.relativePath(of: path, fromComponents: folder)
     }
 
     /// Each path component percent-encoded, so names with '#', '?', '%' or spaces still link.
