@@ -57,12 +57,14 @@ let package = Package(
         // Movie poster/transcode driver for bench-movies.sh (the adapter alone, N files at a time).
         .executableTarget(name: "medley-movie-bench", dependencies: ["MedleyMedia"], path: "benchmarks/MovieBench"),
 
+        // What the test targets share: running peer tools with a time limit.
+        .target(name: "MedleyTestSupport", path: "Tests/Support"),
         .testTarget(name: "MedleyKernelsTests", dependencies: ["MedleyKernels"]),
         .testTarget(name: "MedleyFiltersTests", dependencies: ["MedleyFilters"]),
         // Tags, movies, the resampler against libsamplerate's C API and the true-peak meter against libebur128's, called directly.
-        .testTarget(name: "MedleyMediaTests", dependencies: ["MedleyMedia", "CSamplerate", "CEbur128"]),
+        .testTarget(name: "MedleyMediaTests", dependencies: ["MedleyMedia", "CSamplerate", "CEbur128", "MedleyTestSupport"]),
         .testTarget(name: "MedleyCoreTests", dependencies: ["MedleyCore"]),
-        .testTarget(name: "MedleyEndToEndTests", dependencies: ["MedleyCore"]),
+        .testTarget(name: "MedleyEndToEndTests", dependencies: ["MedleyCore", "MedleyTestSupport"]),
     ],
     // Swift 5 mode: the scheduler shares immutable kernels and C handles across Dispatch
     // threads, which Swift 6's checker cannot see is safe without wrappers everywhere.

@@ -1,24 +1,39 @@
 #!/usr/bin/env bash
-# Installs every Debian package Medley needs (idempotent), then builds the release binary.
-# Usage: scripts/setup.sh [--no-build]
+# Installs the Debian packages Medley needs to build and run (idempotent), then builds the
+# release binary. With --tests, also the peer tools the tests use as references and the test
+# data they read (scripts/test-data.sh).
+# Usage: scripts/setup.sh [--tests] [--no-build]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# Build and run-time libraries (the C libraries behind MedleyMedia) and the peer tools that
-# tests use as independent references (vips, exiftool) and benchmarks compare against
-# (vips, ImageMagick, GNU parallel).
-PACKAGES=(
+# What building and running Medley needs: the C libraries behind MedleyMedia (their -dev
+# packages, found with pkg-config) and the font text watermarks draw with. A user's machine
+# gets only these.
+RUN_PACKAGES=(
   pkg-config
-  libvips-dev libvips-tools
+  libvips-dev
   libyaml-dev
   libsqlite3-dev
-  # XXH3 content hashes (persistentID); xxhsum is the independent check in tests
-  libxxhash-dev xxhash
+  # XXH3 content hashes (persistentID)
+  libxxhash-dev
   # audio: libsndfile (WAV/AIFF/CAF/FLAC/Ogg/Opus/MP3 I/O), libsamplerate (resampling),
   # FFmpeg's libraries (AAC/ALAC in M4A; movies: libswscale for pictures, libswresample for sound)
   libsndfile1-dev libsamplerate0-dev libavformat-dev libavcodec-dev libavutil-dev libswscale-dev libswresample-dev
-  libimage-exiftool-perl
-  imagemagick
+  # CIQRCodeGenerator's symbols come from libqrencode
+  libqrencode-dev
+  # text watermarks and CITextImageGenerator: vips_text draws with fontconfig's fonts (DejaVu Sans is the default)
+  fonts-dejavu-core
+  # loudness (EBU R128 integrated, range, true peak) for analyze, normalize and ReplayGain tags
+  libebur128-dev
+)
+
+# What the tests call as independent references, and the peers benchmarks compare against
+# (scripts/setup.sh --tests; scripts/test.sh asks for it).
+TEST_PACKAGES=(
+  # the vips command line, exiftool, ImageMagick: expected values in tests, peers in benchmarks
+  libvips-tools libimage-exiftool-perl imagemagick
+  # xxhsum checks XXH3 independently; xxd and the sqlite3 shell are called by tests
+  xxhash xxd sqlite3
   parallel
   time
   # independent references in tests and peers in benchmarks
@@ -38,12 +53,8 @@ PACKAGES=(
   webp icc-profiles-free colord-data
   # renders the HTML run report in its test (DOM, screenshot, network log)
   chromium
-  # CIQRCodeGenerator's symbols come from libqrencode; zbarimg decodes QR and Code 128 outputs in tests
-  libqrencode-dev zbar-tools
-  # text watermarks and CITextImageGenerator: vips_text draws with fontconfig's fonts (DejaVu Sans is the default)
-  fonts-dejavu-core
-  # loudness (EBU R128 integrated, range, true peak) for analyze, normalize and ReplayGain tags
-  libebur128-dev
+  # zbarimg decodes QR and Code 128 outputs in tests
+  zbar-tools
   # SlurmClusterTests: a throw-away single-node Slurm cluster (deploy/slurm/single-node-cluster.sh):
   # slurmctld, slurmd and the client commands, and munge for their authentication
   slurm-wlm munge
@@ -51,7 +62,21 @@ PACKAGES=(
   # the Debian root, podman imports and runs it, buildah adds medley's layer; runc is the runtime
   # (crun 1.8 refuses this machine's hybrid cgroups); binutils' objcopy strips debug sections
   mmdebstrap podman buildah runc binutils
+  # scripts/test.sh runs each test class under coreutils' timeout (a hang guard)
+  coreutils
 )
+
+TESTS=0
+BUILD=1
+for argument in "$@"; do
+  case "$argument" in
+    --tests) TESTS=1 ;;
+    --no-build) BUILD=0 ;;
+    *) echo "usage: scripts/setup.sh [--tests] [--no-build]" >&2; exit 2 ;;
+  esac
+done
+PACKAGES=("${RUN_PACKAGES[@]}")
+[ $TESTS -eq 1 ] && PACKAGES+=("${TEST_PACKAGES[@]}")
 
 missing=()
 for p in "${PACKAGES[@]}"; do
@@ -64,7 +89,13 @@ if [ ${#missing[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
+# Test data made from Debian's packages (real files other people's encoders made) is fetched
+# here, into a cache, never while the tests run.
+if [ $TESTS -eq 1 ]; then
+  scripts/test-data.sh
+fi
+
 export PATH="/opt/swift/usr/bin:$PATH"
-if [ "${1:-}" != "--no-build" ]; then
+if [ $BUILD -eq 1 ]; then
   scripts/build.sh
 fi

@@ -26,12 +26,13 @@ final class BenchCommandTests: EndToEndCase {
         "ffmpeg": "ffmpeg", "sndfile-resample": "samplerate-programs", "sox": "sox", "exiftool": "libimage-exiftool-perl",
     ]
 
-    /// The Debian packages in scripts/setup.sh's PACKAGES list.
+    /// The Debian packages in scripts/setup.sh's package lists (RUN_PACKAGES, what Medley needs, and
+    /// TEST_PACKAGES, what tests and benchmarks call).
     func setupPackages() throws -> Set<String> {
         let script = try String(contentsOfFile: Tool.packageRoot + "/scripts/setup.sh", encoding: .utf8)
-        let list = try XCTUnwrap(script.components(separatedBy: "PACKAGES=(").dropFirst().first?.components(separatedBy: "\n)").first,
-                                 "setup.sh has a PACKAGES=( … ) list")
-        let words = list.split(separator: "\n").flatMap { line in
+        let lists = script.components(separatedBy: "PACKAGES=(").dropFirst().compactMap { $0.components(separatedBy: "\n)").first }
+        XCTAssertFalse(lists.isEmpty, "setup.sh has a PACKAGES=( … ) list")
+        let words = lists.joined(separator: "\n").split(separator: "\n").flatMap { line in
             (line.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first ?? "").split(separator: " ").map(String.init)
         }
         return Set(words)

@@ -6,12 +6,15 @@ import XCTest
 /// `fixtures/realworld/check-audio.py` against ffprobe, soxi, oggdec and ffmpeg, plus focused
 /// tests for what that checker found. The full corpus runs in the script, not here.
 final class RealWorldAudioCorpusTests: EndToEndCase {
-    /// The subset, built once per process (the script is idempotent: a package already unpacked
-    /// is kept), and the script's exit status and error output.
+    /// The subset, fetched from Debian's packages by `scripts/test-data.sh` (which
+    /// `scripts/setup.sh --tests` runs) into the test data cache — never while the tests run —,
+    /// with 0 as its status when every package of it is there, or what to do when not.
     static let corpus: (path: String, status: Int32, stderr: String) = {
-        let out = NSTemporaryDirectory() + "medley-realworld-audio-subset"
-        let made = try? Tool.run(Tool.fixtures + "/realworld/make-audio.sh", [out, "--subset"])
-        return (out + "/audio", made?.status ?? -1, made?.stderr ?? "could not start make-audio.sh")
+        let out = Tool.testData + "/realworld-audio-subset"
+        let missing = ["sound-theme-freedesktop", "alsa-utils", "sound-icons"]
+            .filter { !FileManager.default.fileExists(atPath: out + "/audio/\($0)/.done") }
+        return (out + "/audio", missing.isEmpty ? 0 : 1,
+                missing.isEmpty ? "" : "\(missing.joined(separator: ", ")) missing under \(out): run scripts/test-data.sh")
     }()
 
     func testCheckerAgreesOnEveryFileOfTheSubset() throws {

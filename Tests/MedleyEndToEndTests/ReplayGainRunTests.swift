@@ -186,10 +186,11 @@ final class ReplayGainRunTests: EndToEndCase {
     }
 
     func testRealWorldDebianFilesGetTheirValuesAndKeepTheirAudio() throws {
-        // The subset RealWorldAudioCorpusTests builds (fixtures/realworld/make-audio.sh, Debian packages).
-        let corpus = NSTemporaryDirectory() + "medley-realworld-audio-subset"
-        let made = try Tool.run(Tool.fixtures + "/realworld/make-audio.sh", [corpus, "--subset"])
+        // The subset RealWorldAudioCorpusTests reads (fixtures/realworld/make-audio.sh, Debian
+        // packages, fetched into the test data cache by scripts/test-data.sh).
+        let made = RealWorldAudioCorpusTests.corpus
         XCTAssertEqual(made.status, 0, made.stderr)
+        let corpus = (made.path as NSString).deletingLastPathComponent
         let picks = ["sound-theme-freedesktop/usr/share/sounds/freedesktop/stereo/alarm-clock-elapsed.oga",
                      "sound-theme-freedesktop/usr/share/sounds/freedesktop/stereo/service-login.oga",
                      "sound-theme-freedesktop/usr/share/sounds/freedesktop/stereo/phone-outgoing-busy.oga",

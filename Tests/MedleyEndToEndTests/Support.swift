@@ -1,4 +1,5 @@
 import Foundation
+import MedleyTestSupport
 import XCTest
 
 /// Runs programs and finds files for the end-to-end tests. Expected values in these tests come
@@ -12,6 +13,16 @@ enum Tool {
     }()
 
     static let fixtures = packageRoot + "/fixtures"
+
+    /// The test data cache `scripts/test-data.sh` fills from Debian's packages (the same variable
+    /// and default): tests read it, never download.
+    static let testData: String = {
+        let environment = ProcessInfo.processInfo.environment
+        if let folder = environment["MEDLEY_TEST_DATA"], !folder.isEmpty { return folder }
+        let cache = environment["XDG_CACHE_HOME"].flatMap { $0.isEmpty ? nil : $0 }
+            ?? (environment["HOME"] ?? NSHomeDirectory()) + "/.cache"
+        return cache + "/medley-tests"
+    }()
 
     /// The medley binary built next to this test bundle (`swift build --build-tests`).
     static let medley: String = {
@@ -33,35 +44,17 @@ enum Tool {
         let data: Data
     }
 
-    /// Runs a program to completion and returns its exit status and output.
+    /// Runs a program to completion and returns its exit status and output; a program still
+    /// running after `timeLimit` seconds (a hang guard, `ProcessRunner.defaultTimeLimit` unless
+    /// given) is killed with its process group, and the call throws `ProcessRunner.TimedOut`.
     @discardableResult
     static func run(_ executable: String, _ arguments: [String], in folder: String? = nil,
-                    environment: [String: String] = [:]) throws -> Result {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable.hasPrefix("/") ? executable : "/usr/bin/env")
-        process.arguments = executable.hasPrefix("/") ? arguments : [executable] + arguments
-        if let folder { process.currentDirectoryURL = URL(fileURLWithPath: folder) }
-        var env = ProcessInfo.processInfo.environment
-        env.merge(environment) { $1 }
-        process.environment = env
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        // Read both pipes while the process runs so a full pipe cannot block it.
-        final class Box: @unchecked Sendable { var data = Data() }
-        let errBox = Box()
-        let errDone = DispatchSemaphore(value: 0)
-        DispatchQueue.global().async {
-            errBox.data = err.fileHandleForReading.readDataToEndOfFile()
-            errDone.signal()
-        }
-        let outData = out.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        errDone.wait()
-        return Result(status: process.terminationStatus, reason: process.terminationReason,
-                      stdout: String(decoding: outData, as: UTF8.self),
-                      stderr: String(decoding: errBox.data, as: UTF8.self), data: outData)
+                    environment: [String: String] = [:],
+                    timeLimit: TimeInterval = ProcessRunner.defaultTimeLimit) throws -> Result {
+        let output = try ProcessRunner.run(executable, arguments, in: folder, environment: environment, timeLimit: timeLimit)
+        return Result(status: output.status, reason: output.reason,
+                      stdout: String(decoding: output.stdout, as: UTF8.self),
+                      stderr: String(decoding: output.stderr, as: UTF8.self), data: output.stdout)
     }
 
     static func medley(_ arguments: [String], environment: [String: String] = [:]) throws -> Result {

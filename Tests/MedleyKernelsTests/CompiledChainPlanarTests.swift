@@ -149,6 +149,78 @@ final class CompiledChainPlanarTests: XCTestCase {
         XCTAssertEqual(differing, 0, "bytes that differ from the reference; first: \(first ?? "-")", file: file, line: line)
     }
 
+    // MARK: - The tables against the chain itself
+
+    /// The chain as plain Double maths, from the definitions alone — the sRGB transfer of
+    /// IEC 61966-2-1, each matrix's rows and bias, `Gamma` as this file defines it (0 at and below 0)
+    /// — and none of the kernel's tables: what the compiled tables must reproduce within one 8-bit
+    /// step (the compiler's promise; its sampling, cells and encode may each cost a little).
+    static func exact(_ operations: [PointOperation], _ pixel: [UInt8]) -> [Int] {
+        func decode(_ v: UInt8) -> Double {
+            let x = Double(v) / 255
+            return x <= 0.04045 ? x / 12.92 : Foundation.pow((x + 0.055) / 1.055, 2.4)
+        }
+        func encode(_ x: Double) -> Int {
+            let c = min(max(x, 0), 1)
+            let e = c <= 0.0031308 ? 12.92 * c : 1.055 * Foundation.pow(c, 1 / 2.4) - 0.055
+            return Int((e * 255).rounded())
+        }
+        var value = pixel.prefix(3).map(decode)
+        for operation in operations {
+            if let matrix = operation as? ColorMatrixOperation {
+                let rows = matrix.matrix.rows.map { [Double($0.x), Double($0.y), Double($0.z)] }
+                let bias = [Double(matrix.matrix.bias.x), Double(matrix.matrix.bias.y), Double(matrix.matrix.bias.z)]
+                value = (0..<3).map { c in rows[c][0] * value[0] + rows[c][1] * value[1] + rows[c][2] * value[2] + bias[c] }
+            } else if let gamma = operation as? Gamma {
+                value = value.map { $0 > 0 ? Foundation.pow($0, Double(gamma.power)) : 0 }
+            }
+        }
+        return value.map(encode)
+    }
+
+    /// Every byte the compiled kernel writes for `rows` pseudo-random rows is within one step of
+    /// `exact`; returns the largest difference seen.
+    @discardableResult
+    private func assertWithinOneStep(_ operations: [PointOperation], width: Int, rows: Int,
+                                     file: StaticString = #filePath, line: UInt = #line) -> Int {
+        guard let kernel = CompiledChainKernel.compile(operations, transfer: .sRGB, imageWidth: width, imageHeight: rows)
+        else { XCTFail("the chain compiles", file: file, line: line); return -1 }
+        XCTAssertFalse(kernel.stages.isEmpty, "runs the stage loop", file: file, line: line)
+        var state: UInt64 = 0x2545_F491_4F6C_DD1D
+        var largest = 0, first: String?
+        var src = [UInt8](repeating: 0, count: width * 3), dst = src
+        for y in 0..<rows {
+            for i in 0..<src.count {
+                state ^= state << 13; state ^= state >> 7; state ^= state << 17
+                src[i] = UInt8(truncatingIfNeeded: state >> 24)
+            }
+            src.withUnsafeBytes { s in
+                dst.withUnsafeMutableBytes { d in
+                    kernel.apply(row: s.baseAddress!, to: d.baseAddress!, width: width, bands: 3,
+                                 inputBytes: 1, outputBytes: 1, x: 0, y: y)
+                }
+            }
+            for i in 0..<width {
+                let expected = Self.exact(operations, Array(src[i * 3..<i * 3 + 3]))
+                for c in 0..<3 {
+                    let difference = abs(Int(dst[i * 3 + c]) - expected[c])
+                    if difference > largest {
+                        largest = difference
+                        first = "row \(y) pixel \(i) channel \(c): \(dst[i * 3 + c]), exactly \(expected[c])"
+                    }
+                }
+            }
+        }
+        XCTAssertLessThanOrEqual(largest, 1, "largest difference from the chain in Double: \(first ?? "-")", file: file, line: line)
+        return largest
+    }
+
+    func testCompiledTablesStayWithinOneStepOfTheChainInDouble() {
+        assertWithinOneStep(Self.five, width: 509, rows: 300)
+        assertWithinOneStep(Self.ten, width: 509, rows: 300)
+        assertWithinOneStep(Self.outside, width: 509, rows: 300)
+    }
+
     func testFiveFilterChainMatchesTheReferenceByteForByte() {
         assertIdentical(Self.five, width: 1021, rows: 1030)
     }

@@ -1,5 +1,6 @@
 import Foundation
 import MedleyMedia
+import MedleyTestSupport
 import XCTest
 
 /// Peer tools for the tag tests: ffmpeg/sox make the audio, and mutagen (Debian's python3-mutagen),
@@ -13,28 +14,13 @@ enum Peer {
         let data: Data
     }
 
-    /// Runs a program found on PATH (or by absolute path) to completion.
+    /// Runs a program found on PATH (or by absolute path) to completion (killed, and
+    /// `ProcessRunner.TimedOut` thrown, if it hangs past the runner's time limit).
     @discardableResult
     static func run(_ executable: String, _ arguments: [String]) throws -> Result {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable.hasPrefix("/") ? executable : "/usr/bin/env")
-        process.arguments = executable.hasPrefix("/") ? arguments : [executable] + arguments
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        final class Box: @unchecked Sendable { var data = Data() }
-        let errBox = Box()
-        let errDone = DispatchSemaphore(value: 0)
-        DispatchQueue.global().async {
-            errBox.data = err.fileHandleForReading.readDataToEndOfFile()
-            errDone.signal()
-        }
-        let outData = out.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        errDone.wait()
-        return Result(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
-                      stderr: String(decoding: errBox.data, as: UTF8.self), data: outData)
+        let output = try ProcessRunner.run(executable, arguments)
+        return Result(status: output.status, stdout: String(decoding: output.stdout, as: UTF8.self),
+                      stderr: String(decoding: output.stderr, as: UTF8.self), data: output.stdout)
     }
 
     /// Runs a program and fails the test unless it exits with 0.

@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Fetches the test data that comes from Debian's packages — real audio other people's encoders
+# made — into a cache, once, so that no test downloads anything while it runs. Idempotent: a
+# package already unpacked is kept (make-audio.sh's .done marks).
+#
+# Usage: scripts/test-data.sh          (scripts/setup.sh --tests calls it)
+# The cache is $MEDLEY_TEST_DATA, by default ${XDG_CACHE_HOME:-$HOME/.cache}/medley-tests; the
+# tests read the same variable with the same default (Tests/MedleyEndToEndTests/Support.swift,
+# Tool.testData).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+DATA=${MEDLEY_TEST_DATA:-${XDG_CACHE_HOME:-$HOME/.cache}/medley-tests}
+mkdir -p "$DATA"
+# The representative subset of the real-world audio corpus: Vorbis .oga (sound-theme-freedesktop)
+# and WAV (alsa-utils, sound-icons), about 2 MB to download. RealWorldAudioCorpusTests,
+# ReplayGainRunTests, AlbumPassTests, TrimFadeRunTests and LoudnessNormalizationRunTests read it.
+if ! fixtures/realworld/make-audio.sh "$DATA/realworld-audio-subset" --subset; then
+  # apt-get download needs package lists; a machine set up earlier may have none left.
+  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+  $SUDO apt-get update -qq
+  fixtures/realworld/make-audio.sh "$DATA/realworld-audio-subset" --subset
+fi
