@@ -118,17 +118,12 @@ final class CompiledChainPlanarTests: XCTestCase {
 
     // MARK: - The comparison
 
-    /// `rows` rows of `width` pseudo-random pixels (xorshift, fixed seed), every row through the kernel
-    /// and through the reference; counts the differing bytes.
-    private func assertIdentical(_ operations: [PointOperation], bands: Int = 3, width: Int, rows: Int,
-                                 file: StaticString = #filePath, line: UInt = #line) {
-        guard let kernel = CompiledChainKernel.compile(operations, transfer: .sRGB, imageWidth: width, imageHeight: rows)
-        else { return XCTFail("the chain compiles", file: file, line: line) }
-        XCTAssertFalse(kernel.stages.isEmpty, "runs the stage loop, not the single-matrix path", file: file, line: line)
-        var state: UInt64 = 0x9E37_79B9_7F4A_7C15
-        var differing = 0, first: String?
-        var src = [UInt8](repeating: 0, count: width * bands)
-        var dst = [UInt8](repeating: 0, count: width * bands)
+    /// Makes `rows` rows of `width` pseudo-random pixels (xorshift from `seed`), runs each through
+    /// `kernel` and hands row number, input and output to `body`.
+    static func forEachRow(_ kernel: CompiledChainKernel, bands: Int, width: Int, rows: Int, seed: UInt64,
+                           _ body: (_ y: Int, _ src: [UInt8], _ dst: [UInt8]) -> Void) {
+        var state = seed
+        var src = [UInt8](repeating: 0, count: width * bands), dst = src
         for y in 0..<rows {
             for i in 0..<src.count {
                 state ^= state << 13; state ^= state >> 7; state ^= state << 17
@@ -140,6 +135,19 @@ final class CompiledChainPlanarTests: XCTestCase {
                                  inputBytes: 1, outputBytes: 1, x: 0, y: y)
                 }
             }
+            body(y, src, dst)
+        }
+    }
+
+    /// `rows` rows of `width` pseudo-random pixels (xorshift, fixed seed), every row through the kernel
+    /// and through the reference; counts the differing bytes.
+    private func assertIdentical(_ operations: [PointOperation], bands: Int = 3, width: Int, rows: Int,
+                                 file: StaticString = #filePath, line: UInt = #line) {
+        guard let kernel = CompiledChainKernel.compile(operations, transfer: .sRGB, imageWidth: width, imageHeight: rows)
+        else { return XCTFail("the chain compiles", file: file, line: line) }
+        XCTAssertFalse(kernel.stages.isEmpty, "runs the stage loop, not the single-matrix path", file: file, line: line)
+        var differing = 0, first: String?
+        Self.forEachRow(kernel, bands: bands, width: width, rows: rows, seed: 0x9E37_79B9_7F4A_7C15) { y, src, dst in
             let expected = Self.reference(kernel, src, width: width, bands: bands, y: y)
             for i in 0..<dst.count where dst[i] != expected[i] {
                 differing += 1
@@ -186,20 +194,8 @@ final class CompiledChainPlanarTests: XCTestCase {
         guard let kernel = CompiledChainKernel.compile(operations, transfer: .sRGB, imageWidth: width, imageHeight: rows)
         else { XCTFail("the chain compiles", file: file, line: line); return -1 }
         XCTAssertFalse(kernel.stages.isEmpty, "runs the stage loop", file: file, line: line)
-        var state: UInt64 = 0x2545_F491_4F6C_DD1D
         var largest = 0, first: String?
-        var src = [UInt8](repeating: 0, count: width * 3), dst = src
-        for y in 0..<rows {
-            for i in 0..<src.count {
-                state ^= state << 13; state ^= state >> 7; state ^= state << 17
-                src[i] = UInt8(truncatingIfNeeded: state >> 24)
-            }
-            src.withUnsafeBytes { s in
-                dst.withUnsafeMutableBytes { d in
-                    kernel.apply(row: s.baseAddress!, to: d.baseAddress!, width: width, bands: 3,
-                                 inputBytes: 1, outputBytes: 1, x: 0, y: y)
-                }
-            }
+        Self.forEachRow(kernel, bands: 3, width: width, rows: rows, seed: 0x2545_F491_4F6C_DD1D) { y, src, dst in
             for i in 0..<width {
                 let expected = Self.exact(operations, Array(src[i * 3..<i * 3 + 3]))
                 for c in 0..<3 {
