@@ -31,4 +31,8 @@ int medley_sink_end(VipsImage *watched, MedleyWatch *watch, int result);
 /* The workers each of Medley's sinks gets. */
 int medley_sink_workers(void);
 
+/* At libvips' start: Medley's sinks take libvips' default workers (unless set already), and
+ * libvips' own inner sinks get one. */
+void medley_sink_start(void);
+
 #endif

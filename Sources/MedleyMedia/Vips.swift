@@ -76,6 +76,19 @@ public enum Vips {
         return try result.get()
     }
 
+    /// Runs libvips work as one item's: a failure's text is its own (`attributed`: repeated alone after a
+    /// failure, `again` true then) and libvips' and GLib's log messages are collected for it
+    /// (`collectingMessages`) — those of the run whose outcome is the item's, added to `messages` whether
+    /// `body` returns or throws.
+    public static func run<T>(collectingInto messages: inout LibraryMessages, _ body: (_ again: Bool) throws -> T) throws -> T {
+        var collected = LibraryMessages()
+        defer { messages.merge(collected) }
+        return try attributed { again in
+            collected = LibraryMessages()
+            return try collectingMessages(into: &collected) { try body(again) }
+        }
+    }
+
     /// libvips' pending error text (and clears it).
     static func takeError() -> String {
         guard let text = medley_vips_take_error() else { return "out of memory (even for libvips' message)" }

@@ -342,16 +342,9 @@ public final class VipsImage: @unchecked Sendable {
     }
 
     /// Renders and writes the image. `quality` is 1…100 for lossy formats (nil: the format's
-    /// default); `strip` drops EXIF, ICC and XMP.
+    /// default); `strip` drops EXIF, ICC and XMP. The export stage's saver with only those options.
     public func save(to path: String, format: ImageFormat, quality: Int?, strip: Bool) throws {
-        guard medley_image_save(handle, path, format.code, Int32(quality ?? 0), strip ? 1 : 0) == 0 else {
-            throw MediaError(Vips.takeError())
-        }
-        if strip && format == .webp {
-            do { try WebPChunks.stripMetadata(fileAt: path) } catch {
-                throw MediaError("cannot remove the metadata libvips wrote into the WebP file: \(error.localizedDescription)")
-            }
-        }
+        try save(to: path, format: format, options: SaveOptions(quality: quality, strip: strip))
     }
 
     /// The image computed once into memory, so that it can be read more than once (a file opened for one
@@ -430,7 +423,9 @@ public struct SaveOptions: Sendable, Equatable {
 }
 
 extension VipsImage {
-    /// Renders and writes the image with the export stage's options.
+    /// Renders and writes the image with the export stage's options: Medley's one saver. With `strip`,
+    /// the metadata is removed from the image before libvips writes it, and from a WebP file after
+    /// (libvips 8.14's webpsave writes an EXIF chunk of its own).
     public func save(to path: String, format: ImageFormat, options: SaveOptions) throws {
         // jpegsave cannot keep a profile without writing an EXIF block: stripped whole, the profile added after.
         let profileAfter = options.strip && options.keepProfile && format == .jpeg ? iccProfile : []
@@ -439,7 +434,7 @@ extension VipsImage {
             keep_icc: options.keepProfile && profileAfter.isEmpty ? 1 : 0, lossless: options.lossless.map { $0 ? 1 : 0 } ?? -1,
             effort: Int32(clamping: options.effort ?? -1), subsample: options.subsampling?.code ?? -1,
             bitdepth: Int32(clamping: options.bitDepth ?? -1))
-        guard medley_image_save_with(handle, path, &settings) == 0 else { throw MediaError(Vips.takeError()) }
+        guard medley_image_save(handle, path, &settings) == 0 else { throw MediaError(Vips.takeError()) }
         if !profileAfter.isEmpty { try JPEGSegments.insertICCProfile(profileAfter, fileAt: path) }
         if options.strip && format == .webp {
             do { try WebPChunks.stripMetadata(fileAt: path, keepICC: options.keepProfile) } catch {

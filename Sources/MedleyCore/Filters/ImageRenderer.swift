@@ -21,6 +21,15 @@ struct ImageRenderer {
     /// The job's `watermark:`, composited after the plan.
     var watermark: PreparedWatermark? = nil
 
+    /// The plan's first step when libvips can do it while decoding (shrink-on-load: JPEG DCT scaling,
+    /// WebP/HEIF subsampling): a resize with a mode that may enlarge or does not fill (a fill that never
+    /// enlarges cannot be a thumbnail). nil: the file is decoded at its own size.
+    var resizeOnLoad: (width: Int, height: Int, mode: ResizeMode, enlarge: Bool)? {
+        guard case .resize(let width, let height, let mode, let enlarge)? = plan?.root.firstGeometry, mode != .none,
+              enlarge || mode != .fill else { return nil }
+        return (width, height, mode, enlarge)
+    }
+
     /// The rendered (still lazy) image of one file, ready to save, and what could not be carried
     /// over (the item's warnings).
     /// `property` gives the item's properties, for text templates.
@@ -35,8 +44,7 @@ struct ImageRenderer {
                         warnings: inout [String]) throws -> VipsImage {
         var shrunkOnLoad = false
         var source: VipsImage
-        if case .resize(let width, let height, let mode, let enlarge)? = plan?.root.firstGeometry, mode != .none,
-           enlarge || mode != .fill {
+        if case let (width, height, mode, enlarge)? = resizeOnLoad {
             // Shrink while decoding (JPEG DCT scaling, WebP/HEIF subsampling): far less to decode.
             // libvips' thumbnail applies the EXIF orientation, so the box is for the picture as shown.
             let turned = header.orientation >= 5

@@ -45,9 +45,7 @@ struct ImageStage {
     func openHeader(_ path: String, messages: inout LibraryMessages) throws -> VipsImage {
         let header: VipsImage
         do {
-            header = try Vips.collectingMessages(into: &messages) {
-                try Vips.attributed { _ in try VipsImage.open(path, access: .sequential) }
-            }
+            header = try Vips.run(collectingInto: &messages) { _ in try VipsImage.open(path, access: .sequential) }
         } catch let error as MediaError {
             throw ItemFailure(error, context: "cannot decode")
         }
@@ -130,26 +128,21 @@ struct ImageStage {
                 property: (String) -> TemplateValue? = { _ in nil }) throws -> [String] {
         let renderer = itemRenderer ?? self.renderer
         do {
-            var collected = LibraryMessages()
-            defer { messages.merge(collected) }
-            return try Vips.attributed { again in
-                collected = LibraryMessages()
-                return try Vips.collectingMessages(into: &collected) {
-                    let source = again ? try VipsImage.open(path, access: .sequential) : header
-                    var (image, warnings) = try isAnimation(header, to: format)
-                        ? try renderAnimation(path, header: header, renderer: renderer, property: property)
-                        : try renderer.render(path, header: source, property: property)
-                    image = try OutputColour(export: export).prepare(image, input: source, format: format, warnings: &warnings)
-                    image = try image.attributedToCurrentItem()
-                    try image.save(to: temporaryPath, format: format, options: saveOptions(for: format))
-                    if header.pages > 1 && !isAnimation(header, to: format) {
-                        warnings.append("an animation of \(header.pages) frames: .\(format.fileExtension) holds one, so only the first is written (export as gif or webp to keep them all)")
-                    }
-                    let kept = export.strip ? (export.keepProfile ? [ImageFormat.Metadata.icc] : []) : image.metadataKinds
-                    let dropped = kept.filter { !format.carries.contains($0) }
-                    if dropped.isEmpty { return warnings }
-                    return warnings + [".\(format.fileExtension) output cannot hold the input's \(dropped.map(\.rawValue).joined(separator: ", ")); not written"]
+            return try Vips.run(collectingInto: &messages) { again in
+                let source = again ? try VipsImage.open(path, access: .sequential) : header
+                var (image, warnings) = try isAnimation(header, to: format)
+                    ? try renderAnimation(path, header: header, renderer: renderer, property: property)
+                    : try renderer.render(path, header: source, property: property)
+                image = try OutputColour(export: export).prepare(image, input: source, format: format, warnings: &warnings)
+                image = try image.attributedToCurrentItem()
+                try image.save(to: temporaryPath, format: format, options: saveOptions(for: format))
+                if header.pages > 1 && !isAnimation(header, to: format) {
+                    warnings.append("an animation of \(header.pages) frames: .\(format.fileExtension) holds one, so only the first is written (export as gif or webp to keep them all)")
                 }
+                let kept = export.strip ? (export.keepProfile ? [ImageFormat.Metadata.icc] : []) : image.metadataKinds
+                let dropped = kept.filter { !format.carries.contains($0) }
+                if dropped.isEmpty { return warnings }
+                return warnings + [".\(format.fileExtension) output cannot hold the input's \(dropped.map(\.rawValue).joined(separator: ", ")); not written"]
             }
         } catch let error as MediaError {
             throw ItemFailure(error, context: "cannot decode or encode")
@@ -170,13 +163,7 @@ extension ImageStage {
         let workers = Double(max(1, threads))
         let strip = 64.0  // rows a worker holds per stage: libvips strips of 16–128 rows, double-buffered
         var bytes = width * stored * 256  // decoder and encoder line buffers, libvips' sequential cache
-        let shrinksOnLoad: Bool
-        if case .resize(_, _, let mode, let enlarge)? = renderer.plan?.root.firstGeometry, mode != .none, enlarge || mode != .fill {
-            shrinksOnLoad = true
-        } else {
-            shrinksOnLoad = false
-        }
-        if !shrinksOnLoad && renderer.autoOrient && header.orientation != 1 {
+        if renderer.resizeOnLoad == nil && renderer.autoOrient && header.orientation != 1 {
             let whole = width * height * stored
             bytes += whole <= Double(ProcessMemory.vipsDiscThreshold) ? whole : width * stored * min(height, 2048)
         }

@@ -77,7 +77,7 @@ enum ImageStep {
     /// libvips reductions whose messages are the item's and whose failure names its own reason.
     private static func measure<T>(_ context: String, _ messages: inout LibraryMessages, _ body: () throws -> T) throws -> T {
         do {
-            return try Vips.attributed { _ in try Vips.collectingMessages(into: &messages) { try body() } }
+            return try Vips.run(collectingInto: &messages) { _ in try body() }
         } catch let error as MediaError {
             throw ItemFailure(error, context: context)
         }

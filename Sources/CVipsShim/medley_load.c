@@ -1,0 +1,65 @@
+/* Images from files and memory: lazy opens, shrink-on-load thumbnails, decoded buffers. */
+#include "medley_internal.h"
+
+MedleyImage *medley_image_open(const char *path, int sequential, int fail_on_error) {
+    VipsImage *image = vips_image_new_from_file(path,
+        "access", sequential ? VIPS_ACCESS_SEQUENTIAL : VIPS_ACCESS_RANDOM,
+        "fail_on", fail_on_error ? VIPS_FAIL_ON_WARNING : VIPS_FAIL_ON_NONE,
+        NULL);
+    return HANDLE(image);
+}
+
+MedleyImage *medley_image_open_pages(const char *path, int sequential, int fail_on_error) {
+    VipsImage *image = vips_image_new_from_file(path, "n", -1,
+        "access", sequential ? VIPS_ACCESS_SEQUENTIAL : VIPS_ACCESS_RANDOM,
+        "fail_on", fail_on_error ? VIPS_FAIL_ON_WARNING : VIPS_FAIL_ON_NONE, NULL);
+    return HANDLE(image);
+}
+
+/* vips_thumbnail: the loader shrinks while decoding where its format allows, EXIF orientation applied. */
+static MedleyImage *thumbnail(const char *path, int width, int height, int crop, VipsSize size, int fail_on_error) {
+    VipsImage *out = NULL;
+    /* thumbnail's own fail_on reaches the loader it picks, as `vips copy in[fail]` does: a
+     * "[fail-on=…]" suffix on the name is dropped when thumbnail reopens the file shrunk. */
+    int failed = vips_thumbnail(path, &out, width, "height", height,
+                                "crop", crop ? VIPS_INTERESTING_CENTRE : VIPS_INTERESTING_NONE,
+                                "size", size,
+                                "fail_on", fail_on_error ? VIPS_FAIL_ON_WARNING : VIPS_FAIL_ON_NONE,
+                                "no_rotate", FALSE, NULL);
+    return failed ? NULL : HANDLE(out);
+}
+
+MedleyImage *medley_image_thumbnail(const char *path, int width, int height, int crop, int force, int fail_on_error) {
+    return thumbnail(path, width, height, crop, force ? VIPS_SIZE_FORCE : VIPS_SIZE_BOTH, fail_on_error);
+}
+
+MedleyImage *medley_image_thumbnail_down(const char *path, int width, int height, int crop, int fail_on_error) {
+    return thumbnail(path, width, height, crop, VIPS_SIZE_DOWN, fail_on_error);
+}
+
+MedleyImage *medley_image_from_uchar(const uint8_t *pixels, int width, int height, int bands) {
+    size_t length = (size_t)width * height * bands;
+    VipsImage *image = vips_image_new_from_memory_copy(pixels, length, width, height, bands, VIPS_FORMAT_UCHAR);
+    return image ? HANDLE(image) : NULL;
+}
+
+MedleyImage *medley_image_from_buffer(const void *bytes, size_t length, int fail_on_error) {
+    /* libvips reads the buffer lazily and does not copy it: decode it whole into memory now (an
+     * asset is small and decoded once per job), so the image outlives the caller's bytes and is
+     * read from any thread. */
+    VipsImage *lazy = vips_image_new_from_buffer(bytes, length, "",
+        "fail_on", fail_on_error ? VIPS_FAIL_ON_WARNING : VIPS_FAIL_ON_NONE, NULL);
+    if (!lazy) return NULL;
+    VipsImage *memory = medley_memory_copy(lazy);
+    g_object_unref(lazy);
+    return memory ? HANDLE(memory) : NULL;
+}
+
+int medley_image_buffer_size(const void *bytes, size_t length, int *width, int *height) {
+    VipsImage *lazy = vips_image_new_from_buffer(bytes, length, "", NULL);
+    if (!lazy) return -1;
+    *width = vips_image_get_width(lazy);
+    *height = vips_image_get_height(lazy);
+    g_object_unref(lazy);
+    return 0;
+}
