@@ -1,5 +1,5 @@
 import Foundation
-import MedleyMedia
+import MedleyTags
 import XCTest
 
 /// TagIO.read on files tagged by other writers: the ffmpeg command line and mutagen.

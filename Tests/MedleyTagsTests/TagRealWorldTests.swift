@@ -1,5 +1,5 @@
 import Foundation
-import MedleyMedia
+import MedleyTags
 import XCTest
 
 /// Tags of files as real encoders and taggers leave them: headers paged the old way, damaged

@@ -1,8 +1,8 @@
 import Foundation
-import MedleyMedia
+import MedleyTags
 import XCTest
 
-/// A failed write throws a MediaError and leaves the file and its folder as they were.
+/// A failed write throws a TagIOError and leaves the file and its folder as they were.
 final class TagWriteFailureTests: TagCase {
     let tags = MediaTags(values: ["title": "T"], artwork: nil)
 
@@ -10,7 +10,7 @@ final class TagWriteFailureTests: TagCase {
         let before = try listing()
         let original = FileManager.default.fileExists(atPath: path) ? try bytes(path) : nil
         XCTAssertThrowsError(try TagIO.write(tags, toFileAt: path, container: ext), file: file, line: line) { error in
-            XCTAssertTrue(error is MediaError, "\(error)", file: file, line: line)
+            XCTAssertTrue(error is TagIOError, "\(error)", file: file, line: line)
         }
         XCTAssertEqual(try listing(), before, "something was left behind", file: file, line: line)
         if let original { XCTAssertEqual(try bytes(path), original, "the file changed", file: file, line: line) }
@@ -84,7 +84,7 @@ final class TagWriteFailureTests: TagCase {
                 do {
                     try TagIO.write(tagged, toFileAt: path, container: name)
                 } catch {
-                    XCTAssertTrue(error is MediaError, "\(name): \(error)")
+                    XCTAssertTrue(error is TagIOError, "\(name): \(error)")
                     XCTAssertTrue(try bytes(path) == variant, "\(name): a failed write changed the file")
                 }
             }
@@ -96,7 +96,7 @@ final class TagWriteFailureTests: TagCase {
     func testReadingNoiseThrows() throws {
         let path = work + "/noise.bin"
         try Data(repeating: 0x42, count: 100).write(to: URL(fileURLWithPath: path))
-        XCTAssertThrowsError(try TagIO.read(path: path)) { XCTAssertTrue($0 is MediaError) }
-        XCTAssertThrowsError(try TagIO.read(path: work + "/none.mp3")) { XCTAssertTrue($0 is MediaError) }
+        XCTAssertThrowsError(try TagIO.read(path: path)) { XCTAssertTrue($0 is TagIOError) }
+        XCTAssertThrowsError(try TagIO.read(path: work + "/none.mp3")) { XCTAssertTrue($0 is TagIOError) }
     }
 }

@@ -1,5 +1,5 @@
 import Foundation
-import MedleyMedia
+import MedleyTags
 import XCTest
 
 /// Peer tools for the tag tests: ffmpeg/sox make the audio, and mutagen (Debian's python3-mutagen),
