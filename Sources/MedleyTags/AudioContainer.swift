@@ -5,6 +5,8 @@ import Foundation
 /// and .opus are all Ogg). The tag writers, the copy of a stream with new tags and the transcode
 /// stage's libsndfile outputs all read this table.
 public enum AudioContainer: String, Sendable, CaseIterable {
+    /// MPEG-4 (.m4a, .m4b, .m4p, .m4r, .mp4), MPEG audio (.mp3), FLAC, Ogg (.ogg, .oga, .opus),
+    /// RIFF WAVE (.wav, .wave), AIFF and AIFF-C (.aif, .aiff, .aifc), Core Audio Format (.caf).
     case mp4, mp3, flac, ogg, wav, aiff, caf
 
     /// The container an extension names, any case, with or without its dot; nil for others.

@@ -80,6 +80,14 @@ extension TagIOError {
     static func system(_ code: Int32, _ what: String) -> TagIOError {
         TagIOError("\(what): \(String(cString: strerror(code)))", errno: code)
     }
+
+    /// The POSIX error number inside a Foundation error (FileHandle's writes throw one), if any.
+    static func posixCode(of error: Error) -> Int32? {
+        let error = error as NSError
+        if error.domain == NSPOSIXErrorDomain { return Int32(exactly: error.code) }
+        guard let underlying = error.userInfo[NSUnderlyingErrorKey] as? NSError, underlying.domain == NSPOSIXErrorDomain else { return nil }
+        return Int32(exactly: underlying.code)
+    }
 }
 
 /// Random-access reads of the bytes a tag parser looks at: a file's (`FileBytes`), so a parser

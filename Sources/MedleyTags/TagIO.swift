@@ -130,7 +130,7 @@ public enum TagIO {
         } catch let error as TagIOError {
             throw TagIOError("cannot write the tags of \(path): \(error.reason)", errno: error.errno)
         } catch {
-            throw TagIOError("cannot write the tags of \(path): \(error.localizedDescription)")
+            throw TagIOError("cannot write the tags of \(path): \(error.localizedDescription)", errno: TagIOError.posixCode(of: error))
         }
     }
 

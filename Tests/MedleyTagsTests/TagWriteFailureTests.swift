@@ -99,4 +99,23 @@ final class TagWriteFailureTests: TagCase {
         XCTAssertThrowsError(try TagIO.read(path: path)) { XCTAssertTrue($0 is TagIOError) }
         XCTAssertThrowsError(try TagIO.read(path: work + "/none.mp3")) { XCTAssertTrue($0 is TagIOError) }
     }
+
+    /// A failed system call keeps its errno (ENOENT for a missing file, ENOSPC from /dev/full,
+    /// which refuses every write as a full disk does) besides its words, which name the file and
+    /// the C library's reason.
+    func testFailedSystemCallsKeepTheirErrno() throws {
+        XCTAssertThrowsError(try TagIO.read(path: work + "/none.mp3")) { error in
+            XCTAssertEqual((error as? TagIOError)?.errno, ENOENT)
+            XCTAssertEqual((error as? TagIOError)?.reason, "cannot open \(self.work!)/none.mp3: No such file or directory")
+        }
+        XCTAssertThrowsError(try TagIO.read(path: work + "/noise.bin")) { XCTAssertEqual(($0 as? TagIOError)?.errno, ENOENT) }
+        let source = try tone("a.flac", seconds: 1)
+        XCTAssertThrowsError(try TagIO.write(tags, from: source, into: "/dev/full", container: "flac")) { error in
+            XCTAssertEqual((error as? TagIOError)?.errno, ENOSPC, "\(error)")
+            XCTAssertTrue((error as? TagIOError)?.reason.hasPrefix("cannot write the tags of \(source): ") == true, "\(error)")
+        }
+        let damaged = work + "/damaged.flac"
+        try Data(repeating: 0x42, count: 100).write(to: URL(fileURLWithPath: damaged))
+        XCTAssertThrowsError(try TagIO.read(path: damaged)) { XCTAssertNil(($0 as? TagIOError)?.errno, "the bytes are at fault") }
+    }
 }
