@@ -38,6 +38,9 @@ let package = Package(
         .target(name: "MedleyKernels"),
         // The CIFilter-style registry: attribute declarations, filter recipes, the fusing optimiser.
         .target(name: "MedleyFilters", dependencies: ["MedleyKernels"]),
+        // Audio tags in pure Swift over a file's bytes: ID3v2.2–2.4, ID3v1, APEv2, MP4 atoms, FLAC blocks,
+        // Ogg/Vorbis comments, RIFF/AIFF/CAF chunks. No C module, no dependency: tested, and fuzzed, alone.
+        .target(name: "MedleyTags"),
         // libyaml adapter: YAML text → a node tree that remembers line and column.
         .target(name: "MedleyYAML", dependencies: ["CYAML"]),
         // Adapters over media C libraries: libvips (images), libsndfile, libsamplerate and FFmpeg (audio, movies),
@@ -47,7 +50,8 @@ let package = Package(
         // SQLite adapter: the run state behind incremental runs and resume.
         .target(name: "MedleyStore", dependencies: ["CSQLite"]),
         // Pipeline model and validation, ingest, templates, scheduler, stages, events.
-        .target(name: "MedleyCore", dependencies: ["MedleyYAML", "MedleyFilters", "MedleyMedia", "MedleyKernels", "MedleyStore"]),
+        .target(name: "MedleyCore", dependencies: ["MedleyYAML", "MedleyFilters", "MedleyMedia", "MedleyKernels", "MedleyStore",
+                                                   "MedleyTags"]),
         // `medley bench`: times Medley against peer tools it shells out to; not part of the library.
         .target(name: "MedleyBench", dependencies: ["MedleyCore", "MedleyFilters"]),
         .executableTarget(name: "medley", dependencies: ["MedleyCore", "MedleyBench"]),
@@ -61,10 +65,13 @@ let package = Package(
         .target(name: "MedleyTestSupport", path: "Tests/Support"),
         .testTarget(name: "MedleyKernelsTests", dependencies: ["MedleyKernels"]),
         .testTarget(name: "MedleyFiltersTests", dependencies: ["MedleyFilters"]),
-        // Tags, movies, the resampler against libsamplerate's C API and the true-peak meter against libebur128's, called directly.
-        .testTarget(name: "MedleyMediaTests", dependencies: ["MedleyMedia", "CSamplerate", "CEbur128", "MedleyTestSupport"]),
-        .testTarget(name: "MedleyCoreTests", dependencies: ["MedleyCore"]),
-        .testTarget(name: "MedleyEndToEndTests", dependencies: ["MedleyCore", "MedleyTestSupport"]),
+        // Tags read and written, checked by peer readers (mutagen, ffprobe, exiftool, id3v2, eyeD3).
+        .testTarget(name: "MedleyTagsTests", dependencies: ["MedleyTags", "MedleyTestSupport"]),
+        // Movies, the resampler against libsamplerate's C API and the true-peak meter against libebur128's, called directly;
+        // tags written into a CAF of Medley's own libsndfile writer.
+        .testTarget(name: "MedleyMediaTests", dependencies: ["MedleyMedia", "MedleyTags", "CSamplerate", "CEbur128", "MedleyTestSupport"]),
+        .testTarget(name: "MedleyCoreTests", dependencies: ["MedleyCore", "MedleyTags"]),
+        .testTarget(name: "MedleyEndToEndTests", dependencies: ["MedleyCore", "MedleyTags", "MedleyTestSupport"]),
     ],
     // Swift 5 mode: the scheduler shares immutable kernels and C handles across Dispatch
     // threads, which Swift 6's checker cannot see is safe without wrappers everywhere.

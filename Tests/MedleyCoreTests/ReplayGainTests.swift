@@ -1,5 +1,6 @@
 import Foundation
 import MedleyMedia
+import MedleyTags
 @testable import MedleyCore
 import XCTest
 

@@ -1,5 +1,6 @@
 import Foundation
 import MedleyMedia
+import MedleyTestSupport
 import XCTest
 
 /// libsndfile keeps a failed open's reason in one global error number: files opened in parallel

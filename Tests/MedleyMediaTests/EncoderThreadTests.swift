@@ -1,6 +1,7 @@
 import Foundation
 import MedleyMedia
 import XCTest
+import MedleyTestSupport
 
 /// FFmpegAudioWriter's encoder thread (issue 18): blocks of every size are copied into a queue and
 /// encoded on the writer's own thread. The packets must be those of encoding inside `write`, and a

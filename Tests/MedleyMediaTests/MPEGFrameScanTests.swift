@@ -1,5 +1,6 @@
 import Foundation
 import MedleyMedia
+import MedleyTestSupport
 import XCTest
 
 /// MP3 lengths counted from frame headers built here by the ISO 11172-3 formulas: a Layer III

@@ -1,6 +1,7 @@
 import Foundation
 @testable import MedleyMedia
 import XCTest
+import MedleyTestSupport
 
 /// Real-world movies (tracker issue 14): damaged data after a keyframe, phone clips' container
 /// tags, files cut short. Clips are made here with ffmpeg/libx264; expected values come from

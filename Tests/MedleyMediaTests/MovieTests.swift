@@ -1,6 +1,7 @@
 import Foundation
 import MedleyMedia
 import XCTest
+import MedleyTestSupport
 
 /// Movie.probe, Movie.frame and Movie.transcode against the FFmpeg command-line tools: ffprobe's
 /// JSON for stream facts, `ffmpeg -ss t -i clip -frames:v 1` for frames (compared by PSNR

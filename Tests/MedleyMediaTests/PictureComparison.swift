@@ -1,4 +1,5 @@
 import Foundation
+import MedleyTestSupport
 
 /// A picture's samples could not be compared: the two differ in size or are empty (a decode that
 /// gave the wrong size must fail a comparison, never count as "different").

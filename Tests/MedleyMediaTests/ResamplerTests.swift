@@ -1,5 +1,6 @@
 import CSamplerate
 import MedleyMedia
+import MedleyTestSupport
 import XCTest
 
 /// `Resampler` against libsamplerate's `src_process` called here through its C API: the same

@@ -1,6 +1,7 @@
 import CSamplerate
 import Foundation
 @testable import MedleyMedia
+import MedleyTestSupport
 import XCTest
 
 /// The schedule's upsampling run (`SincSchedule.upsample`) against libsamplerate's own clock

@@ -1,5 +1,6 @@
 import Foundation
 import MedleyMedia
+import MedleyTestSupport
 import XCTest
 
 /// A read that fails part-way fails the sink, however many workers it has. libvips 8.14 (Debian 12's)

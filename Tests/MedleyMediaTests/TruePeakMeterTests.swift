@@ -1,6 +1,7 @@
 import CEbur128
 import Foundation
 import MedleyMedia
+import MedleyTestSupport
 import XCTest
 
 /// `LoudnessMeter`'s true peak (MedleyKernels' SIMD interpolator) against libebur128's own

@@ -1,5 +1,6 @@
 import Foundation
 import MedleyMedia
+import MedleyTestSupport
 import XCTest
 
 /// The libvips reductions behind `analyze:` and `autoAdjust:`, on pixels whose means and counts

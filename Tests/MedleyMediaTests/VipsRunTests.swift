@@ -1,5 +1,6 @@
 import Foundation
 import MedleyMedia
+import MedleyTestSupport
 import XCTest
 
 /// `Vips.run`: an item's libvips work, its failure repeated alone and its log messages those of the

@@ -1,5 +1,6 @@
 import Foundation
 import MedleyMedia
+import MedleyTags
 import MedleyYAML
 
 /// Reading the `export:` stage: root, format, quality, name template, overwrite policy.
@@ -83,9 +84,6 @@ extension SchemaReader {
 
 /// `export.id3`: the ID3 version of the job's audio outputs.
 extension SchemaReader {
-    /// The transcode formats whose outputs carry an ID3 tag: MP3, and the PCM formats written as WAV or AIFF.
-    static let id3Formats: Set<TranscodeSettings.FormatID> = [.mpegLayer3, .linearPCM, .uLaw, .aLaw]
-
     /// `id3: v2.3 | v2.4` ("2.3" and "2.4" too).
     func exportID3(_ node: YAMLNode) -> ID3Version? {
         guard let text = string(node, what: "export.id3") else { return nil }
@@ -109,7 +107,7 @@ extension SchemaReader {
                        suggestion: "remove 'id3', or add 'tag:' (copies with new tags) or 'transcode: { AVFormatIDKey: kAudioFormatMPEGLayer3 }'")
             return
         }
-        guard Self.id3Formats.contains(transcode.format) else {
+        guard AudioFormatTable.row(transcode.format).id3 else {
             sink.error(node, "export.id3: \(transcode.format.rawValue) outputs hold no ID3 tag (only MP3, WAV and AIFF do)",
                        suggestion: "remove 'id3', or transcode to kAudioFormatMPEGLayer3")
             return

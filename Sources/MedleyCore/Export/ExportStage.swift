@@ -1,4 +1,5 @@
 import MedleyMedia
+import MedleyTags
 
 /// Output formats a job can ask for.
 public enum OutputFormat: Sendable, Equatable {

@@ -1,6 +1,7 @@
 import Foundation
 import MedleyKernels
 import MedleyMedia
+import MedleyTags
 
 /// The properties of an audio item that Medley reads today (tags arrive with the media library).
 struct AudioProperties {

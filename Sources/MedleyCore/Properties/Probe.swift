@@ -2,6 +2,7 @@ import Foundation
 import MedleyFilters
 import MedleyKernels
 import MedleyMedia
+import MedleyTags
 
 /// `medley probe`: the properties Medley reads from one file, without a pipeline.
 public enum Probe {

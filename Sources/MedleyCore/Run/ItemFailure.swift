@@ -1,4 +1,5 @@
 import MedleyMedia
+import MedleyTags
 
 /// Why one item failed: what kind of failure, the words for the summary, and — when the words
 /// are a library's — what Medley was doing (the path is added by the caller).
@@ -36,13 +37,20 @@ public struct ItemFailure: Error, CustomStringConvertible {
         self.init(kind, error.reason, context: context)
     }
 
+    /// The tag module's error as an item's failure, in its own words.
+    public init(_ error: TagIOError, _ kind: Kind = .decode, context: String? = nil) {
+        self.init(kind, error.reason, context: context)
+    }
+
     public var description: String { context.map { "\($0): \(reason)" } ?? reason }
 
-    /// Runs `body`, a media library's error becoming the item's failure (`init(_:_:context:)`).
+    /// Runs `body`, a media library's (or the tag module's) error becoming the item's failure (`init(_:_:context:)`).
     static func converting<T>(_ kind: Kind = .decode, context: String? = nil, _ body: () throws -> T) throws -> T {
         do {
             return try body()
         } catch let error as MediaError {
+            throw ItemFailure(error, kind, context: context)
+        } catch let error as TagIOError {
             throw ItemFailure(error, kind, context: context)
         }
     }

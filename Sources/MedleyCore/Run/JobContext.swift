@@ -1,5 +1,6 @@
 import Foundation
 import MedleyMedia
+import MedleyTags
 
 /// One job while it runs: its stages, its export, its manifest and incremental state, and the
 /// counts the console, events and summary show. Counts and failures are guarded by the runner's lock.

@@ -1,5 +1,6 @@
 import Foundation
 import MedleyMedia
+import MedleyTags
 
 /// `tag.artwork`: cover art embedded from a file, or an item's own cover exported as a file of
 /// its own; and what in a job depends on an item's tags being readable.

@@ -1,5 +1,6 @@
 import Foundation
 import MedleyMedia
+import MedleyTags
 
 /// ReplayGain 2.0 values (`tag: {replayGain: track | album}`) for an audio output, and the
 /// level tags an output must not inherit once its level changed.

@@ -1,26 +1,12 @@
 import Foundation
 import MedleyMedia
+import MedleyTags
 
 /// The audio output of a job that tags but does not transcode (`tag:` without `transcode:`): the
 /// input's stream copied byte for byte, in its own container, with the tags as the tag stage left
 /// them — and, with `tag.replayGain`, the ReplayGain values of that very stream, measured by one
 /// decode pass (nothing is re-encoded, so the values are exact for the copy).
 enum AudioCopyStep {
-    /// The tag writer's container family of an extension (files of one family can be named
-    /// with any of its extensions: .ogg, .oga and .opus are all Ogg).
-    static func family(_ ext: String) -> String? {
-        switch ext.lowercased() {
-        case "m4a", "m4b", "m4p", "m4r", "mp4": return "mp4"
-        case "mp3": return "mp3"
-        case "flac": return "flac"
-        case "ogg", "oga", "opus": return "ogg"
-        case "wav", "wave": return "wav"
-        case "aif", "aiff", "aifc": return "aiff"
-        case "caf": return "caf"
-        default: return nil
-        }
-    }
-
     /// Measures the stream's loudness as decoded, at its own rate and channels (no mix, no
     /// resample): what a player of the copy hears. The reader is left at its end.
     static func measure(_ reader: AudioSource) throws -> AudioStage.Pass {
@@ -42,11 +28,11 @@ enum AudioCopyStep {
                      album: AlbumLoudness?, _ entry: inout ManifestRecord) throws {
         let format = item.sniffed.format
         let sourceExt = (item.file.path as NSString).pathExtension.lowercased()
-        guard let container = family(format) ?? family(sourceExt) else {
+        guard let container = AudioContainer(extension: format) ?? AudioContainer(extension: sourceExt) else {
             throw ItemFailure(.unsupported, "\(format) audio cannot take new tags without re-encoding; add a 'transcode' stage")
         }
         // `{ext}` is the input's own extension when it names this container, else the format's.
-        let ext = family(sourceExt) == container ? sourceExt : format
+        let ext = AudioContainer(extension: sourceExt) == container ? sourceExt : format
         let opus = format == "opus"
         var measured: AudioStage.Pass?
         var warnings: [String] = []
@@ -56,7 +42,7 @@ enum AudioCopyStep {
         try exporter.write(&entry, item.file, ext: ext, memory: AudioStep.workingMemory, property: { opened[$0] },
                            check: { destination in
             let named = (destination as NSString).pathExtension.lowercased()
-            guard family(named) == container else {
+            guard AudioContainer(extension: named) == container else {
                 throw ItemFailure(.unsupported, "the job copies the audio without re-encoding (no 'transcode' stage), so its "
                                   + "\(format) stream cannot become .\(named); name the output .\(ext) or add a 'transcode' stage")
             }

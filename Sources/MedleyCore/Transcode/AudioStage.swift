@@ -1,6 +1,7 @@
 import Foundation
 import MedleyKernels
 import MedleyMedia
+import MedleyTags
 
 /// Transcodes one audio item with AVAudioRecorder settings: decode → channel map → resample →
 /// gain or normalize → meter → encode, streamed a block at a time.
@@ -17,15 +18,7 @@ struct AudioStage {
 
     /// The extension written when the export name does not choose one (SPEC §8: AAC and ALAC →
     /// .m4a, FLAC → .flac, Opus → .ogg, MP3 → .mp3, linear PCM and the rest → .caf).
-    var defaultExtension: String {
-        switch settings.format {
-        case .mpeg4AAC, .appleLossless: return "m4a"
-        case .flac: return "flac"
-        case .opus: return "ogg"
-        case .mpegLayer3: return "mp3"
-        case .linearPCM, .appleIMA4, .uLaw, .aLaw: return "caf"
-        }
-    }
+    var defaultExtension: String { AudioFormatTable.row(settings.format).defaultExtension }
 
     /// Opens the item. M4A, MP3, FLAC and Ogg (Vorbis, Opus) go through FFmpeg, which decodes what
     /// the field's players do: libsndfile's mpg123 stops at the first damaged MP3 frame where
@@ -67,7 +60,7 @@ struct AudioStage {
         do {
             let tags = try TagIO.read(path: path)
             return (tags, tags.warnings, nil)
-        } catch let error as MediaError {
+        } catch let error as TagIOError {
             return (MediaTags(), [error.reason], error.reason)
         } catch {
             return (MediaTags(), ["cannot read the tags of \(path): \(error)"], "cannot read the tags of \(path): \(error)")
@@ -135,46 +128,38 @@ struct AudioStage {
         func unsupported() -> ItemFailure {
             ItemFailure(.unsupported, "\(settings.format.rawValue) cannot be written as .\(ext); use .\(defaultExtension)")
         }
-        switch settings.format {
-        case .mpeg4AAC:
-            guard ["m4a", "mp4", "aac"].contains(ext) else { throw unsupported() }
-            rate = keptRate(TranscodeSettings.aacRates, "AAC")
-            if !TranscodeSettings.aacRates.contains(rate) {
-                throw ItemFailure(.unsupported, "AAC cannot be encoded at \(rate) Hz; set AVSampleRateKey to 44100 or 48000")
+        let row = AudioFormatTable.row(settings.format)
+        if let writer = row.ffmpeg.first(where: { $0.extensions.contains(ext) }) {
+            func encoded(bitRate: Int? = nil, bitsPerSample: Int? = nil) -> Plan {
+                .ffmpeg(FFmpegOutputFormat(muxer: writer.muxer, codec: writer.codec, sampleRate: rate, channels: channels,
+                                           bitRate: bitRate, bitsPerSample: bitsPerSample))
             }
-            return .ffmpeg(FFmpegOutputFormat(muxer: "ipod", codec: "aac", sampleRate: rate, channels: channels, bitRate: bitRate))
-        case .appleLossless where ext == "m4a":
-            return .ffmpeg(FFmpegOutputFormat(muxer: "ipod", codec: "alac", sampleRate: rate, channels: channels,
-                                              bitsPerSample: depth([16, 24], "ALAC in .m4a")))
-        case .opus:
-            guard ["ogg", "opus"].contains(ext) else { throw unsupported() }
-            if settings.sampleRate == nil, !Self.opusRates.contains(rate) { rate = 48000 }
-            guard Self.opusRates.contains(rate) else {
-                throw ItemFailure(.unsupported, "Opus cannot be encoded at \(rate) Hz; use 8000, 12000, 16000, 24000 or 48000")
+            switch settings.format {
+            case .mpeg4AAC:
+                rate = keptRate(TranscodeSettings.aacRates, "AAC")
+                if !TranscodeSettings.aacRates.contains(rate) {
+                    throw ItemFailure(.unsupported, "AAC cannot be encoded at \(rate) Hz; set AVSampleRateKey to 44100 or 48000")
+                }
+                return encoded(bitRate: bitRate)
+            case .appleLossless:
+                return encoded(bitsPerSample: depth([16, 24], "ALAC in .m4a"))
+            case .opus:
+                if settings.sampleRate == nil, !Self.opusRates.contains(rate) { rate = 48000 }
+                guard Self.opusRates.contains(rate) else {
+                    throw ItemFailure(.unsupported, "Opus cannot be encoded at \(rate) Hz; use 8000, 12000, 16000, 24000 or 48000")
+                }
+                return encoded(bitRate: bitRate)
+            case .mpegLayer3:
+                rate = keptRate(TranscodeSettings.mp3Rates, "MP3")
+                guard TranscodeSettings.mp3Rates.contains(rate) else {
+                    throw ItemFailure(.unsupported, "MP3 cannot be encoded at \(rate) Hz; use " + TranscodeSettings.mp3Rates.map(String.init).joined(separator: ", "))
+                }
+                return encoded(bitRate: bitRate)
+            case .appleIMA4, .linearPCM, .flac, .uLaw, .aLaw:
+                return encoded()
             }
-            return .ffmpeg(FFmpegOutputFormat(muxer: "ogg", codec: "libopus", sampleRate: rate, channels: channels, bitRate: bitRate))
-        case .mpegLayer3:
-            guard ext == "mp3" else { throw unsupported() }
-            rate = keptRate(TranscodeSettings.mp3Rates, "MP3")
-            guard TranscodeSettings.mp3Rates.contains(rate) else {
-                throw ItemFailure(.unsupported, "MP3 cannot be encoded at \(rate) Hz; use " + TranscodeSettings.mp3Rates.map(String.init).joined(separator: ", "))
-            }
-            return .ffmpeg(FFmpegOutputFormat(muxer: "mp3", codec: "libmp3lame", sampleRate: rate, channels: channels,
-                                              bitRate: bitRate))
-        case .appleIMA4:
-            guard ext == "caf" else { throw unsupported() }
-            return .ffmpeg(FFmpegOutputFormat(muxer: "caf", codec: "adpcm_ima_qt", sampleRate: rate, channels: channels))
-        default:
-            break
         }
-        let container: AudioOutputFormat.Container
-        switch ext {
-        case "caf": container = .caf
-        case "wav", "wave": container = .wav
-        case "aif", "aiff", "aifc": container = .aiff
-        case "flac": container = .flac
-        default: throw unsupported()
-        }
+        guard row.sndfile, let container = AudioFormatTable.sndfileContainer(ext) else { throw unsupported() }
         let encoding: AudioOutputFormat.Encoding
         switch settings.format {
         case .linearPCM:

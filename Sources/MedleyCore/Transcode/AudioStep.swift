@@ -1,5 +1,6 @@
 import Foundation
 import MedleyMedia
+import MedleyTags
 
 /// The audio steps of an item's journey: its stream header and tags read into properties
 /// (before `where`), then transcoded (mix, resample, level, meter) with its tags into its export.

@@ -17,19 +17,7 @@ public struct TranscodeSettings: Sendable, Equatable {
         case aLaw = "kAudioFormatALaw"
 
         /// Core Audio's four-character code.
-        public var fourCC: String {
-            switch self {
-            case .linearPCM: return "lpcm"
-            case .mpeg4AAC: return "aac "
-            case .appleLossless: return "alac"
-            case .flac: return "flac"
-            case .opus: return "opus"
-            case .mpegLayer3: return ".mp3"
-            case .appleIMA4: return "ima4"
-            case .uLaw: return "ulaw"
-            case .aLaw: return "alaw"
-            }
-        }
+        public var fourCC: String { AudioFormatTable.row(self).fourCC }
 
         /// The code as the UInt32 Core Audio stores (big-endian characters).
         public var rawCode: UInt32 { fourCC.utf8.reduce(0) { $0 << 8 | UInt32($1) } }

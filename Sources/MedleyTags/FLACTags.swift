@@ -19,10 +19,10 @@ enum FLACTags {
     /// A block whose length is wrong is found by what follows it: the next block header or, after
     /// the last block, an audio frame's sync code. Then a comment or picture block is measured
     /// by its own inner lengths; any other block ends the reading there, keeping what came before.
-    private static func blocks(_ file: FileBytes) throws -> (blocks: [Block], audio: UInt64?, warnings: [String]) {
+    private static func blocks(_ file: ByteSource) throws -> (blocks: [Block], audio: UInt64?, warnings: [String]) {
         var offset: UInt64 = 0
         while let length = ID3v2.tagLength(header: try file.readPrefix(at: offset, count: 10)) { offset += UInt64(length) }
-        guard try file.readPrefix(at: offset, count: 4) == Array("fLaC".utf8) else { throw MediaError("not a FLAC file") }
+        guard try file.readPrefix(at: offset, count: 4) == Array("fLaC".utf8) else { throw TagIOError("not a FLAC file") }
         offset += 4
         var blocks: [Block] = []
         var warnings: [String] = []
@@ -61,7 +61,7 @@ enum FLACTags {
             blocks.append(Block(type: type, body: try file.read(at: offset + 4, count: length)))
             offset += 4 + UInt64(length)
         }
-        guard blocks.first?.type == 0 else { throw MediaError("the FLAC file has no STREAMINFO block") }
+        guard blocks.first?.type == 0 else { throw TagIOError("the FLAC file has no STREAMINFO block") }
         return (blocks, offset, warnings)
     }
 
@@ -85,7 +85,7 @@ enum FLACTags {
         return reader.position
     }
 
-    static func read(_ file: FileBytes) throws -> MediaTags {
+    static func read(_ file: ByteSource) throws -> MediaTags {
         let (found, _, damage) = try blocks(file)
         var fields: [(name: String, value: String)] = []
         var warnings = damage
@@ -94,7 +94,7 @@ enum FLACTags {
                 let parsed = try VorbisComments.parse(block.body)
                 fields = parsed.fields
                 if let damage = parsed.damage { warnings.append(damage) }
-            } catch let error as MediaError {
+            } catch let error as TagIOError {
                 var tags = MediaTags()
                 tags.warnings = warnings + ["the FLAC VORBIS_COMMENT block cannot be read (\(error.reason))"]
                 return tags
@@ -105,17 +105,17 @@ enum FLACTags {
         return tags
     }
 
-    static func write(_ tags: MediaTags, to file: FileBytes, into output: ReplacementFile) throws -> [String] {
+    static func write(_ tags: MediaTags, to file: ByteSource, into output: ByteSink) throws -> [String] {
         let (old, found, warnings) = try blocks(file)
         guard let audio = found else {
-            throw MediaError("a FLAC metadata block is damaged, so where the audio starts is unknown: " + warnings.joined(separator: "; "))
+            throw TagIOError("a FLAC metadata block is damaged, so where the audio starts is unknown: " + warnings.joined(separator: "; "))
         }
         let vendor = try old.first { $0.type == comment }.map { try VorbisComments.parse($0.body).vendor } ?? "Medley"
         let (fields, rejected) = VorbisComments.fields(for: tags)
         var unsupported = rejected
         var kept = old.filter { ![padding, comment, picture].contains($0.type) }
         let comments = VorbisComments.encode(vendor: vendor, fields: fields)
-        guard comments.count <= maxBlock else { throw MediaError("the tags are larger than a FLAC metadata block (16 MB)") }
+        guard comments.count <= maxBlock else { throw TagIOError("the tags are larger than a FLAC metadata block (16 MB)") }
         kept.append(Block(type: comment, body: comments))
         if let artwork = tags.artwork {
             let body = VorbisComments.pictureBlock(artwork)

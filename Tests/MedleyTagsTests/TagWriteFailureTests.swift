@@ -1,8 +1,9 @@
 import Foundation
-import MedleyMedia
+import MedleyTags
 import XCTest
+import MedleyTestSupport
 
-/// A failed write throws a MediaError and leaves the file and its folder as they were.
+/// A failed write throws a TagIOError and leaves the file and its folder as they were.
 final class TagWriteFailureTests: TagCase {
     let tags = MediaTags(values: ["title": "T"], artwork: nil)
 
@@ -10,7 +11,7 @@ final class TagWriteFailureTests: TagCase {
         let before = try listing()
         let original = FileManager.default.fileExists(atPath: path) ? try bytes(path) : nil
         XCTAssertThrowsError(try TagIO.write(tags, toFileAt: path, container: ext), file: file, line: line) { error in
-            XCTAssertTrue(error is MediaError, "\(error)", file: file, line: line)
+            XCTAssertTrue(error is TagIOError, "\(error)", file: file, line: line)
         }
         XCTAssertEqual(try listing(), before, "something was left behind", file: file, line: line)
         if let original { XCTAssertEqual(try bytes(path), original, "the file changed", file: file, line: line) }
@@ -84,7 +85,7 @@ final class TagWriteFailureTests: TagCase {
                 do {
                     try TagIO.write(tagged, toFileAt: path, container: name)
                 } catch {
-                    XCTAssertTrue(error is MediaError, "\(name): \(error)")
+                    XCTAssertTrue(error is TagIOError, "\(name): \(error)")
                     XCTAssertTrue(try bytes(path) == variant, "\(name): a failed write changed the file")
                 }
             }
@@ -96,7 +97,26 @@ final class TagWriteFailureTests: TagCase {
     func testReadingNoiseThrows() throws {
         let path = work + "/noise.bin"
         try Data(repeating: 0x42, count: 100).write(to: URL(fileURLWithPath: path))
-        XCTAssertThrowsError(try TagIO.read(path: path)) { XCTAssertTrue($0 is MediaError) }
-        XCTAssertThrowsError(try TagIO.read(path: work + "/none.mp3")) { XCTAssertTrue($0 is MediaError) }
+        XCTAssertThrowsError(try TagIO.read(path: path)) { XCTAssertTrue($0 is TagIOError) }
+        XCTAssertThrowsError(try TagIO.read(path: work + "/none.mp3")) { XCTAssertTrue($0 is TagIOError) }
+    }
+
+    /// A failed system call keeps its errno (ENOENT for a missing file, ENOSPC from /dev/full,
+    /// which refuses every write as a full disk does) besides its words, which name the file and
+    /// the C library's reason.
+    func testFailedSystemCallsKeepTheirErrno() throws {
+        XCTAssertThrowsError(try TagIO.read(path: work + "/none.mp3")) { error in
+            XCTAssertEqual((error as? TagIOError)?.errno, ENOENT)
+            XCTAssertEqual((error as? TagIOError)?.reason, "cannot open \(self.work!)/none.mp3: No such file or directory")
+        }
+        XCTAssertThrowsError(try TagIO.read(path: work + "/noise.bin")) { XCTAssertEqual(($0 as? TagIOError)?.errno, ENOENT) }
+        let source = try tone("a.flac", seconds: 1)
+        XCTAssertThrowsError(try TagIO.write(tags, from: source, into: "/dev/full", container: "flac")) { error in
+            XCTAssertEqual((error as? TagIOError)?.errno, ENOSPC, "\(error)")
+            XCTAssertTrue((error as? TagIOError)?.reason.hasPrefix("cannot write the tags of \(source): ") == true, "\(error)")
+        }
+        let damaged = work + "/damaged.flac"
+        try Data(repeating: 0x42, count: 100).write(to: URL(fileURLWithPath: damaged))
+        XCTAssertThrowsError(try TagIO.read(path: damaged)) { XCTAssertNil(($0 as? TagIOError)?.errno, "the bytes are at fault") }
     }
 }

@@ -26,10 +26,10 @@ enum CAFTags {
 
     /// The chunks, and `damage` when one runs past the end of the file (listed with what the file
     /// holds of it; nothing after it can be found).
-    private static func chunks(_ file: FileBytes) throws -> (chunks: [Chunk], damage: String?) {
+    private static func chunks(_ file: ByteSource) throws -> (chunks: [Chunk], damage: String?) {
         let header = try file.readPrefix(at: 0, count: 8)
         guard header.count == 8, header.starts(with: Array("caff".utf8)), header[4..<6].bigEndianInteger == 1 else {
-            throw MediaError("not a CAF file")
+            throw TagIOError("not a CAF file")
         }
         var found: [Chunk] = []
         var offset: UInt64 = 8
@@ -44,7 +44,7 @@ enum CAFTags {
             guard size <= file.size - offset - 12 else {
                 let damage = "the CAF \(type) chunk says it is \(size) bytes long, but the file ends \(file.size - offset - 12) bytes into it"
                 guard found.first?.type == "desc", type == "data" || found.contains(where: { $0.type == "data" }) else {
-                    throw MediaError(damage)
+                    throw TagIOError(damage)
                 }
                 found.append(Chunk(type: type, offset: offset, length: file.size - offset))
                 return (found, damage)
@@ -52,12 +52,12 @@ enum CAFTags {
             found.append(Chunk(type: type, offset: offset, length: 12 + size))
             offset += 12 + size
         }
-        guard found.first?.type == "desc" else { throw MediaError("the CAF file does not start with a desc chunk") }
-        guard found.contains(where: { $0.type == "data" }) else { throw MediaError("the CAF file has no data chunk") }
+        guard found.first?.type == "desc" else { throw TagIOError("the CAF file does not start with a desc chunk") }
+        guard found.contains(where: { $0.type == "data" }) else { throw TagIOError("the CAF file has no data chunk") }
         return (found, nil)
     }
 
-    static func read(_ file: FileBytes) throws -> MediaTags {
+    static func read(_ file: ByteSource) throws -> MediaTags {
         var tags = MediaTags()
         let (found, damage) = try chunks(file)
         if let damage { tags.warnings.append(damage + "; an info chunk after it, if any, was not read") }
@@ -82,9 +82,9 @@ enum CAFTags {
         return tags
     }
 
-    static func write(_ tags: MediaTags, to file: FileBytes, into output: ReplacementFile) throws -> [String] {
+    static func write(_ tags: MediaTags, to file: ByteSource, into output: ByteSink) throws -> [String] {
         let (found, damage) = try chunks(file)
-        if let damage { throw MediaError(damage) }
+        if let damage { throw TagIOError(damage) }
         let values = TagValues.present(tags)
         var entries = fields.compactMap { field, key in values[key].map { (field, TagValues.clean($0)) } }
         // One value per key: several are joined, and said so.

@@ -1,6 +1,7 @@
 import Foundation
-import MedleyMedia
+import MedleyTags
 import XCTest
+import MedleyTestSupport
 
 /// Tags of files as real encoders and taggers leave them: headers paged the old way, damaged
 /// frames and blocks. What Medley keeps is compared with what mutagen, ogginfo and ffmpeg read.

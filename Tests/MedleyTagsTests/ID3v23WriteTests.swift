@@ -1,5 +1,6 @@
 import Foundation
-import MedleyMedia
+import MedleyTags
+import MedleyTestSupport
 import XCTest
 
 /// `TagIO.write(…, id3: .v2_3)`: the tag is read back by three readers that are not Medley's —

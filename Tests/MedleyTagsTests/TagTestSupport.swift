@@ -1,42 +1,12 @@
 import Foundation
-import MedleyMedia
+import MedleyTags
 import MedleyTestSupport
 import XCTest
 
-/// Peer tools for the tag tests: ffmpeg/sox make the audio, and mutagen (Debian's python3-mutagen),
-/// ffprobe and exiftool read the tags back. Expected values are written out in the tests, never
-/// taken from TagIO's own output.
-enum Peer {
-    struct Result {
-        let status: Int32
-        let stdout: String
-        let stderr: String
-        let data: Data
-    }
-
-    /// Runs a program found on PATH (or by absolute path) to completion (killed, and
-    /// `ProcessRunner.TimedOut` thrown, if it hangs past the runner's time limit).
-    @discardableResult
-    static func run(_ executable: String, _ arguments: [String]) throws -> Result {
-        let output = try ProcessRunner.run(executable, arguments)
-        return Result(status: output.status, stdout: String(decoding: output.stdout, as: UTF8.self),
-                      stderr: String(decoding: output.stderr, as: UTF8.self), data: output.stdout)
-    }
-
-    /// Runs a program and fails the test unless it exits with 0.
-    @discardableResult
-    static func must(_ executable: String, _ arguments: [String], file: StaticString = #filePath, line: UInt = #line) throws -> Result {
-        let result = try run(executable, arguments)
-        guard result.status == 0 else {
-            XCTFail("\(executable) \(arguments.joined(separator: " ")) failed: \(result.stderr)", file: file, line: line)
-            throw NSError(domain: executable, code: Int(result.status))
-        }
-        return result
-    }
-
-    /// Debian's python3, which has python3-mutagen (a pyenv python on PATH may not).
-    static let python = FileManager.default.isExecutableFile(atPath: "/usr/bin/python3") ? "/usr/bin/python3" : "python3"
-
+/// The tag tests' readers: mutagen (Debian's python3-mutagen), ffprobe and exiftool read the tags
+/// back (ffmpeg and sox make the audio, through `Peer.run`/`Peer.must`). Expected values are
+/// written out in the tests, never taken from TagIO's own output.
+extension Peer {
     /// What mutagen finds in a file: its raw frame/atom/field names and values, and pictures.
     struct Dump {
         let type: String

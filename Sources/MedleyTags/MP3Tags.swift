@@ -7,7 +7,7 @@ import Foundation
 enum MP3Tags {
     /// The ID3v2 tag's fields, with the APEv2 and ID3v1 tags' where the v2 tag lacks them (as
     /// most players merge them). A v2 tag that cannot be read leaves the others, with a warning.
-    static func read(_ file: FileBytes) throws -> MediaTags {
+    static func read(_ file: ByteSource) throws -> MediaTags {
         let header = try file.readPrefix(at: 0, count: 10)
         let ape = try readAPEv2(file)
         var v1 = try readID3v1(file)
@@ -21,7 +21,7 @@ enum MP3Tags {
         let v2: MediaTags
         do {
             v2 = try ID3v2.read(try file.readPrefix(at: 0, count: length))
-        } catch let error as MediaError {
+        } catch let error as TagIOError {
             guard var v1 else { throw error }
             v1.warnings.append("the ID3v2 tag cannot be read (\(error.reason)); only the ID3v1 tag's fields were read")
             return v1
@@ -46,7 +46,7 @@ enum MP3Tags {
     /// above, "Track"/"Disc" as number and count, "Compilation" as a flag, every other text item
     /// as an extra tag by its key in upper case (several values are NUL-separated); binary and
     /// link items (a cover in "Cover Art (Front)") are not read, with a warning naming them.
-    static func readAPEv2(_ file: FileBytes) throws -> MediaTags? {
+    static func readAPEv2(_ file: ByteSource) throws -> MediaTags? {
         var end = file.size
         if end >= 128, try file.read(at: end - 128, count: 3) == Array("TAG".utf8) { end -= 128 }
         guard end >= 32 else { return nil }
@@ -91,7 +91,7 @@ enum MP3Tags {
         return tags
     }
 
-    static func write(_ tags: MediaTags, to file: FileBytes, into output: ReplacementFile,
+    static func write(_ tags: MediaTags, to file: ByteSource, into output: ByteSink,
                       id3 version: ID3Version = .v2_4) throws -> (unsupported: [String], converted: [String]) {
         let audio = try audioRange(file)
         let (tag, unsupported, converted) = try ID3v2.encode(tags, version: version)
@@ -102,7 +102,7 @@ enum MP3Tags {
 
     /// The bytes between the leading ID3v2 tags and the trailing APEv2/ID3v1 tags; throws when
     /// no MPEG audio frame starts near there.
-    static func audioRange(_ file: FileBytes) throws -> Range<UInt64> {
+    static func audioRange(_ file: ByteSource) throws -> Range<UInt64> {
         var start: UInt64 = 0
         while let length = ID3v2.tagLength(header: try file.readPrefix(at: start, count: 10)) {
             start += UInt64(length)
@@ -118,14 +118,14 @@ enum MP3Tags {
                 if total <= end - start { end -= total }
             }
         }
-        guard end > start else { throw MediaError("the file holds no MPEG audio") }
+        guard end > start else { throw TagIOError("the file holds no MPEG audio") }
         // Some encoders leave padding before the first frame: look for two frames in a row nearby.
         let head = try file.readPrefix(at: start, count: Int(min(end - start, 65536 + 4096)))
         let found = head.indices.prefix(65536).contains { index in
             guard let length = frameLength(head, at: index) else { return false }
             return index + length == head.count || frameLength(head, at: index + length) != nil
         }
-        guard found else { throw MediaError("the file holds no MPEG audio frames") }
+        guard found else { throw TagIOError("the file holds no MPEG audio frames") }
         return start..<end
     }
 
@@ -153,7 +153,7 @@ enum MP3Tags {
     }
 
     /// ID3v1(.1): fixed ISO-8859-1 fields in the last 128 bytes.
-    private static func readID3v1(_ file: FileBytes) throws -> MediaTags? {
+    private static func readID3v1(_ file: ByteSource) throws -> MediaTags? {
         guard file.size >= 128 else { return nil }
         let tag = try file.read(at: file.size - 128, count: 128)
         guard tag.starts(with: Array("TAG".utf8)) else { return nil }

@@ -1,6 +1,7 @@
 import Foundation
-import MedleyMedia
+import MedleyTags
 import XCTest
+import MedleyTestSupport
 
 /// TagIO.read on files tagged by other writers: the ffmpeg command line and mutagen.
 final class TagReadTests: TagCase {

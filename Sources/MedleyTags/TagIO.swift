@@ -18,47 +18,39 @@ import Foundation
 /// table in ExtraTags; several values of one field in `MediaTags.lists`. Readers skip what is
 /// damaged (an ID3 frame, a FLAC block, a chunk past the end) and say so in `MediaTags.warnings`.
 public enum TagIO {
-    private enum Container {
-        case mp4, mp3, flac, ogg, wav, aiff, caf
-
-        init?(extension ext: String) {
-            switch ext.lowercased().trimmingCharacters(in: CharacterSet(charactersIn: ".")) {
-            case "m4a", "m4b", "m4p", "mp4", "m4r": self = .mp4
-            case "mp3": self = .mp3
-            case "flac": self = .flac
-            case "ogg", "oga", "opus": self = .ogg
-            case "wav", "wave": self = .wav
-            case "aif", "aiff", "aifc": self = .aiff
-            case "caf": self = .caf
-            default: return nil
-            }
-        }
-
-        var keys: Set<String> {
-            switch self {
-            case .mp4: return MP4Tags.keys
-            case .mp3, .wav, .aiff: return ID3v2.keys
-            case .flac, .ogg: return VorbisComments.keys
-            case .caf: return CAFTags.keys
-            }
-        }
-    }
-
     /// Reads the tags and embedded cover art of any audio file Medley reads (M4A/MP4, MP3, FLAC, Ogg Vorbis, Opus, WAV, AIFF, CAF).
     public static func read(path: String) throws -> MediaTags {
         let file = try FileBytes(path: path)
         do {
-            switch try sniff(file) {
-            case .mp4: return try MP4Tags.read(file)
-            case .mp3: return try MP3Tags.read(file)
-            case .flac: return try FLACTags.read(file)
-            case .ogg: return try OggTags.read(file)
-            case .wav: return try ChunkTags.read(file, .wav)
-            case .aiff: return try ChunkTags.read(file, .aiff)
-            case .caf: return try CAFTags.read(file)
-            }
-        } catch let error as MediaError {
-            throw MediaError("cannot read the tags of \(path): \(error.reason)")
+            return try read(file, try sniff(file))
+        } catch let error as TagIOError {
+            throw TagIOError("cannot read the tags of \(path): \(error.reason)", errno: error.errno)
+        }
+    }
+
+    /// `read(path:)` over a whole file's bytes in memory, the container found from its first bytes;
+    /// the error's words do not name a file.
+    public static func read(bytes: [UInt8]) throws -> MediaTags {
+        let source = MemoryBytes(bytes)
+        return try read(source, try sniff(source))
+    }
+
+    /// The tags in `bytes` read by the parser of the container named by `ext` (as `supported(container:)` names them),
+    /// whatever the first bytes say: each parser on its own, for fuzzing.
+    public static func read(bytes: [UInt8], container ext: String) throws -> MediaTags {
+        guard let container = AudioContainer(extension: ext) else { throw TagIOError("cannot read tags from .\(ext) files") }
+        return try read(MemoryBytes(bytes), container)
+    }
+
+    private static func read(_ file: ByteSource, _ container: AudioContainer) throws -> MediaTags {
+        switch container {
+        case .mp4: return try MP4Tags.read(file)
+        case .mp3: return try MP3Tags.read(file)
+        case .flac: return try FLACTags.read(file)
+        case .ogg: return try OggTags.read(file)
+        case .wav: return try ChunkTags.read(file, .wav)
+        case .aiff: return try ChunkTags.read(file, .aiff)
+        case .caf: return try CAFTags.read(file)
         }
     }
 
@@ -72,7 +64,7 @@ public enum TagIO {
 
     /// The MediaTags keys (and "artwork") a container, named by output file extension ("m4a", "mp3", "flac", "ogg", "opus", "wav", "aif"/"aiff", "caf"), can hold.
     public static func supported(container ext: String) -> Set<String> {
-        Container(extension: ext)?.keys ?? []
+        AudioContainer(extension: ext)?.tagKeys ?? []
     }
 
     /// Writes `tags` (and artwork) into the finished, closed file at `path` whose container is `ext`, replacing whatever tags it had; atomically (write a sibling temporary file in the same folder, then rename over `path`; on error remove the temporary and leave `path` untouched). Returns, sorted, what this container cannot hold so the caller can report it per item: MediaTags keys and extra field names (not written), and "key (N values, written joined with "; ")" where it holds one value.
@@ -102,47 +94,69 @@ public enum TagIO {
         try write(tags, from: source, into: Optional(destination), container: ext, id3: version)
     }
 
+    /// The bytes of a whole file whose container is `ext` with `tags` (and artwork) written in place
+    /// of the tags it had, as `write(_:toFileAt:container:id3:)` writes them, and its report.
+    public static func write(_ tags: MediaTags, toBytes bytes: [UInt8], container ext: String,
+                             id3 version: ID3Version = .v2_4) throws -> (bytes: [UInt8], report: WriteReport) {
+        let output = MemorySink()
+        let report = try write(tags, from: MemoryBytes(bytes), container: try container(ext), id3: version, into: output)
+        return (output.bytes, report)
+    }
+
+    private static func container(_ ext: String) throws -> AudioContainer {
+        guard let container = AudioContainer(extension: ext) else { throw TagIOError("cannot write tags into .\(ext) files") }
+        return container
+    }
+
     private static func write(_ tags: MediaTags, from path: String, into destination: String?, container ext: String,
                               id3 version: ID3Version) throws -> WriteReport {
-        guard let container = Container(extension: ext) else { throw MediaError("cannot write tags into .\(ext) files") }
-        let keys = container.keys
-        var unsupported = Set(TagValues.present(tags).keys.filter { !keys.contains($0) && !($0 == "mediaKind" && tags[$0] == "music") })
-        if tags.artwork != nil, !keys.contains("artwork") { unsupported.insert("artwork") }
-        var converted: [String] = []
+        let container = try container(ext)
         do {
             // Through a symbolic link to the file itself, so the rename replaces the file, not the link.
             // A copy into `destination` reads `path` as given: an item's checked `/proc/self/fd/N`
             // must stay the open file, not become a name that could be swapped since.
             let target = destination == nil ? URL(fileURLWithPath: path).resolvingSymlinksInPath().path : path
             let file = try FileBytes(path: target)
+            var report = WriteReport(unsupported: [], converted: [])
             let fill = { (output: ReplacementFile) throws in
-                let rejected: [String]
-                switch container {
-                case .mp4: rejected = try MP4Tags.write(tags, to: file, into: output)
-                case .mp3: (rejected, converted) = try MP3Tags.write(tags, to: file, into: output, id3: version)
-                case .flac: rejected = try FLACTags.write(tags, to: file, into: output)
-                case .ogg: rejected = try OggTags.write(tags, to: file, into: output)
-                case .wav: (rejected, converted) = try ChunkTags.write(tags, to: file, into: output, .wav, id3: version)
-                case .aiff: (rejected, converted) = try ChunkTags.write(tags, to: file, into: output, .aiff, id3: version)
-                case .caf: rejected = try CAFTags.write(tags, to: file, into: output)
-                }
-                unsupported.formUnion(rejected)
+                report = try write(tags, from: file, container: container, id3: version, into: output)
             }
             if let destination {
                 try ReplacementFile.fill(ReplacementFile(into: destination), fill)
             } else {
                 try ReplacementFile.replace(target, fill)
             }
-        } catch let error as MediaError {
-            throw MediaError("cannot write the tags of \(path): \(error.reason)")
+            return report
+        } catch let error as TagIOError {
+            throw TagIOError("cannot write the tags of \(path): \(error.reason)", errno: error.errno)
         } catch {
-            throw MediaError("cannot write the tags of \(path): \(error.localizedDescription)")
+            throw TagIOError("cannot write the tags of \(path): \(error.localizedDescription)", errno: TagIOError.posixCode(of: error))
         }
+    }
+
+    /// `file` with `tags` written by `container`'s writer into `output`.
+    private static func write(_ tags: MediaTags, from file: ByteSource, container: AudioContainer, id3 version: ID3Version,
+                              into output: ByteSink) throws -> WriteReport {
+        let keys = container.tagKeys
+        var unsupported = Set(TagValues.present(tags).keys.filter { !keys.contains($0) && !($0 == "mediaKind" && tags[$0] == "music") })
+        if tags.artwork != nil, !keys.contains("artwork") { unsupported.insert("artwork") }
+        var converted: [String] = []
+        let rejected: [String]
+        switch container {
+        case .mp4: rejected = try MP4Tags.write(tags, to: file, into: output)
+        case .mp3: (rejected, converted) = try MP3Tags.write(tags, to: file, into: output, id3: version)
+        case .flac: rejected = try FLACTags.write(tags, to: file, into: output)
+        case .ogg: rejected = try OggTags.write(tags, to: file, into: output)
+        case .wav: (rejected, converted) = try ChunkTags.write(tags, to: file, into: output, .wav, id3: version)
+        case .aiff: (rejected, converted) = try ChunkTags.write(tags, to: file, into: output, .aiff, id3: version)
+        case .caf: rejected = try CAFTags.write(tags, to: file, into: output)
+        }
+        unsupported.formUnion(rejected)
         return WriteReport(unsupported: unsupported.sorted(), converted: converted)
     }
 
     /// The container from the file's first bytes, not its name (SPEC §3).
-    private static func sniff(_ file: FileBytes) throws -> Container {
+    private static func sniff(_ file: ByteSource) throws -> AudioContainer {
         var start: UInt64 = 0
         while let length = ID3v2.tagLength(header: try file.readPrefix(at: start, count: 10)) { start += UInt64(length) }
         let head = try file.readPrefix(at: start, count: 12)
@@ -158,6 +172,6 @@ public enum TagIO {
         if at(0, "caff") { return .caf }
         if at(4, "ftyp") || at(4, "moov") || at(4, "mdat") || at(4, "free") || at(4, "wide") { return .mp4 }
         if head.count >= 2, head[0] == 0xFF, head[1] & 0xE0 == 0xE0 { return .mp3 }
-        throw MediaError("not an audio file whose tags Medley reads")
+        throw TagIOError("not an audio file whose tags Medley reads")
     }
 }

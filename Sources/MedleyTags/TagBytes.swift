@@ -20,7 +20,7 @@ struct ByteReader {
     var isAtEnd: Bool { position >= bytes.count }
 
     mutating func take(_ count: Int) throws -> ArraySlice<UInt8> {
-        guard count >= 0, count <= remaining else { throw MediaError("the tags are truncated") }
+        guard count >= 0, count <= remaining else { throw TagIOError("the tags are truncated") }
         defer { position += count }
         return bytes[position..<position + count]
     }
@@ -74,18 +74,89 @@ func decodeText<C: Collection>(_ bytes: C) -> String where C.Element == UInt8 {
     return String(array.map { Character(Unicode.Scalar($0)) })
 }
 
+extension TagIOError {
+    /// A failed system call: `what` and the C library's words for `code` ("cannot open a.mp3: No
+    /// such file or directory"), keeping `code`. Callers pass `errno` first, before anything else can change it.
+    static func system(_ code: Int32, _ what: String) -> TagIOError {
+        TagIOError("\(what): \(String(cString: strerror(code)))", errno: code)
+    }
+
+    /// The POSIX error number inside a Foundation error (FileHandle's writes throw one), if any.
+    static func posixCode(of error: Error) -> Int32? {
+        let error = error as NSError
+        if error.domain == NSPOSIXErrorDomain { return Int32(exactly: error.code) }
+        guard let underlying = error.userInfo[NSUnderlyingErrorKey] as? NSError, underlying.domain == NSPOSIXErrorDomain else { return nil }
+        return Int32(exactly: underlying.code)
+    }
+}
+
+/// Random-access reads of the bytes a tag parser looks at: a file's (`FileBytes`), so a parser
+/// never loads the audio itself, or a buffer's (`MemoryBytes`), so a fuzzer can hand one in.
+protocol ByteSource: AnyObject {
+    /// How many bytes there are.
+    var size: UInt64 { get }
+    /// Exactly `count` bytes at `offset`, or an error naming the truncation.
+    func read(at offset: UInt64, count: Int) throws -> [UInt8]
+}
+
+extension ByteSource {
+    /// Up to `count` bytes at `offset` (fewer at the end).
+    func readPrefix(at offset: UInt64, count: Int) throws -> [UInt8] {
+        guard offset < size else { return [] }
+        return try read(at: offset, count: Int(min(UInt64(count), size - offset)))
+    }
+}
+
+/// Bytes in memory as a `ByteSource`.
+final class MemoryBytes: ByteSource {
+    private let bytes: [UInt8]
+    var size: UInt64 { UInt64(bytes.count) }
+
+    init(_ bytes: [UInt8]) { self.bytes = bytes }
+
+    func read(at offset: UInt64, count: Int) throws -> [UInt8] {
+        guard count >= 0, offset <= size, UInt64(count) <= size - offset else { throw TagIOError("the file is truncated") }
+        let start = Int(offset)
+        return Array(bytes[start..<start + count])
+    }
+}
+
+/// Where a tag writer puts the file it assembles: a `ReplacementFile`, or a buffer (`MemorySink`).
+protocol ByteSink: AnyObject {
+    func append(_ bytes: [UInt8]) throws
+}
+
+extension ByteSink {
+    /// Copies `count` bytes of `source` from `offset`, a megabyte at a time.
+    func copy(from source: ByteSource, offset: UInt64, count: UInt64) throws {
+        var done: UInt64 = 0
+        while done < count {
+            let step = Int(min(count - done, 1 << 20))
+            try append(try source.read(at: offset + done, count: step))
+            done += UInt64(step)
+        }
+    }
+}
+
+/// A tag writer's output collected in memory.
+final class MemorySink: ByteSink {
+    private(set) var bytes: [UInt8] = []
+
+    func append(_ bytes: [UInt8]) throws { self.bytes += bytes }
+}
+
 /// Random-access reads from an audio file, so tag parsers never load the audio itself.
-final class FileBytes {
+final class FileBytes: ByteSource {
     private let handle: FileHandle
     let size: UInt64
 
     init(path: String) throws {
         var info = stat()
         guard stat(path, &info) == 0 else {
-            throw MediaError("cannot open \(path): \(String(cString: strerror(errno)))")
+            throw TagIOError.system(errno, "cannot open \(path)")
         }
-        guard (info.st_mode & S_IFMT) == S_IFREG else { throw MediaError("\(path) is not a regular file") }
-        guard let handle = FileHandle(forReadingAtPath: path) else { throw MediaError("cannot open \(path)") }
+        guard (info.st_mode & S_IFMT) == S_IFREG else { throw TagIOError("\(path) is not a regular file") }
+        guard let handle = FileHandle(forReadingAtPath: path) else { throw TagIOError("cannot open \(path)") }
         self.handle = handle
         size = UInt64(info.st_size)
     }
@@ -94,24 +165,18 @@ final class FileBytes {
 
     /// Exactly `count` bytes at `offset`, or an error naming the truncation.
     func read(at offset: UInt64, count: Int) throws -> [UInt8] {
-        guard count >= 0, offset <= size, UInt64(count) <= size - offset else { throw MediaError("the file is truncated") }
+        guard count >= 0, offset <= size, UInt64(count) <= size - offset else { throw TagIOError("the file is truncated") }
         if count == 0 { return [] }
         try handle.seek(toOffset: offset)
-        guard let data = try handle.read(upToCount: count), data.count == count else { throw MediaError("the file is truncated") }
+        guard let data = try handle.read(upToCount: count), data.count == count else { throw TagIOError("the file is truncated") }
         return [UInt8](data)
-    }
-
-    /// Up to `count` bytes at `offset` (fewer at the end of the file).
-    func readPrefix(at offset: UInt64, count: Int) throws -> [UInt8] {
-        guard offset < size else { return [] }
-        return try read(at: offset, count: Int(min(UInt64(count), size - offset)))
     }
 }
 
 /// The file a tag writer assembles: a sibling temporary file that `commit` renames over the
 /// original, so readers see either the old file or the new one, never a half-written one; or —
 /// when the caller's file is itself temporary (`init(into:)`) — that file, written straight.
-final class ReplacementFile {
+final class ReplacementFile: ByteSink {
     let target: String
     let path: String
     private let handle: FileHandle
@@ -125,7 +190,7 @@ final class ReplacementFile {
         self.path = path
         renames = false
         let fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC | O_NOFOLLOW)
-        guard fd >= 0 else { throw MediaError("cannot write \(path): \(String(cString: strerror(errno)))") }
+        guard fd >= 0 else { throw TagIOError.system(errno, "cannot write \(path)") }
         handle = FileHandle(fileDescriptor: fd, closeOnDealloc: true)
     }
 
@@ -135,7 +200,7 @@ final class ReplacementFile {
         let url = URL(fileURLWithPath: target)
         path = url.deletingLastPathComponent().path + "/." + url.lastPathComponent + ".medley-tags-" + UUID().uuidString
         let fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0o600)
-        guard fd >= 0 else { throw MediaError("cannot create a temporary file beside \(target): \(String(cString: strerror(errno)))") }
+        guard fd >= 0 else { throw TagIOError.system(errno, "cannot create a temporary file beside \(target)") }
         handle = FileHandle(fileDescriptor: fd, closeOnDealloc: true)
     }
 
@@ -145,29 +210,19 @@ final class ReplacementFile {
         try handle.write(contentsOf: bytes)
     }
 
-    /// Copies `count` bytes of `source` from `offset`, a megabyte at a time.
-    func copy(from source: FileBytes, offset: UInt64, count: UInt64) throws {
-        var done: UInt64 = 0
-        while done < count {
-            let step = Int(min(count - done, 1 << 20))
-            try append(try source.read(at: offset + done, count: step))
-            done += UInt64(step)
-        }
-    }
-
     /// Gives the file the original's permissions, flushes it and renames it over the original
     /// (a file written `into` is only flushed).
     func commit() throws {
         var info = stat()
         if renames, stat(target, &info) == 0 { fchmod(handle.fileDescriptor, info.st_mode & 0o7777) }
         guard fsync(handle.fileDescriptor) == 0 else {
-            throw MediaError("cannot write \(target): \(String(cString: strerror(errno)))")
+            throw TagIOError.system(errno, "cannot write \(target)")
         }
         try handle.close()
         finished = true
         guard renames else { return }
         guard rename(path, target) == 0 else {
-            throw MediaError("cannot replace \(target): \(String(cString: strerror(errno)))")
+            throw TagIOError.system(errno, "cannot replace \(target)")
         }
         finished = true
     }

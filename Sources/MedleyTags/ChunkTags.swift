@@ -31,16 +31,16 @@ enum ChunkTags {
     /// The chunks up to the end of the form; `damage` says why the list stops early: a chunk
     /// that runs past the end of the file is listed with what the file holds of it, and the
     /// chunks after it cannot be found.
-    private static func chunks(_ file: FileBytes, _ flavour: Flavour) throws -> (form: [UInt8], chunks: [Chunk], damage: String?) {
+    private static func chunks(_ file: ByteSource, _ flavour: Flavour) throws -> (form: [UInt8], chunks: [Chunk], damage: String?) {
         let header = try file.readPrefix(at: 0, count: 12)
         let form = Array(header.suffix(4))
         switch flavour {
         case .wav:
-            if header.starts(with: Array("RF64".utf8)) { throw MediaError("cannot tag RF64 (over 4 GB) WAV files") }
-            guard header.count == 12, header.starts(with: Array("RIFF".utf8)), form == Array("WAVE".utf8) else { throw MediaError("not a WAV file") }
+            if header.starts(with: Array("RF64".utf8)) { throw TagIOError("cannot tag RF64 (over 4 GB) WAV files") }
+            guard header.count == 12, header.starts(with: Array("RIFF".utf8)), form == Array("WAVE".utf8) else { throw TagIOError("not a WAV file") }
         case .aiff:
             guard header.count == 12, header.starts(with: Array("FORM".utf8)), form == Array("AIFF".utf8) || form == Array("AIFC".utf8) else {
-                throw MediaError("not an AIFF file")
+                throw TagIOError("not an AIFF file")
             }
         }
         let declared = UInt64(flavour.bigEndian ? header[4..<8].bigEndianInteger : header[4..<8].littleEndianInteger)
@@ -55,19 +55,19 @@ enum ChunkTags {
                 found.append(Chunk(id: id, offset: offset, size: end - offset - 8))
                 let container = end == file.size ? "file" : flavour == .wav ? "RIFF form" : "FORM"
                 let damage = "the \(id) chunk says it is \(size) bytes long, but the \(container) ends \(end - offset - 8) bytes into it"
-                guard found.contains(where: { $0.id == flavour.audioChunk }) else { throw MediaError(damage) }
+                guard found.contains(where: { $0.id == flavour.audioChunk }) else { throw TagIOError(damage) }
                 return (form, found, damage)
             }
             found.append(Chunk(id: id, offset: offset, size: size))
             offset += 8 + size + (size & 1)
         }
-        guard found.contains(where: { $0.id == flavour.audioChunk }) else { throw MediaError("the file has no \(flavour.audioChunk) chunk") }
+        guard found.contains(where: { $0.id == flavour.audioChunk }) else { throw TagIOError("the file has no \(flavour.audioChunk) chunk") }
         return (form, found, nil)
     }
 
     // MARK: Reading
 
-    static func read(_ file: FileBytes, _ flavour: Flavour) throws -> MediaTags {
+    static func read(_ file: ByteSource, _ flavour: Flavour) throws -> MediaTags {
         let (_, found, damage) = try chunks(file, flavour)
         var tags = MediaTags()
         if let chunk = found.first(where: { $0.id.uppercased() == "ID3 " }) {
@@ -126,10 +126,10 @@ enum ChunkTags {
 
     // MARK: Writing
 
-    static func write(_ tags: MediaTags, to file: FileBytes, into output: ReplacementFile, _ flavour: Flavour,
+    static func write(_ tags: MediaTags, to file: ByteSource, into output: ByteSink, _ flavour: Flavour,
                       id3 version: ID3Version = .v2_4) throws -> (unsupported: [String], converted: [String]) {
         let (form, found, damage) = try chunks(file, flavour)
-        if let damage { throw MediaError(damage) }
+        if let damage { throw TagIOError(damage) }
         let (id3, unsupported, converted) = try ID3v2.encode(tags, version: version)
         let values = TagValues.present(tags)
         var native: [UInt8] = []
@@ -160,7 +160,7 @@ enum ChunkTags {
         }
         var total: UInt64 = 4 + UInt64(native.count + tagChunk.count)
         for chunk in kept { total += 8 + chunk.size + (chunk.size & 1) }
-        guard total <= UInt64(UInt32.max) else { throw MediaError("the file would exceed the 4 GB a \(flavour == .wav ? "RIFF" : "FORM") file can hold") }
+        guard total <= UInt64(UInt32.max) else { throw TagIOError("the file would exceed the 4 GB a \(flavour == .wav ? "RIFF" : "FORM") file can hold") }
 
         var head = Array((flavour == .wav ? "RIFF" : "FORM").utf8)
         if flavour.bigEndian { head.appendBE(Int(total), bytes: 4) } else { head.appendLE(Int(total), bytes: 4) }
