@@ -4,6 +4,7 @@ import Glibc
 import Darwin
 #endif
 import Foundation
+import MedleySystem
 
 /// An export root as one medley process writes it: the root and its `.medley/` folder held open
 /// (`SafeFolder`: no link under the root is ever followed), a lock that keeps a second run off the
@@ -407,14 +408,12 @@ struct TemporaryFile: Sendable {
     let path: String
 }
 
-/// Whether a failure's words say the disk is full, and which way ("No space left on device" or
-/// "Disk quota exceeded"), whoever wrote them: the system's strerror text is what libvips, FFmpeg
-/// and Medley's own writers pass on; SQLite says "database or disk is full".
+/// Whether a failure's cause is a full disk — ENOSPC, EDQUOT or SQLITE_FULL, kept in the error
+/// from the adapter that met it — and the system's words for it ("No space left on device", or
+/// "Disk quota exceeded" for EDQUOT). Decided by case: words that merely mention a full disk are not one.
 enum DiskFull {
-    static func reason(in text: String) -> String? {
-        let full = String(cString: strerror(ENOSPC)), quota = String(cString: strerror(EDQUOT))
-        if text.contains(full) || text.contains("database or disk is full") { return full }
-        if text.contains(quota) { return quota }
-        return nil
+    static func words(for error: Error) -> String? {
+        guard let classified = error as? ClassifiedError, classified.failureClass == .diskFull else { return nil }
+        return String(cString: strerror(classified.systemErrno == EDQUOT ? EDQUOT : ENOSPC))
     }
 }

@@ -4,9 +4,10 @@ import Glibc
 import Darwin
 #endif
 import Foundation
+import MedleySystem
 
 /// Why a file operation under an export root failed or was refused.
-struct FileSystemFailure: Error, CustomStringConvertible {
+struct FileSystemFailure: ClassifiedError, CustomStringConvertible {
     enum Kind: Equatable {
         /// A symbolic link where Medley needs a real folder or file: never followed.
         case link
@@ -46,6 +47,11 @@ struct FileSystemFailure: Error, CustomStringConvertible {
         if case .system(let code) = kind { return code }
         return nil
     }
+
+    var systemErrno: Int32? { errorCode }
+
+    /// A link, a non-folder or a shared file is Medley's refusal, not the system's: no class.
+    var failureClass: FailureClass? { errorCode.flatMap { FailureClass(errno: $0) } }
 }
 
 /// A folder held open by its descriptor. Everything below it is reached with the `*at()` calls,

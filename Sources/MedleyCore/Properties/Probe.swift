@@ -10,7 +10,10 @@ public enum Probe {
     public static func properties(ofFileAt path: String, metering: Bool = false,
                                   loudness: Bool = false) throws -> [(name: String, value: TemplateValue)] {
         var info = stat()
-        guard stat(path, &info) == 0 else { throw ItemFailure(.input, String(cString: strerror(errno))) }
+        guard stat(path, &info) == 0 else {
+            let cause = MediaError.system("stat", errno: errno, path: path)
+            throw ItemFailure(.input, cause.message, cause: cause)
+        }
         guard (info.st_mode & S_IFMT) == S_IFREG else { throw ItemFailure(.input, "not a regular file") }
         let absolute = URL(fileURLWithPath: path).standardizedFileURL.path
         let file = IngestedFile(

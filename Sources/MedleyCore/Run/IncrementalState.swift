@@ -108,7 +108,7 @@ final class IncrementalState {
     /// Records a finished item in the run state (after its output is in place: a crash between
     /// the two only means the item is done again). Returns the reason it could not be recorded.
     /// `line`: the entry's manifest line, already rendered (kept as the row's record).
-    func remember(_ entry: inout ManifestRecord, _ file: IngestedFile, line: String) -> String? {
+    func remember(_ entry: inout ManifestRecord, _ file: IngestedFile, line: String) -> Error? {
         guard let store, let output = entry.output else { return nil }
         let kind = (entry.mediaType?.kind ?? .audio).rawValue
         let row = StateRow(input: file.path, size: file.size, modifiedNanoseconds: Self.nanoseconds(file.modified),
@@ -121,7 +121,7 @@ final class IncrementalState {
             // The output is in place and right; only the memory of it is missing, so the next run
             // does the item again.
             entry.warnings.append("not recorded in the run state (\(error)); the next run does it again")
-            return "\(error)"
+            return error
         }
     }
 

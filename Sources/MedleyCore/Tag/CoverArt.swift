@@ -42,10 +42,15 @@ enum CoverArt {
             // Into the temporary file itself (FileManager.createFile would write a file of its own
             // beside it and rename that over it).
             let descriptor = open(temporary, O_WRONLY | O_TRUNC | O_CLOEXEC)
-            guard descriptor >= 0 else { throw ItemFailure(.output, "cannot write the cover art: \(String(cString: strerror(errno)))") }
+            guard descriptor >= 0 else { throw Self.writeFailure(errno: errno, "open") }
             let failed = Descriptor.write(descriptor, artwork.data)
             close(descriptor)
-            if let failed { throw ItemFailure(.output, "cannot write the cover art: \(String(cString: strerror(failed)))") }
+            if let failed { throw Self.writeFailure(errno: failed, "write") }
         }
+    }
+
+    private static func writeFailure(errno code: Int32, _ operation: String) -> ItemFailure {
+        let cause = MediaError.system(operation, errno: code)
+        return ItemFailure(.output, "cannot write the cover art: \(cause)", cause: cause)
     }
 }

@@ -29,7 +29,7 @@ enum CAFTags {
     private static func chunks(_ file: FileBytes) throws -> (chunks: [Chunk], damage: String?) {
         let header = try file.readPrefix(at: 0, count: 8)
         guard header.count == 8, header.starts(with: Array("caff".utf8)), header[4..<6].bigEndianInteger == 1 else {
-            throw MediaError("not a CAF file")
+            throw MediaError(.medley, "read tags", "not a CAF file", cause: .corruptData)
         }
         var found: [Chunk] = []
         var offset: UInt64 = 8
@@ -44,7 +44,7 @@ enum CAFTags {
             guard size <= file.size - offset - 12 else {
                 let damage = "the CAF \(type) chunk says it is \(size) bytes long, but the file ends \(file.size - offset - 12) bytes into it"
                 guard found.first?.type == "desc", type == "data" || found.contains(where: { $0.type == "data" }) else {
-                    throw MediaError(damage)
+                    throw MediaError(.medley, "read tags", damage, cause: .corruptData)
                 }
                 found.append(Chunk(type: type, offset: offset, length: file.size - offset))
                 return (found, damage)
@@ -52,8 +52,8 @@ enum CAFTags {
             found.append(Chunk(type: type, offset: offset, length: 12 + size))
             offset += 12 + size
         }
-        guard found.first?.type == "desc" else { throw MediaError("the CAF file does not start with a desc chunk") }
-        guard found.contains(where: { $0.type == "data" }) else { throw MediaError("the CAF file has no data chunk") }
+        guard found.first?.type == "desc" else { throw MediaError(.medley, "read tags", "the CAF file does not start with a desc chunk", cause: .corruptData) }
+        guard found.contains(where: { $0.type == "data" }) else { throw MediaError(.medley, "read tags", "the CAF file has no data chunk", cause: .corruptData) }
         return (found, nil)
     }
 
@@ -84,7 +84,7 @@ enum CAFTags {
 
     static func write(_ tags: MediaTags, to file: FileBytes, into output: ReplacementFile) throws -> [String] {
         let (found, damage) = try chunks(file)
-        if let damage { throw MediaError(damage) }
+        if let damage { throw MediaError(.medley, "read tags", damage, cause: .corruptData) }
         let values = TagValues.present(tags)
         var entries = fields.compactMap { field, key in values[key].map { (field, TagValues.clean($0)) } }
         // One value per key: several are joined, and said so.

@@ -36,11 +36,11 @@ enum ChunkTags {
         let form = Array(header.suffix(4))
         switch flavour {
         case .wav:
-            if header.starts(with: Array("RF64".utf8)) { throw MediaError("cannot tag RF64 (over 4 GB) WAV files") }
-            guard header.count == 12, header.starts(with: Array("RIFF".utf8)), form == Array("WAVE".utf8) else { throw MediaError("not a WAV file") }
+            if header.starts(with: Array("RF64".utf8)) { throw MediaError(.medley, "read tags", "cannot tag RF64 (over 4 GB) WAV files", cause: .unsupported) }
+            guard header.count == 12, header.starts(with: Array("RIFF".utf8)), form == Array("WAVE".utf8) else { throw MediaError(.medley, "read tags", "not a WAV file", cause: .corruptData) }
         case .aiff:
             guard header.count == 12, header.starts(with: Array("FORM".utf8)), form == Array("AIFF".utf8) || form == Array("AIFC".utf8) else {
-                throw MediaError("not an AIFF file")
+                throw MediaError(.medley, "read tags", "not an AIFF file", cause: .corruptData)
             }
         }
         let declared = UInt64(flavour.bigEndian ? header[4..<8].bigEndianInteger : header[4..<8].littleEndianInteger)
@@ -55,13 +55,13 @@ enum ChunkTags {
                 found.append(Chunk(id: id, offset: offset, size: end - offset - 8))
                 let container = end == file.size ? "file" : flavour == .wav ? "RIFF form" : "FORM"
                 let damage = "the \(id) chunk says it is \(size) bytes long, but the \(container) ends \(end - offset - 8) bytes into it"
-                guard found.contains(where: { $0.id == flavour.audioChunk }) else { throw MediaError(damage) }
+                guard found.contains(where: { $0.id == flavour.audioChunk }) else { throw MediaError(.medley, "read tags", damage, cause: .corruptData) }
                 return (form, found, damage)
             }
             found.append(Chunk(id: id, offset: offset, size: size))
             offset += 8 + size + (size & 1)
         }
-        guard found.contains(where: { $0.id == flavour.audioChunk }) else { throw MediaError("the file has no \(flavour.audioChunk) chunk") }
+        guard found.contains(where: { $0.id == flavour.audioChunk }) else { throw MediaError(.medley, "read tags", "the file has no \(flavour.audioChunk) chunk", cause: .corruptData) }
         return (form, found, nil)
     }
 
@@ -129,7 +129,7 @@ enum ChunkTags {
     static func write(_ tags: MediaTags, to file: FileBytes, into output: ReplacementFile, _ flavour: Flavour,
                       id3 version: ID3Version = .v2_4) throws -> (unsupported: [String], converted: [String]) {
         let (form, found, damage) = try chunks(file, flavour)
-        if let damage { throw MediaError(damage) }
+        if let damage { throw MediaError(.medley, "read tags", damage, cause: .corruptData) }
         let (id3, unsupported, converted) = try ID3v2.encode(tags, version: version)
         let values = TagValues.present(tags)
         var native: [UInt8] = []
@@ -160,7 +160,7 @@ enum ChunkTags {
         }
         var total: UInt64 = 4 + UInt64(native.count + tagChunk.count)
         for chunk in kept { total += 8 + chunk.size + (chunk.size & 1) }
-        guard total <= UInt64(UInt32.max) else { throw MediaError("the file would exceed the 4 GB a \(flavour == .wav ? "RIFF" : "FORM") file can hold") }
+        guard total <= UInt64(UInt32.max) else { throw MediaError(.medley, "write tags", "the file would exceed the 4 GB a \(flavour == .wav ? "RIFF" : "FORM") file can hold", cause: .unsupported) }
 
         var head = Array((flavour == .wav ? "RIFF" : "FORM").utf8)
         if flavour.bigEndian { head.appendBE(Int(total), bytes: 4) } else { head.appendLE(Int(total), bytes: 4) }

@@ -22,7 +22,7 @@ enum FLACTags {
     private static func blocks(_ file: FileBytes) throws -> (blocks: [Block], audio: UInt64?, warnings: [String]) {
         var offset: UInt64 = 0
         while let length = ID3v2.tagLength(header: try file.readPrefix(at: offset, count: 10)) { offset += UInt64(length) }
-        guard try file.readPrefix(at: offset, count: 4) == Array("fLaC".utf8) else { throw MediaError("not a FLAC file") }
+        guard try file.readPrefix(at: offset, count: 4) == Array("fLaC".utf8) else { throw MediaError(.medley, "read tags", "not a FLAC file", cause: .corruptData) }
         offset += 4
         var blocks: [Block] = []
         var warnings: [String] = []
@@ -61,7 +61,7 @@ enum FLACTags {
             blocks.append(Block(type: type, body: try file.read(at: offset + 4, count: length)))
             offset += 4 + UInt64(length)
         }
-        guard blocks.first?.type == 0 else { throw MediaError("the FLAC file has no STREAMINFO block") }
+        guard blocks.first?.type == 0 else { throw MediaError(.medley, "read tags", "the FLAC file has no STREAMINFO block", cause: .corruptData) }
         return (blocks, offset, warnings)
     }
 
@@ -108,14 +108,14 @@ enum FLACTags {
     static func write(_ tags: MediaTags, to file: FileBytes, into output: ReplacementFile) throws -> [String] {
         let (old, found, warnings) = try blocks(file)
         guard let audio = found else {
-            throw MediaError("a FLAC metadata block is damaged, so where the audio starts is unknown: " + warnings.joined(separator: "; "))
+            throw MediaError(.medley, "read tags", "a FLAC metadata block is damaged, so where the audio starts is unknown: " + warnings.joined(separator: "; "), cause: .corruptData)
         }
         let vendor = try old.first { $0.type == comment }.map { try VorbisComments.parse($0.body).vendor } ?? "Medley"
         let (fields, rejected) = VorbisComments.fields(for: tags)
         var unsupported = rejected
         var kept = old.filter { ![padding, comment, picture].contains($0.type) }
         let comments = VorbisComments.encode(vendor: vendor, fields: fields)
-        guard comments.count <= maxBlock else { throw MediaError("the tags are larger than a FLAC metadata block (16 MB)") }
+        guard comments.count <= maxBlock else { throw MediaError(.medley, "write tags", "the tags are larger than a FLAC metadata block (16 MB)", cause: .unsupported) }
         kept.append(Block(type: comment, body: comments))
         if let artwork = tags.artwork {
             let body = VorbisComments.pictureBlock(artwork)

@@ -31,7 +31,7 @@ enum ID3v2 {
 
     /// The tags in a whole ID3v2 tag (starting with its "ID3" header).
     static func read(_ tag: [UInt8]) throws -> MediaTags {
-        guard let length = tagLength(header: Array(tag.prefix(10))) else { throw MediaError("not an ID3v2 tag") }
+        guard let length = tagLength(header: Array(tag.prefix(10))) else { throw MediaError(.medley, "read tags", "not an ID3v2 tag", cause: .corruptData) }
         let version = tag[3], flags = tag[5]
         var body = Array(tag[10..<min(tag.count, length - (version == 4 && flags & 0x10 != 0 ? 10 : 0))])
         if version < 4, flags & 0x80 != 0 { body = removeUnsynchronisation(body) }
@@ -125,7 +125,7 @@ enum ID3v2 {
     /// flag set by mistake: its "size" is the first frame's ID) leaves no frames to find.
     private static func skipExtendedHeader(_ reader: inout ByteReader, _ count: Int) throws {
         guard count >= 0, count <= reader.remaining else {
-            throw MediaError("the ID3v2 extended header says it is \(count) bytes long, more than the \(reader.remaining) left in the tag")
+            throw MediaError(.medley, "read tags", "the ID3v2 extended header says it is \(count) bytes long, more than the \(reader.remaining) left in the tag", cause: .corruptData)
         }
         try reader.skip(count)
     }
@@ -508,7 +508,7 @@ enum ID3v2 {
 
     /// The 10-byte header of version `version` (no flags) in front of `body`.
     static func tag(version: UInt8, _ body: [UInt8]) throws -> [UInt8] {
-        guard body.count < 1 << 28 else { throw MediaError("the tags are larger than ID3v2 allows (256 MB)") }
+        guard body.count < 1 << 28 else { throw MediaError(.medley, "write tags", "the tags are larger than ID3v2 allows (256 MB)", cause: .unsupported) }
         return [0x49, 0x44, 0x33, version, 0, 0] + syncsafeBytes(body.count) + body
     }
 

@@ -46,7 +46,7 @@ enum ID3v23 {
         var body: [UInt8] = []
         for frame in mapped {
             let (id, payload) = layout(frame)
-            guard payload.count <= Int(UInt32.max) else { throw MediaError("an ID3v2.3 frame \(id) cannot be larger than 4 GB") }
+            guard payload.count <= Int(UInt32.max) else { throw MediaError(.medley, "write tags", "an ID3v2.3 frame \(id) cannot be larger than 4 GB", cause: .unsupported) }
             body.append(fourCC: id)
             body.appendBE(payload.count, bytes: 4)
             body.append(contentsOf: [0, 0])

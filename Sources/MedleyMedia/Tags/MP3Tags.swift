@@ -118,14 +118,14 @@ enum MP3Tags {
                 if total <= end - start { end -= total }
             }
         }
-        guard end > start else { throw MediaError("the file holds no MPEG audio") }
+        guard end > start else { throw MediaError(.medley, "read tags", "the file holds no MPEG audio", cause: .corruptData) }
         // Some encoders leave padding before the first frame: look for two frames in a row nearby.
         let head = try file.readPrefix(at: start, count: Int(min(end - start, 65536 + 4096)))
         let found = head.indices.prefix(65536).contains { index in
             guard let length = frameLength(head, at: index) else { return false }
             return index + length == head.count || frameLength(head, at: index + length) != nil
         }
-        guard found else { throw MediaError("the file holds no MPEG audio frames") }
+        guard found else { throw MediaError(.medley, "read tags", "the file holds no MPEG audio frames", cause: .corruptData) }
         return start..<end
     }
 

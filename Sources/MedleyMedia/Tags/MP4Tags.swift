@@ -61,7 +61,7 @@ enum MP4Tags {
 
         /// `meta` is a full box in MP4 (four bytes of version and flags) but not in QuickTime files.
         static func parse(_ bytes: [UInt8], _ range: Range<Int>, parent: UInt32? = nil, depth: Int = 0) throws -> [Atom] {
-            guard depth < maximumDepth else { throw MediaError("MP4 atoms nested more than \(maximumDepth) deep") }
+            guard depth < maximumDepth else { throw MediaError(.medley, "read tags", "MP4 atoms nested more than \(maximumDepth) deep", cause: .corruptData) }
             var atoms: [Atom] = []
             var position = range.lowerBound
             while position + 8 <= range.upperBound {
@@ -75,7 +75,7 @@ enum MP4Tags {
                 } else if size == 0 {
                     size = range.upperBound - position
                 }
-                guard size >= header, size <= range.upperBound - position else { throw MediaError("a damaged MP4 atom") }
+                guard size >= header, size <= range.upperBound - position else { throw MediaError(.medley, "read tags", "a damaged MP4 atom", cause: .corruptData) }
                 let body = position + header..<position + size
                 if type == meta {
                     let fullBox = body.count >= 4 && bytes[body.lowerBound..<body.lowerBound + 4].allSatisfy { $0 == 0 }
@@ -108,22 +108,22 @@ enum MP4Tags {
             } else if length == 0 {
                 length = file.size - offset
             }
-            guard length >= 8, length <= file.size - offset else { throw MediaError("a damaged MP4 atom at byte \(offset)") }
+            guard length >= 8, length <= file.size - offset else { throw MediaError(.medley, "read tags", "a damaged MP4 atom at byte \(offset)", cause: .corruptData) }
             atoms.append((type, offset, length))
             offset += length
         }
         guard atoms.first.map({ [code("ftyp"), moov, code("free"), code("skip"), code("wide"), code("mdat")].contains($0.0) }) == true else {
-            throw MediaError("not an MP4 file")
+            throw MediaError(.medley, "read tags", "not an MP4 file", cause: .corruptData)
         }
         return atoms
     }
 
     private static func loadMoov(_ file: FileBytes) throws -> (atom: Atom, offset: UInt64, length: UInt64, top: [(type: UInt32, offset: UInt64, length: UInt64)]) {
         let top = try topLevel(file)
-        guard let entry = top.first(where: { $0.type == moov }) else { throw MediaError("the MP4 file has no moov atom") }
-        guard entry.length < 1 << 30 else { throw MediaError("the MP4 moov atom is implausibly large") }
+        guard let entry = top.first(where: { $0.type == moov }) else { throw MediaError(.medley, "read tags", "the MP4 file has no moov atom", cause: .corruptData) }
+        guard entry.length < 1 << 30 else { throw MediaError(.medley, "read tags", "the MP4 moov atom is implausibly large", cause: .corruptData) }
         let bytes = try file.read(at: entry.offset, count: Int(entry.length))
-        guard let atom = try Atom.parse(bytes, 0..<bytes.count).first else { throw MediaError("a damaged MP4 moov atom") }
+        guard let atom = try Atom.parse(bytes, 0..<bytes.count).first else { throw MediaError(.medley, "read tags", "a damaged MP4 moov atom", cause: .corruptData) }
         return (atom, entry.offset, entry.length, top)
     }
 
@@ -217,7 +217,7 @@ enum MP4Tags {
     static func write(_ tags: MediaTags, to file: FileBytes, into output: ReplacementFile) throws -> [String] {
         let (loaded, moovOffset, moovLength, top) = try loadMoov(file)
         var moovAtom = loaded
-        if top.contains(where: { $0.type == code("moof") }) { throw MediaError("cannot tag a fragmented MP4 file") }
+        if top.contains(where: { $0.type == code("moof") }) { throw MediaError(.medley, "write tags", "cannot tag a fragmented MP4 file", cause: .unsupported) }
         let oldItems = moovAtom.child(udta)?.child(meta)?.child(ilst)?.children ?? []
         let (encoded, unsupported) = try encode(tags)
         var items = encoded
@@ -240,7 +240,7 @@ enum MP4Tags {
         let delta = Int64(moovAtom.bytes.count) - Int64(moovLength)
         if delta != 0 { try shiftChunkOffsets(&moovAtom, after: moovOffset, by: delta) }
         let newMoov = moovAtom.bytes
-        guard Int64(newMoov.count) - Int64(moovLength) == delta else { throw MediaError("the MP4 chunk offsets changed size") }
+        guard Int64(newMoov.count) - Int64(moovLength) == delta else { throw MediaError(.medley, "write tags", "the MP4 chunk offsets changed size") }
 
         for atom in top {
             if atom.offset == moovOffset { try output.append(newMoov) } else { try output.copy(from: file, offset: atom.offset, count: atom.length) }
@@ -270,7 +270,7 @@ enum MP4Tags {
         let width = atom.type == stco ? 4 : 8
         var reader = ByteReader(atom.payload, at: 4)
         let count = try reader.u32BE()
-        guard atom.payload.count >= 8 + count * width else { throw MediaError("a damaged MP4 chunk offset table") }
+        guard atom.payload.count >= 8 + count * width else { throw MediaError(.medley, "read tags", "a damaged MP4 chunk offset table", cause: .corruptData) }
         var payload = Array(atom.payload[0..<8])
         payload.reserveCapacity(atom.payload.count)
         for index in 0..<count {
@@ -278,7 +278,7 @@ enum MP4Tags {
             var value = Int64(bitPattern: atom.payload[start..<start + width].reduce(UInt64(0)) { $0 << 8 | UInt64($1) })
             if value > Int64(moovOffset) { value = value.addingReportingOverflow(delta).partialValue }
             guard value >= 0, width == 8 || value <= Int64(UInt32.max) else {
-                throw MediaError("the audio would move past 4 GB, beyond the MP4 file's 32-bit chunk offsets")
+                throw MediaError(.medley, "write tags", "the audio would move past 4 GB, beyond the MP4 file's 32-bit chunk offsets", cause: .unsupported)
             }
             payload.appendBE(Int(value), bytes: width)
         }

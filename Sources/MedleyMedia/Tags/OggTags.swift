@@ -24,7 +24,7 @@ enum OggTags {
 
         static func read(_ file: FileBytes, at offset: UInt64) throws -> Page {
             let header = try file.read(at: offset, count: 27)
-            guard header.starts(with: Array("OggS".utf8)), header[4] == 0 else { throw MediaError("not an Ogg page at byte \(offset)") }
+            guard header.starts(with: Array("OggS".utf8)), header[4] == 0 else { throw MediaError(.medley, "read tags", "not an Ogg page at byte \(offset)", cause: .corruptData) }
             let lacing = try file.read(at: offset + 27, count: Int(header[26]))
             let body = try file.read(at: offset + 27 + UInt64(lacing.count), count: lacing.reduce(0) { $0 + Int($1) })
             return Page(flags: header[5], granule: header[6..<14].reversed().reduce(0) { $0 << 8 | UInt64($1) },
@@ -89,13 +89,13 @@ enum OggTags {
         var packets: [UInt32: [[UInt8]]] = [:]
         var target: (serial: UInt32, codec: Codec)?
         var offset: UInt64 = 0
-        guard try file.readPrefix(at: 0, count: 4) == Array("OggS".utf8) else { throw MediaError("not an Ogg file") }
+        guard try file.readPrefix(at: 0, count: 4) == Array("OggS".utf8) else { throw MediaError(.medley, "read tags", "not an Ogg file", cause: .corruptData) }
         while offset < file.size {
             let page = try Page.read(file, at: offset)
             offset += UInt64(page.length)
             pages.append(page)
             if target == nil, page.flags & 2 == 0 {
-                throw MediaError("the Ogg file holds no Vorbis or Opus stream")
+                throw MediaError(.medley, "read tags", "the Ogg file holds no Vorbis or Opus stream", cause: .corruptData)
             }
             let pieces = page.pieces
             for (index, piece) in pieces.enumerated() {
@@ -115,14 +115,14 @@ enum OggTags {
                 }
             }
         }
-        throw MediaError("the Ogg file ends inside its header packets")
+        throw MediaError(.medley, "read tags", "the Ogg file ends inside its header packets", cause: .corruptData)
     }
 
     static func read(_ file: FileBytes) throws -> MediaTags {
         let found = try headers(file)
         let packet = found.packets[1]
         let magic = found.codec.commentMagic
-        guard packet.starts(with: magic) else { throw MediaError("the Ogg stream has no comment header") }
+        guard packet.starts(with: magic) else { throw MediaError(.medley, "read tags", "the Ogg stream has no comment header", cause: .corruptData) }
         let parsed = try VorbisComments.parse(packet, at: magic.count)
         var tags = VorbisComments.tags(from: parsed.fields, pictures: [])
         if let damage = parsed.damage { tags.warnings.insert(damage, at: 0) }
@@ -132,7 +132,7 @@ enum OggTags {
     static func write(_ tags: MediaTags, to file: FileBytes, into output: ReplacementFile) throws -> [String] {
         let found = try headers(file)
         let magic = found.codec.commentMagic
-        guard found.packets[1].starts(with: magic) else { throw MediaError("the Ogg stream has no comment header") }
+        guard found.packets[1].starts(with: magic) else { throw MediaError(.medley, "read tags", "the Ogg stream has no comment header", cause: .corruptData) }
         let vendor = try VorbisComments.parse(found.packets[1], at: magic.count).vendor
         var (fields, unsupported) = VorbisComments.fields(for: tags)
         if let artwork = tags.artwork {
@@ -143,7 +143,7 @@ enum OggTags {
         let streamPages = found.pages.filter { $0.serial == found.serial }
         let first = streamPages[0]
         guard first.pieces.count == 1, first.pieces[0].complete else {
-            throw MediaError("the Ogg stream's identification header does not have its own page")
+            throw MediaError(.medley, "read tags", "the Ogg stream's identification header does not have its own page", cause: .corruptData)
         }
         var newPages = paginate([comment] + found.packets[2...], serial: found.serial, firstSequence: first.sequence &+ 1)
         if !found.audioPieces.isEmpty {

@@ -20,7 +20,7 @@ struct ByteReader {
     var isAtEnd: Bool { position >= bytes.count }
 
     mutating func take(_ count: Int) throws -> ArraySlice<UInt8> {
-        guard count >= 0, count <= remaining else { throw MediaError("the tags are truncated") }
+        guard count >= 0, count <= remaining else { throw MediaError(.medley, "read tags", "the tags are truncated", cause: .corruptData) }
         defer { position += count }
         return bytes[position..<position + count]
     }
@@ -82,10 +82,10 @@ final class FileBytes {
     init(path: String) throws {
         var info = stat()
         guard stat(path, &info) == 0 else {
-            throw MediaError("cannot open \(path): \(String(cString: strerror(errno)))")
+            let code = errno; throw MediaError.system("open", errno: code, path: path, "cannot open \(path): \(String(cString: strerror(code)))")
         }
-        guard (info.st_mode & S_IFMT) == S_IFREG else { throw MediaError("\(path) is not a regular file") }
-        guard let handle = FileHandle(forReadingAtPath: path) else { throw MediaError("cannot open \(path)") }
+        guard (info.st_mode & S_IFMT) == S_IFREG else { throw MediaError(.medley, "open", "\(path) is not a regular file", cause: .unsupported) }
+        guard let handle = FileHandle(forReadingAtPath: path) else { throw MediaError(.system, "open", "cannot open \(path)") }
         self.handle = handle
         size = UInt64(info.st_size)
     }
@@ -94,10 +94,10 @@ final class FileBytes {
 
     /// Exactly `count` bytes at `offset`, or an error naming the truncation.
     func read(at offset: UInt64, count: Int) throws -> [UInt8] {
-        guard count >= 0, offset <= size, UInt64(count) <= size - offset else { throw MediaError("the file is truncated") }
+        guard count >= 0, offset <= size, UInt64(count) <= size - offset else { throw MediaError(.medley, "read tags", "the file is truncated", cause: .corruptData) }
         if count == 0 { return [] }
         try handle.seek(toOffset: offset)
-        guard let data = try handle.read(upToCount: count), data.count == count else { throw MediaError("the file is truncated") }
+        guard let data = try handle.read(upToCount: count), data.count == count else { throw MediaError(.medley, "read tags", "the file is truncated", cause: .corruptData) }
         return [UInt8](data)
     }
 
@@ -125,7 +125,7 @@ final class ReplacementFile {
         self.path = path
         renames = false
         let fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC | O_NOFOLLOW)
-        guard fd >= 0 else { throw MediaError("cannot write \(path): \(String(cString: strerror(errno)))") }
+        guard fd >= 0 else { let code = errno; throw MediaError.system("open", errno: code, path: path, "cannot write \(path): \(String(cString: strerror(code)))") }
         handle = FileHandle(fileDescriptor: fd, closeOnDealloc: true)
     }
 
@@ -135,7 +135,7 @@ final class ReplacementFile {
         let url = URL(fileURLWithPath: target)
         path = url.deletingLastPathComponent().path + "/." + url.lastPathComponent + ".medley-tags-" + UUID().uuidString
         let fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0o600)
-        guard fd >= 0 else { throw MediaError("cannot create a temporary file beside \(target): \(String(cString: strerror(errno)))") }
+        guard fd >= 0 else { let code = errno; throw MediaError.system("create", errno: code, path: target, "cannot create a temporary file beside \(target): \(String(cString: strerror(code)))") }
         handle = FileHandle(fileDescriptor: fd, closeOnDealloc: true)
     }
 
@@ -161,13 +161,13 @@ final class ReplacementFile {
         var info = stat()
         if renames, stat(target, &info) == 0 { fchmod(handle.fileDescriptor, info.st_mode & 0o7777) }
         guard fsync(handle.fileDescriptor) == 0 else {
-            throw MediaError("cannot write \(target): \(String(cString: strerror(errno)))")
+            let code = errno; throw MediaError.system("sync", errno: code, path: target, "cannot write \(target): \(String(cString: strerror(code)))")
         }
         try handle.close()
         finished = true
         guard renames else { return }
         guard rename(path, target) == 0 else {
-            throw MediaError("cannot replace \(target): \(String(cString: strerror(errno)))")
+            let code = errno; throw MediaError.system("rename", errno: code, path: target, "cannot replace \(target): \(String(cString: strerror(code)))")
         }
         finished = true
     }

@@ -58,7 +58,7 @@ public enum TagIO {
             case .caf: return try CAFTags.read(file)
             }
         } catch let error as MediaError {
-            throw MediaError("cannot read the tags of \(path): \(error.reason)")
+            throw error.saying("cannot read the tags of \(path): \(error.reason)", path: path)
         }
     }
 
@@ -104,7 +104,7 @@ public enum TagIO {
 
     private static func write(_ tags: MediaTags, from path: String, into destination: String?, container ext: String,
                               id3 version: ID3Version) throws -> WriteReport {
-        guard let container = Container(extension: ext) else { throw MediaError("cannot write tags into .\(ext) files") }
+        guard let container = Container(extension: ext) else { throw MediaError(.medley, "write tags", "cannot write tags into .\(ext) files", cause: .unsupported) }
         let keys = container.keys
         var unsupported = Set(TagValues.present(tags).keys.filter { !keys.contains($0) && !($0 == "mediaKind" && tags[$0] == "music") })
         if tags.artwork != nil, !keys.contains("artwork") { unsupported.insert("artwork") }
@@ -134,9 +134,10 @@ public enum TagIO {
                 try ReplacementFile.replace(target, fill)
             }
         } catch let error as MediaError {
-            throw MediaError("cannot write the tags of \(path): \(error.reason)")
+            throw error.saying("cannot write the tags of \(path): \(error.reason)", path: path)
         } catch {
-            throw MediaError("cannot write the tags of \(path): \(error.localizedDescription)")
+            throw MediaError(.system, "write tags", "cannot write the tags of \(path): \(error.localizedDescription)",
+                             cause: MediaError.systemErrno(in: error).map { .system(errno: $0) } ?? .unspecified, path: path)
         }
         return WriteReport(unsupported: unsupported.sorted(), converted: converted)
     }
@@ -158,6 +159,6 @@ public enum TagIO {
         if at(0, "caff") { return .caf }
         if at(4, "ftyp") || at(4, "moov") || at(4, "mdat") || at(4, "free") || at(4, "wide") { return .mp4 }
         if head.count >= 2, head[0] == 0xFF, head[1] & 0xE0 == 0xE0 { return .mp3 }
-        throw MediaError("not an audio file whose tags Medley reads")
+        throw MediaError(.medley, "read tags", "not an audio file whose tags Medley reads", cause: .corruptData)
     }
 }
