@@ -36,8 +36,9 @@ let package = Package(
 
         // The system below every adapter: `MediaError` (every adapter's error, its cause kept: library,
         // operation, errno or library code, path) and the safe file-system adapter (descriptor-relative,
-        // no-follow access; the only place Medley's file-system calls and their pointers live). No C module.
-        .target(name: "MedleySystem"),
+        // no-follow access, folder listings, flock, renameat2 without replacing: where Medley's file-system calls
+        // and their pointers live). Its only C is CSystemShim's `medley_rename_noreplace`.
+        .target(name: "MedleySystem", dependencies: ["CSystemShim"]),
 
         // Pure-Swift SIMD kernels over raw buffers: no C imports, no knowledge of graphs.
         .target(name: "MedleyKernels"),

@@ -147,7 +147,7 @@ final class IncrementalState {
     func movedItems(except movedNow: (String) -> Bool, _ body: (String) -> Void) {
         guard let store else { return }
         try? store.succeededRows(job: job.name, recordContaining: "\"movedTo\"") { row in
-            guard !movedNow(row.input), !IngestPOSIX.exists(row.input), let output = row.output else { return }
+            guard !movedNow(row.input), !FileSystem.exists(row.input), let output = row.output else { return }
             var info = stat()
             guard lstat(output, &info) == 0, info.st_mode & S_IFMT == S_IFREG, Int64(info.st_size) == row.outputSize else { return }
             body(row.record)

@@ -159,7 +159,7 @@ final class FolderWatcher: @unchecked Sendable {
         }
         // Hidden entries are never ingested (and `.medley` holds Medley's own temporaries).
         if event.name.hasPrefix(".") { return }
-        let path = IngestPOSIX.join(folder, event.name)
+        let path = FileSystem.join(folder, event.name)
         guard event.nameIsUTF8 else {
             // No path can be made of such a name: the walk reports it, as `run` does (an item failure
             // naming it), rather than the watch dropping it. Once per name, not per write to it.
@@ -206,7 +206,7 @@ final class FolderWatcher: @unchecked Sendable {
             }
             guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { continue }
             for name in names.sorted() where !name.hasPrefix(".") {
-                let path = IngestPOSIX.join(folder, name)
+                let path = FileSystem.join(folder, name)
                 var info = stat()
                 guard lstat(path, &info) == 0 else { continue }
                 switch info.st_mode & S_IFMT {
