@@ -31,8 +31,7 @@ final class OwnOutputs {
         if FileSystem.isWithin(path, directory: exportRoot) { return true }
         guard mustResolve else { return false }
         // A file that is itself a link is judged by where it leads.
-        var info = stat()
-        if lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFLNK {
+        if FileSystem.isLink(path) {
             guard let real = FileSystem.resolvedPath(path) else { return false }
             return FileSystem.isWithin(real, directory: realExportRoot)
         }

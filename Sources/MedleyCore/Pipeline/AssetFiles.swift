@@ -101,14 +101,20 @@ enum AssetReading {
     }
 
     static func read(_ canonicalPath: String, maximumBytes: Int) -> Result<[UInt8], Problem> {
-        let descriptor = open(canonicalPath, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
-        guard descriptor >= 0 else { return .failure(Problem(FileSystem.errorText())) }
-        defer { _ = close(descriptor) }
-        var status = stat()
-        guard fstat(descriptor, &status) == 0 else { return .failure(Problem(FileSystem.errorText())) }
-        guard (status.st_mode & S_IFMT) == S_IFREG else { return .failure(Problem("not a regular file")) }
-        guard status.st_size <= off_t(maximumBytes) else {
-            return .failure(Problem("it is \(status.st_size) bytes, more than the \(maximumBytes) Medley reads for a pipeline's own files"))
+        let descriptor: Int32
+        switch FileSystem.openForReadingWithoutLink(canonicalPath) {
+        case .success(let opened): descriptor = opened
+        case .failure(let error): return .failure(Problem(error.text))
+        }
+        defer { FileSystem.close(descriptor) }
+        let status: FileSystem.Status
+        switch FileSystem.status(ofDescriptor: descriptor) {
+        case .success(let value): status = value
+        case .failure(let error): return .failure(Problem(error.text))
+        }
+        guard status.kind == .file else { return .failure(Problem("not a regular file")) }
+        guard status.size <= Int64(maximumBytes) else {
+            return .failure(Problem("it is \(status.size) bytes, more than the \(maximumBytes) Medley reads for a pipeline's own files"))
         }
         // One byte past the limit tells a file that grew since fstat from one that fits.
         let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: false)

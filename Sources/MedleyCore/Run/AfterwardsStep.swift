@@ -59,8 +59,6 @@ extension PipelineRunner {
     /// The device and inode of the file an item read.
     static func identity(of input: InputFile?) -> FileSystem.FileIdentity? {
         guard let input, input.descriptor >= 0 else { return nil }
-        var info = stat()
-        guard fstat(input.descriptor, &info) == 0 else { return nil }
-        return FileSystem.FileIdentity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))
+        return try? FileSystem.status(ofDescriptor: input.descriptor).get().identity
     }
 }

@@ -72,8 +72,7 @@ final class IncrementalState {
         guard !force, ManifestRecord.Status(rawValue: row.status) == .succeeded, let output = row.output else { return nil }
         guard row.settingsHash == settingsHash(kind: row.kind, input: file.path), row.size == file.size else { return nil }
         // The output itself, not a link put in its place.
-        var info = stat()
-        guard lstat(output, &info) == 0, info.st_mode & S_IFMT == S_IFREG, Int64(info.st_size) == row.outputSize else { return nil }
+        guard case .success(let info) = FileSystem.linkStatus(of: output), info.kind == .file, info.size == row.outputSize else { return nil }
         if row.modifiedNanoseconds != Self.nanoseconds(file.modified) {
             guard let opened = try? InputFile.open(file), let hash = try? ContentHash.of(descriptor: opened.descriptor),
                   ContentHash.hex(hash) == row.contentHash else { return nil }
@@ -148,8 +147,7 @@ final class IncrementalState {
         guard let store else { return }
         try? store.succeededRows(job: job.name, recordContaining: "\"movedTo\"") { row in
             guard !movedNow(row.input), !FileSystem.exists(row.input), let output = row.output else { return }
-            var info = stat()
-            guard lstat(output, &info) == 0, info.st_mode & S_IFMT == S_IFREG, Int64(info.st_size) == row.outputSize else { return }
+            guard case .success(let info) = FileSystem.linkStatus(of: output), info.kind == .file, info.size == row.outputSize else { return }
             body(row.record)
         }
     }

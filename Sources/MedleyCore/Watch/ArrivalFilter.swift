@@ -37,8 +37,7 @@ struct ArrivalFilter {
     /// The folders to watch: each folder root (a glob root's folder), or a file root's folder.
     var folders: [(path: String, recursive: Bool)] {
         plans.map { plan in
-            var info = stat()
-            if stat(plan.location, &info) == 0, info.st_mode & S_IFMT == S_IFDIR {
+            if case .success(let info) = FileSystem.status(of: plan.location), info.kind == .directory {
                 return (plan.location, plan.pattern != nil || source.recursive)
             }
             return (FileSystem.parent(of: plan.location), false)
@@ -89,16 +88,15 @@ struct ArrivalFilter {
             if !source.include.isEmpty, !source.include.contains(where: { $0.matches(subject) }) { continue }
             if source.exclude.contains(where: { $0.matches(subject) }) { continue }
             let canonicalRoot = canonical[index] ?? plan.location
-            var info = stat()
-            guard lstat(path, &info) == 0 else { return nil }
+            guard case .success(var status) = FileSystem.linkStatus(of: path) else { return nil }
             var throughLink = false
-            if info.st_mode & S_IFMT == S_IFLNK {
+            if status.isLink {
                 // Followed only when it leads inside the root, as the walk does.
                 guard let target = FileSystem.resolvedPath(path), FileSystem.isWithin(target, directory: canonicalRoot),
-                      stat(path, &info) == 0 else { return nil }
+                      case .success(let followed) = FileSystem.status(of: path) else { return nil }
+                status = followed
                 throughLink = true
             }
-            let status = FileSystem.Status(info)
             guard status.kind == .file else { return nil }
             let relativePath = relative.joined(separator: "/")
             guard Sharding.takes(relativePath, shard: shard) else { return nil }

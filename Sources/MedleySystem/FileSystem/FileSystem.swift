@@ -33,6 +33,8 @@ public enum FileSystem {
         public let isLink: Bool
         /// How many names the file has (hard links).
         public let linkCount: Int
+        /// The modification time exactly as the file system keeps it.
+        public let modifiedTime: (seconds: Int64, nanoseconds: Int64)
 
         public init(_ raw: stat) {
             isLink = raw.st_mode & S_IFMT == S_IFLNK
@@ -50,6 +52,7 @@ public enum FileSystem {
             let time = raw.st_mtim
             #endif
             modified = Date(timeIntervalSince1970: TimeInterval(time.tv_sec) + TimeInterval(time.tv_nsec) / 1e9)
+            modifiedTime = (Int64(time.tv_sec), Int64(time.tv_nsec))
         }
     }
 

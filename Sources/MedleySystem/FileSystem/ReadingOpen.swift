@@ -61,6 +61,14 @@ extension FileSystem {
         return descriptor >= 0 ? .success(descriptor) : .failure(Errno(code: errno))
     }
 
+    /// Opens `path` for writing, emptied, and created (mode 0644) when `creating`. The file at the
+    /// path is written, never replaced: a named pipe a reader waits on stays that pipe.
+    public static func openForWriting(_ path: String, creating: Bool) -> Result<Int32, Errno> {
+        let descriptor = creating ? openPath(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+                                  : openPath(path, O_WRONLY | O_TRUNC | O_CLOEXEC)
+        return descriptor >= 0 ? .success(descriptor) : .failure(Errno(code: errno))
+    }
+
     /// Reads of a regular file ignore `O_NONBLOCK`; cleared once the open file is known to be one.
     public static func clearNonBlocking(_ descriptor: Int32) {
         let flags = fcntl(descriptor, F_GETFL)
@@ -75,3 +83,4 @@ extension FileSystem {
 
 // The C call under a name FileSystem's own methods do not hide.
 private func openPath(_ path: String, _ flags: Int32) -> Int32 { open(path, flags) }
+private func openPath(_ path: String, _ flags: Int32, _ mode: mode_t) -> Int32 { open(path, flags, mode) }
