@@ -11,8 +11,15 @@ public final class VipsImage: @unchecked Sendable {
     private init(_ handle: OpaquePointer) { self.handle = handle }
     deinit { medley_image_unref(handle) }
 
-    static func wrap(_ handle: OpaquePointer?, _ what: String) throws -> VipsImage {
-        guard let handle else { throw MediaError(.libvips, what, "\(what): \(Vips.takeError())") }
+    /// `handle`, or libvips' error for `what`, for `cause` (a loader's: `loadCause`).
+    /// Why a loader failed on `path`: the file's content (it can be read, so libvips refused what it
+    /// holds), or the errno that stops it being read at all (a missing file, a refused permission).
+    static func loadCause(_ path: String) -> MediaError.Cause {
+        access(path, R_OK) == 0 ? .corruptData : .system(errno: errno)
+    }
+
+    static func wrap(_ handle: OpaquePointer?, _ what: String, cause: MediaError.Cause = .unspecified) throws -> VipsImage {
+        guard let handle else { throw MediaError(.libvips, what, "\(what): \(Vips.takeError())", cause: cause) }
         return VipsImage(handle)
     }
 
@@ -28,14 +35,14 @@ public final class VipsImage: @unchecked Sendable {
     /// data fails the save, never decodes silently to grey.
     public static func open(_ path: String, access: Access) throws -> VipsImage {
         try Vips.start()
-        return try wrap(medley_image_open(path, access == .sequential ? 1 : 0, 1), "cannot open")
+        return try wrap(medley_image_open(path, access == .sequential ? 1 : 0, 1), "cannot open", cause: loadCause(path))
     }
 
     /// Every frame of an animated file, stacked top to bottom into one tall image. Frames that
     /// will be rotated (EXIF orientation) read rows out of order, so they need `.random` access.
     public static func openAnimation(_ path: String, access: Access = .sequential) throws -> VipsImage {
         try Vips.start()
-        return try wrap(medley_image_open_pages(path, access == .sequential ? 1 : 0, 1), "cannot open")
+        return try wrap(medley_image_open_pages(path, access == .sequential ? 1 : 0, 1), "cannot open", cause: loadCause(path))
     }
 
     /// An image file held in memory (a Hald CLUT a pipeline names) as RGB(A) samples, 16-bit when
@@ -482,7 +489,7 @@ extension VipsImage {
     /// larger than it is (libvips' `size: down`, vipsthumbnail's `>`).
     public static func thumbnailWithoutEnlarging(_ path: String, width: Int, height: Int, crop: Bool) throws -> VipsImage {
         try Vips.start()
-        return try wrap(medley_image_thumbnail_down(path, try int32(width), try int32(height), crop ? 1 : 0, 1), "cannot decode")
+        return try wrap(medley_image_thumbnail_down(path, try int32(width), try int32(height), crop ? 1 : 0, 1), "cannot decode", cause: loadCause(path))
     }
 
     /// The text of one metadata field (e.g. "heif-compression"), or nil.
@@ -518,7 +525,7 @@ extension VipsImage {
         try Vips.start()
         guard !bytes.isEmpty else { throw MediaError(.libvips, "decode", "cannot decode: no bytes", cause: .corruptData) }
         let handle = bytes.withUnsafeBytes { medley_image_from_buffer($0.baseAddress, $0.count, 1) }
-        return try wrap(handle, "cannot decode")
+        return try wrap(handle, "cannot decode", cause: .corruptData)
     }
 
     /// The size an image's header claims, read from bytes in memory without decoding its pixels.

@@ -2,10 +2,11 @@ import Foundation
 import MedleyMedia
 import XCTest
 
-/// Every writer that can meet a full disk hands the errno on: `/dev/full` fails every write with
-/// ENOSPC (the kernel's null_lseek lets it be opened and seeked like a file), so each adapter's
-/// error must be classed `.diskFull` by its cause — whatever its words.
-final class DiskFullCauseTests: XCTestCase {
+/// Every adapter keeps the cause of its errors. Every writer that can meet a full disk hands the
+/// errno on: `/dev/full` fails every write with ENOSPC (the kernel's null_lseek lets it be opened
+/// and seeked like a file), so each adapter's error must be classed `.diskFull` by its cause —
+/// whatever its words. Decoders class content they cannot read as corrupt data.
+final class AdapterErrorCauseTests: XCTestCase {
     private func failure(_ body: () throws -> Void) -> MediaError? {
         do { try body() } catch let error as MediaError { return error } catch { XCTFail("not a MediaError: \(error)") }
         return nil
@@ -49,5 +50,22 @@ final class DiskFullCauseTests: XCTestCase {
         XCTAssertEqual(error?.library, .libvips)
         XCTAssertEqual(error?.operation, "save")
         XCTAssertEqual(error?.failureClass, .diskFull, "\(String(describing: error))")
+    }
+
+    /// A decoder that cannot read the content says so by its cause; a file that is not there says ENOENT.
+    func testUndecodableContentIsCorruptDataAndAMissingFileIsNotFound() throws {
+        let work = NSTemporaryDirectory() + "medley-corrupt-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: work) }
+        let junk = work + "/junk.jpg"
+        try Data(repeating: 0x5A, count: 4096).write(to: URL(fileURLWithPath: junk))
+        XCTAssertEqual(failure { _ = try VipsImage.open(junk, access: .sequential) }?.failureClass, .corruptData)
+        XCTAssertEqual(failure { _ = try VipsImage.open(work + "/missing.jpg", access: .sequential) }?.failureClass, .notFound)
+        XCTAssertEqual(failure { _ = try AudioReader(path: junk) }?.failureClass, .corruptData)
+        // As .m4a (as .jpg FFmpeg takes it for a picture with no audio stream: not corrupt, just no sound).
+        let m4a = work + "/junk.m4a"
+        try Data(repeating: 0x5A, count: 4096).write(to: URL(fileURLWithPath: m4a))
+        let ffmpeg = failure { _ = try FFmpegAudioReader(path: m4a) }
+        XCTAssertEqual(ffmpeg?.failureClass, .corruptData, "\(String(describing: ffmpeg))")
     }
 }
