@@ -18,8 +18,8 @@ public final class VipsImage: @unchecked Sendable {
         access(path, R_OK) == 0 ? .corruptData : .system(errno: errno)
     }
 
-    static func wrap(_ handle: OpaquePointer?, _ what: String, cause: MediaError.Cause = .unspecified) throws -> VipsImage {
-        guard let handle else { throw MediaError(.libvips, what, "\(what): \(Vips.takeError())", cause: cause) }
+    static func wrap(_ handle: OpaquePointer?, _ what: String, cause: MediaError.Cause = .unspecified, path: String? = nil) throws -> VipsImage {
+        guard let handle else { throw MediaError(.libvips, what, "\(what): \(Vips.takeError())", cause: cause, path: path) }
         return VipsImage(handle)
     }
 
@@ -35,14 +35,14 @@ public final class VipsImage: @unchecked Sendable {
     /// data fails the save, never decodes silently to grey.
     public static func open(_ path: String, access: Access) throws -> VipsImage {
         try Vips.start()
-        return try wrap(medley_image_open(path, access == .sequential ? 1 : 0, 1), "cannot open", cause: loadCause(path))
+        return try wrap(medley_image_open(path, access == .sequential ? 1 : 0, 1), "cannot open", cause: loadCause(path), path: path)
     }
 
     /// Every frame of an animated file, stacked top to bottom into one tall image. Frames that
     /// will be rotated (EXIF orientation) read rows out of order, so they need `.random` access.
     public static func openAnimation(_ path: String, access: Access = .sequential) throws -> VipsImage {
         try Vips.start()
-        return try wrap(medley_image_open_pages(path, access == .sequential ? 1 : 0, 1), "cannot open", cause: loadCause(path))
+        return try wrap(medley_image_open_pages(path, access == .sequential ? 1 : 0, 1), "cannot open", cause: loadCause(path), path: path)
     }
 
     /// An image file held in memory (a Hald CLUT a pipeline names) as RGB(A) samples, 16-bit when
@@ -489,7 +489,7 @@ extension VipsImage {
     /// larger than it is (libvips' `size: down`, vipsthumbnail's `>`).
     public static func thumbnailWithoutEnlarging(_ path: String, width: Int, height: Int, crop: Bool) throws -> VipsImage {
         try Vips.start()
-        return try wrap(medley_image_thumbnail_down(path, try int32(width), try int32(height), crop ? 1 : 0, 1), "cannot decode", cause: loadCause(path))
+        return try wrap(medley_image_thumbnail_down(path, try int32(width), try int32(height), crop ? 1 : 0, 1), "cannot decode", cause: loadCause(path), path: path)
     }
 
     /// The text of one metadata field (e.g. "heif-compression"), or nil.

@@ -70,7 +70,7 @@ public final class FFmpegAudioReader: AudioSource {
 
     public init(path: String) throws {
         self.path = path
-        handle = try checked { medley_decoder_open(path, $0, $1) }
+        handle = try checked(path: path) { medley_decoder_open(path, $0, $1) }
         var rate: Int32 = 0, channels: Int32 = 0, frames: Int64 = 0
         var codec: UnsafePointer<CChar>?
         medley_decoder_info(handle, &rate, &channels, &frames, &codec)
@@ -95,7 +95,7 @@ public final class FFmpegAudioReader: AudioSource {
     deinit { medley_decoder_free(handle) }
 
     public func read(into buffer: UnsafeMutablePointer<Float>, frames: Int) throws -> Int {
-        let count = try checked { error, size -> Int32? in
+        let count = try checked(path: path) { error, size -> Int32? in
             let n = medley_decoder_read(handle, buffer, Int32(frames), error, size)
             return n < 0 ? nil : n
         }
@@ -108,7 +108,7 @@ public final class FFmpegAudioReader: AudioSource {
     public var countIsStated: Bool { medley_decoder_count_is_stated(handle) != 0 }
 
     public func rewind() throws {
-        let fresh = try checked { medley_decoder_open(path, $0, $1) }
+        let fresh = try checked(path: path) { medley_decoder_open(path, $0, $1) }
         medley_decoder_free(handle)
         handle = fresh
     }

@@ -11,7 +11,7 @@ public enum Movie {
         let tags = Tags()
         var raw = MedleyMovieInfo()
         _ = try withExtendedLifetime(tags) {
-            try checked { error, size -> Bool? in
+            try checked("probe", path: path) { error, size -> Bool? in
                 medley_movie_probe(path, &raw, { context, key, value in
                     guard let context, let key, let value else { return }
                     let spelt = String(cString: key), name = spelt.lowercased()
@@ -48,7 +48,7 @@ public enum Movie {
     /// rotation (as players and FFmpeg's CLI show it); pixel aspect is never applied.
     public static func frame(path: String, at seconds: Double, displayed: Bool = true) throws -> MovieFrame {
         var width: Int32 = 0, height: Int32 = 0, rotation: Int32 = 0, time = 0.0
-        let pixels = try checked { error, size in
+        let pixels = try checked("decode a frame", path: path) { error, size in
             medley_movie_frame_rgb(path, seconds, &width, &height, &time, &rotation, error, size)
         }
         defer { free(pixels) }
