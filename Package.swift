@@ -34,6 +34,12 @@ let package = Package(
         // glibc calls Swift's Glibc module does not expose (malloc arenas under `ulimit -v`, the terminal's width).
         .target(name: "CSystemShim"),
 
+        // The system below every adapter: `MediaError` (every adapter's error, its cause kept: library,
+        // operation, errno or library code, path) and the safe file-system adapter (descriptor-relative,
+        // no-follow access, folder listings, flock, renameat2 without replacing: where Medley's file-system calls
+        // and their pointers live). Its only C is CSystemShim's `medley_rename_noreplace`.
+        .target(name: "MedleySystem", dependencies: ["CSystemShim"]),
+
         // Pure-Swift SIMD kernels over raw buffers: no C imports, no knowledge of graphs.
         .target(name: "MedleyKernels"),
         // The CIFilter-style registry: attribute declarations, filter recipes, the fusing optimiser.
@@ -46,12 +52,12 @@ let package = Package(
         // Adapters over media C libraries: libvips (images), libsndfile, libsamplerate and FFmpeg (audio, movies),
         // xxHash (content hashes), libqrencode (QR symbols), libebur128 (loudness), and the C library's malloc settings they all allocate through.
         .target(name: "MedleyMedia", dependencies: ["CVipsShim", "CFFmpegShim", "CSndfile", "CSamplerate", "CXXHash", "CSystemShim",
-                                                    "CQREncode", "CEbur128", "MedleyKernels"]),
+                                                    "CQREncode", "CEbur128", "MedleyKernels", "MedleySystem"]),
         // SQLite adapter: the run state behind incremental runs and resume.
-        .target(name: "MedleyStore", dependencies: ["CSQLite"]),
+        .target(name: "MedleyStore", dependencies: ["CSQLite", "MedleySystem"]),
         // Pipeline model and validation, ingest, templates, scheduler, stages, events.
         .target(name: "MedleyCore", dependencies: ["MedleyYAML", "MedleyFilters", "MedleyMedia", "MedleyKernels", "MedleyStore",
-                                                   "MedleyTags"]),
+                                                   "MedleySystem", "MedleyTags"]),
         // `medley bench`: times Medley against peer tools it shells out to; not part of the library.
         .target(name: "MedleyBench", dependencies: ["MedleyCore", "MedleyFilters"]),
         .executableTarget(name: "medley", dependencies: ["MedleyCore", "MedleyBench"]),
@@ -72,6 +78,7 @@ let package = Package(
         .testTarget(name: "MedleyMediaTests", dependencies: ["MedleyMedia", "MedleyTags", "CSamplerate", "CEbur128", "MedleyTestSupport"]),
         .testTarget(name: "MedleyCoreTests", dependencies: ["MedleyCore", "MedleyTags"]),
         .testTarget(name: "MedleyEndToEndTests", dependencies: ["MedleyCore", "MedleyTags", "MedleyTestSupport"]),
+        .testTarget(name: "MedleySystemTests", dependencies: ["MedleySystem"]),
     ],
     // Swift 5 mode: the scheduler shares immutable kernels and C handles across Dispatch
     // threads, which Swift 6's checker cannot see is safe without wrappers everywhere.

@@ -12,7 +12,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+static _Thread_local int last_error_code;
+
+int medley_ffmpeg_take_error_code(void) {
+    int code = last_error_code;
+    last_error_code = 0;
+    return code;
+}
+
+void medley_ffmpeg_note_error_code(int code) { last_error_code = code; }
+
 static void set_error(char *error, size_t size, const char *what, int code) {
+    last_error_code = code;
     char text[AV_ERROR_MAX_STRING_SIZE] = "";
     if (code) av_strerror(code, text, sizeof text);
     snprintf(error, size, code ? "%s: %s" : "%s", what, text);
@@ -45,6 +56,7 @@ struct MedleyEncoder {
     int closing;        /* no more blocks come: the thread ends once the queue is empty */
     int failed;         /* the thread's first error is in `failure`; later blocks are dropped */
     char failure[512];
+    int failure_code;   /* the FFmpeg code behind `failure`, or 0 */
 };
 
 static inline float clip(float v) { return v > 1 ? 1 : (v < -1 ? -1 : v); }
@@ -215,10 +227,13 @@ static void *encode_queued(void *argument) {
         if (e->queued == 0) break;
         int slot = e->head, failed = e->failed;
         pthread_mutex_unlock(&e->lock);
+        medley_ffmpeg_take_error_code();
         int r = failed ? 0 : encode_block(e, e->slots[slot].samples, e->slots[slot].frames, text, sizeof text);
+        int code = medley_ffmpeg_take_error_code();
         pthread_mutex_lock(&e->lock);
         if (r && !e->failed) {
             e->failed = 1;
+            e->failure_code = code;
             snprintf(e->failure, sizeof e->failure, "%s", text);
         }
         e->head = (e->head + 1) % QUEUED;
@@ -257,6 +272,7 @@ static int stop_thread(MedleyEncoder *e, int abandon, char *error, size_t size) 
     e->threaded = 0;
     if (e->failed && !abandon) {
         snprintf(error, size, "%s", e->failure);
+        last_error_code = e->failure_code;
         return -1;
     }
     return 0;
@@ -268,7 +284,10 @@ int medley_encoder_write(MedleyEncoder *e, const float *samples, int frames, cha
     pthread_mutex_lock(&e->lock);
     while (e->queued == QUEUED && !e->failed) pthread_cond_wait(&e->changed, &e->lock);
     int failed = e->failed, slot = (e->head + e->queued) % QUEUED;
-    if (failed) snprintf(error, size, "%s", e->failure);
+    if (failed) {
+        snprintf(error, size, "%s", e->failure);
+        last_error_code = e->failure_code;
+    }
     pthread_mutex_unlock(&e->lock);
     if (failed) return -1;
     size_t count = (size_t)frames * (size_t)e->channels;

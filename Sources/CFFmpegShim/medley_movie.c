@@ -1,6 +1,7 @@
 /* See medley_movie.h. Plain C over libavformat/libavcodec's send/receive API, libswscale for
  * pictures and libswresample for sound. */
 #include "medley_movie.h"
+#include "medley_ffmpeg.h"
 
 #include <libavcodec/avcodec.h>
 #include <libavformat/avformat.h>
@@ -29,6 +30,7 @@
 #define MAX_SEEK_RETRIES 4
 
 static void set_error(char *error, size_t size, const char *what, int code) {
+    medley_ffmpeg_note_error_code(code);
     char text[AV_ERROR_MAX_STRING_SIZE] = "";
     if (code) av_strerror(code, text, sizeof text);
     snprintf(error, size, code ? "%s: %s" : "%s", what, text);

@@ -13,7 +13,10 @@ public enum ContentHash {
 
     public static func ofFile(at path: String) throws -> UInt64 {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw MediaError("cannot read: \(String(cString: strerror(errno)))") }
+        guard fd >= 0 else {
+            let code = errno
+            throw MediaError.system("open", errno: code, path: path, "cannot read: \(String(cString: strerror(code)))")
+        }
         defer { close(fd) }
         return try of(descriptor: fd)
     }
@@ -21,7 +24,7 @@ public enum ContentHash {
     /// XXH3 of every byte of an open file, read from its start with `pread` (the descriptor's own offset is
     /// left alone, so the same open file can be hashed and decoded).
     public static func of(descriptor fd: Int32) throws -> UInt64 {
-        guard let state = XXH3_createState() else { throw MediaError("out of memory") }
+        guard let state = XXH3_createState() else { throw MediaError(.xxhash, "hash", "out of memory") }
         defer { XXH3_freeState(state) }
         XXH3_64bits_reset(state)
         let buffer = UnsafeMutableRawPointer.allocate(byteCount: chunk, alignment: 64)
@@ -30,8 +33,9 @@ public enum ContentHash {
         while true {
             let count = pread(fd, buffer, chunk, offset)
             if count < 0 {
-                if errno == EINTR { continue }
-                throw MediaError("cannot read: \(String(cString: strerror(errno)))")
+                let code = errno
+                if code == EINTR { continue }
+                throw MediaError.system("read", errno: code, "cannot read: \(String(cString: strerror(code)))")
             }
             if count == 0 { break }
             XXH3_64bits_update(state, buffer, count)

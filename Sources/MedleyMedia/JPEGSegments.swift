@@ -11,7 +11,7 @@ enum JPEGSegments {
         let url = URL(fileURLWithPath: path)
         let bytes = [UInt8](try Data(contentsOf: url))
         guard let tagged = insertingICCProfile(profile, into: bytes) else {
-            throw MediaError("cannot add the \(profile.count)-byte ICC profile to the JPEG file (not a JPEG, or a profile over 255 segments)")
+            throw MediaError(.medley, "add the ICC profile", "cannot add the \(profile.count)-byte ICC profile to the JPEG file (not a JPEG, or a profile over 255 segments)", cause: .unsupported)
         }
         try Data(tagged).write(to: url)
     }

@@ -2,12 +2,9 @@ import CVipsShim
 import Foundation
 import MedleyKernels
 
-/// An image failed to load, convert or save; `reason` is libvips' own words.
-public struct MediaError: Error, Equatable, CustomStringConvertible {
-    public let reason: String
-    public init(_ reason: String) { self.reason = reason }
-    public var description: String { reason }
-}
+// Every adapter's error, `MediaError`, and the safe file-system adapter live in MedleySystem, below
+// this module; re-exported (as swift-nio's NIO re-exports NIOCore) so users of MedleyMedia see them as before.
+@_exported import MedleySystem
 
 /// libvips, started once per process.
 public enum Vips {
@@ -20,7 +17,7 @@ public enum Vips {
         defer { startLock.unlock() }
         guard !started else { return }
         guard medley_vips_start("medley") == 0 else {
-            throw MediaError("libvips could not start: \(takeError())")
+            throw MediaError(.libvips, "start", "libvips could not start: \(takeError())")
         }
         started = true
     }
@@ -95,6 +92,26 @@ public enum Vips {
         defer { free(text) }
         let message = String(cString: text)
         return message.isEmpty ? "unknown libvips error" : Self.tidy(message)
+    }
+
+    /// A saver's failure. The cause is the errno when the calling thread has one (it cleared errno
+    /// before the save). Often it has none, or one left by an unrelated call, and the words are the only record: libvips writes an image
+    /// from its sink's worker and write-behind threads, whose errno the caller cannot read, and
+    /// hands a failed write(2) on as text only (`vips_error_system`, the system's strerror words),
+    /// with no code in its API. So this one place reads the system's words for a full disk or
+    /// quota back into ENOSPC / EDQUOT; nothing past the adapter decides from text.
+    static func saveFailure(path: String, errno captured: Int32) -> MediaError {
+        let message = takeError()
+        let full = [ENOSPC, EDQUOT]
+        var cause = MediaError.Cause.unspecified
+        if full.contains(captured) {
+            cause = .system(errno: captured)
+        } else if let code = full.first(where: { message.contains(String(cString: strerror($0))) }) {
+            cause = .system(errno: code)
+        } else if captured != 0 {
+            cause = .system(errno: captured)
+        }
+        return MediaError(.libvips, "save", message, cause: cause, path: path)
     }
 
     /// libvips prefixes lines with the operation name ("VipsJpeg: …"); keep the words, one line.

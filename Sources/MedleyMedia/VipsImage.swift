@@ -11,8 +11,15 @@ public final class VipsImage: @unchecked Sendable {
     private init(_ handle: OpaquePointer) { self.handle = handle }
     deinit { medley_image_unref(handle) }
 
-    static func wrap(_ handle: OpaquePointer?, _ what: String) throws -> VipsImage {
-        guard let handle else { throw MediaError("\(what): \(Vips.takeError())") }
+    /// `handle`, or libvips' error for `what`, for `cause` (a loader's: `loadCause`).
+    /// Why a loader failed on `path`: the file's content (it can be read, so libvips refused what it
+    /// holds), or the errno that stops it being read at all (a missing file, a refused permission).
+    static func loadCause(_ path: String) -> MediaError.Cause {
+        access(path, R_OK) == 0 ? .corruptData : .system(errno: errno)
+    }
+
+    static func wrap(_ handle: OpaquePointer?, _ what: String, cause: MediaError.Cause = .unspecified, path: String? = nil) throws -> VipsImage {
+        guard let handle else { throw MediaError(.libvips, what, "\(what): \(Vips.takeError())", cause: cause, path: path) }
         return VipsImage(handle)
     }
 
@@ -28,14 +35,14 @@ public final class VipsImage: @unchecked Sendable {
     /// data fails the save, never decodes silently to grey.
     public static func open(_ path: String, access: Access) throws -> VipsImage {
         try Vips.start()
-        return try wrap(medley_image_open(path, access == .sequential ? 1 : 0, 1), "cannot open")
+        return try wrap(medley_image_open(path, access == .sequential ? 1 : 0, 1), "cannot open", cause: loadCause(path), path: path)
     }
 
     /// Every frame of an animated file, stacked top to bottom into one tall image. Frames that
     /// will be rotated (EXIF orientation) read rows out of order, so they need `.random` access.
     public static func openAnimation(_ path: String, access: Access = .sequential) throws -> VipsImage {
         try Vips.start()
-        return try wrap(medley_image_open_pages(path, access == .sequential ? 1 : 0, 1), "cannot open")
+        return try wrap(medley_image_open_pages(path, access == .sequential ? 1 : 0, 1), "cannot open", cause: loadCause(path), path: path)
     }
 
     /// An image file held in memory (a Hald CLUT a pipeline names) as RGB(A) samples, 16-bit when
@@ -44,7 +51,7 @@ public final class VipsImage: @unchecked Sendable {
         -> (width: Int, height: Int, bands: Int, sampleBytes: Int, pixels: [UInt8]) {
         let size = try headerSize(bytes: bytes)
         guard size.width <= maximumSide, size.height <= maximumSide else {
-            throw MediaError("the image is \(size.width)×\(size.height) pixels, more than \(maximumSide) on a side")
+            throw MediaError(.libvips, "load", "the image is \(size.width)×\(size.height) pixels, more than \(maximumSide) on a side", cause: .unsupported)
         }
         let rgb = try decoded(bytes: bytes).rgb(deep: deep)
         return (rgb.width, rgb.height, rgb.bands, rgb.sampleBytes, try rgb.pixels())
@@ -187,7 +194,7 @@ public final class VipsImage: @unchecked Sendable {
 
     /// A size or position for libvips' C int, or a MediaError: `Int32(_:)` would trap.
     static func int32(_ value: Int, _ what: String = "a size") throws -> Int32 {
-        guard let narrow = Int32(exactly: value) else { throw MediaError("\(what) of \(value) is beyond what libvips can address") }
+        guard let narrow = Int32(exactly: value) else { throw MediaError(.libvips, "address", "\(what) of \(value) is beyond what libvips can address", cause: .unsupported) }
         return narrow
     }
 
@@ -238,7 +245,7 @@ public final class VipsImage: @unchecked Sendable {
     public static func fromPixels(_ pixels: [UInt8], width: Int, height: Int, bands: Int) throws -> VipsImage {
         let area = width.multipliedReportingOverflow(by: height), bytes = area.partialValue.multipliedReportingOverflow(by: bands)
         guard width > 0, height > 0, bands > 0, !area.overflow, !bytes.overflow, pixels.count == bytes.partialValue else {
-            throw MediaError("\(pixels.count) bytes are not \(width)×\(height) pixels of \(bands) bands")
+            throw MediaError(.libvips, "wrap pixels", "\(pixels.count) bytes are not \(width)×\(height) pixels of \(bands) bands", cause: .unsupported)
         }
         try Vips.start()
         let (w, h, b) = (try int32(width), try int32(height), try int32(bands))
@@ -357,10 +364,10 @@ public final class VipsImage: @unchecked Sendable {
     public func floatPixels() throws -> [Float] {
         var length = 0
         guard let memory = medley_image_render_to_memory(handle, &length) else {
-            throw MediaError(Vips.takeError())
+            throw MediaError(.libvips, "render", Vips.takeError())
         }
         defer { free(memory) }
-        guard sampleBytes == 4 else { throw MediaError("expected float samples, found \(sampleBytes)-byte ones") }
+        guard sampleBytes == 4 else { throw MediaError(.libvips, "render", "expected float samples, found \(sampleBytes)-byte ones", cause: .unsupported) }
         return Array(UnsafeBufferPointer(start: memory.assumingMemoryBound(to: Float.self), count: length / 4))
     }
 
@@ -368,7 +375,7 @@ public final class VipsImage: @unchecked Sendable {
     public func pixels() throws -> [UInt8] {
         var length = 0
         guard let memory = medley_image_render_to_memory(handle, &length) else {
-            throw MediaError(Vips.takeError())
+            throw MediaError(.libvips, "render", Vips.takeError())
         }
         defer { free(memory) }
         return Array(UnsafeRawBufferPointer(start: memory, count: length))
@@ -434,11 +441,12 @@ extension VipsImage {
             keep_icc: options.keepProfile && profileAfter.isEmpty ? 1 : 0, lossless: options.lossless.map { $0 ? 1 : 0 } ?? -1,
             effort: Int32(clamping: options.effort ?? -1), subsample: options.subsampling?.code ?? -1,
             bitdepth: Int32(clamping: options.bitDepth ?? -1))
-        guard medley_image_save(handle, path, &settings) == 0 else { throw MediaError(Vips.takeError()) }
+        errno = 0
+        guard medley_image_save(handle, path, &settings) == 0 else { throw Vips.saveFailure(path: path, errno: errno) }
         if !profileAfter.isEmpty { try JPEGSegments.insertICCProfile(profileAfter, fileAt: path) }
         if options.strip && format == .webp {
             do { try WebPChunks.stripMetadata(fileAt: path, keepICC: options.keepProfile) } catch {
-                throw MediaError("cannot remove the metadata libvips wrote into the WebP file: \(error.localizedDescription)")
+                throw MediaError(.medley, "strip WebP metadata", "cannot remove the metadata libvips wrote into the WebP file: \(error.localizedDescription)")
             }
         }
     }
@@ -451,7 +459,7 @@ extension VipsImage {
             medley_image_icc_convert(handle, $0.baseAddress, $0.count, fromEmbedded ? 1 : 0)
         }
         guard let converted else {
-            throw MediaError("cannot convert to the ICC profile '\(ICCProfile.description(profile) ?? "unnamed")': \(Vips.takeError())")
+            throw MediaError(.libvips, "convert to the ICC profile", "cannot convert to the ICC profile '\(ICCProfile.description(profile) ?? "unnamed")': \(Vips.takeError())")
         }
         return VipsImage(converted)
     }
@@ -459,14 +467,14 @@ extension VipsImage {
     /// The same pixels with `profile` as their ICC profile (none when empty).
     public func withICCProfile(_ profile: [UInt8]) throws -> VipsImage {
         let tagged = profile.withUnsafeBytes { medley_image_with_icc(handle, $0.baseAddress, $0.count) }
-        guard let tagged else { throw MediaError("cannot attach the ICC profile: \(Vips.takeError())") }
+        guard let tagged else { throw MediaError(.libvips, "attach the ICC profile", "cannot attach the ICC profile: \(Vips.takeError())") }
         return VipsImage(tagged)
     }
 
     /// Alpha flattened onto an sRGB colour (each 0…1); images without alpha unchanged.
     public func flattened(onto colour: (red: Double, green: Double, blue: Double)) throws -> VipsImage {
         guard let flat = medley_image_flatten_onto(handle, colour.red, colour.green, colour.blue) else {
-            throw MediaError("cannot flatten the alpha channel: \(Vips.takeError())")
+            throw MediaError(.libvips, "flatten", "cannot flatten the alpha channel: \(Vips.takeError())")
         }
         return VipsImage(flat)
     }
@@ -475,7 +483,7 @@ extension VipsImage {
     /// larger than it is (libvips' `size: down`, vipsthumbnail's `>`).
     public static func thumbnailWithoutEnlarging(_ path: String, width: Int, height: Int, crop: Bool) throws -> VipsImage {
         try Vips.start()
-        return try wrap(medley_image_thumbnail_down(path, try int32(width), try int32(height), crop ? 1 : 0, 1), "cannot decode")
+        return try wrap(medley_image_thumbnail_down(path, try int32(width), try int32(height), crop ? 1 : 0, 1), "cannot decode", cause: loadCause(path), path: path)
     }
 
     /// The text of one metadata field (e.g. "heif-compression"), or nil.
@@ -509,18 +517,18 @@ extension VipsImage {
     /// decoded whole: it outlives the bytes and any thread may read it. Damaged data fails.
     public static func decoded(bytes: [UInt8]) throws -> VipsImage {
         try Vips.start()
-        guard !bytes.isEmpty else { throw MediaError("cannot decode: no bytes") }
+        guard !bytes.isEmpty else { throw MediaError(.libvips, "decode", "cannot decode: no bytes", cause: .corruptData) }
         let handle = bytes.withUnsafeBytes { medley_image_from_buffer($0.baseAddress, $0.count, 1) }
-        return try wrap(handle, "cannot decode")
+        return try wrap(handle, "cannot decode", cause: .corruptData)
     }
 
     /// The size an image's header claims, read from bytes in memory without decoding its pixels.
     public static func headerSize(bytes: [UInt8]) throws -> (width: Int, height: Int) {
         try Vips.start()
-        guard !bytes.isEmpty else { throw MediaError("the file is empty") }
+        guard !bytes.isEmpty else { throw MediaError(.libvips, "load", "the file is empty", cause: .corruptData) }
         var width: Int32 = 0, height: Int32 = 0
         let status = bytes.withUnsafeBytes { medley_image_buffer_size($0.baseAddress, $0.count, &width, &height) }
-        guard status == 0 else { throw MediaError(Vips.takeError()) }
+        guard status == 0 else { throw MediaError(.libvips, "load", Vips.takeError(), cause: .corruptData) }
         return (Int(width), Int(height))
     }
 
@@ -529,7 +537,7 @@ extension VipsImage {
     /// its size; `pixelSize` is the em size in pixels.
     public static func text(markup: String, font: String, pixelSize: Int, rgba: SIMD4<Double>) throws -> VipsImage {
         try Vips.start()
-        guard pixelSize >= 1 else { throw MediaError("cannot draw text of \(pixelSize) pixels") }
+        guard pixelSize >= 1 else { throw MediaError(.libvips, "draw text", "cannot draw text of \(pixelSize) pixels", cause: .unsupported) }
         // At 72 dots per inch a point is a pixel.
         let description = "\(font) \(pixelSize)"
         let clamped = rgba.clamped(lowerBound: .zero, upperBound: SIMD4(repeating: 1)) * 255
@@ -543,8 +551,8 @@ extension VipsImage {
     /// `linear`, else on the stored sRGB values. The result keeps this image's depth; grey becomes RGB.
     public func watermarked(by mark: VipsImage, scale: Double, x: Int, y: Int, opacity: Double, linear: Bool,
                             tile: Bool, gap: (x: Int, y: Int)) throws -> VipsImage {
-        guard mark.bands == 4 else { throw MediaError("a watermark needs RGB + alpha, not \(mark.bands) bands") }
-        guard scale.isFinite, scale > 0 else { throw MediaError("a watermark cannot be scaled by \(scale)") }
+        guard mark.bands == 4 else { throw MediaError(.libvips, "watermark", "a watermark needs RGB + alpha, not \(mark.bands) bands", cause: .unsupported) }
+        guard scale.isFinite, scale > 0 else { throw MediaError(.libvips, "watermark", "a watermark cannot be scaled by \(scale)", cause: .unsupported) }
         let handle = medley_image_watermark(self.handle, mark.handle, scale, try Self.int32(x), try Self.int32(y),
                                             min(max(opacity, 0), 1), linear ? 1 : 0, tile ? 1 : 0,
                                             try Self.int32(max(0, gap.x)), try Self.int32(max(0, gap.y)))

@@ -7,7 +7,7 @@ extension VipsImage {
     public func bandMeans() throws -> [Double] {
         var means = [Double](repeating: 0, count: max(1, bands))
         let count = means.withUnsafeMutableBufferPointer { medley_image_band_means(handle, $0.baseAddress, Int32($0.count)) }
-        guard count >= 0 else { throw MediaError("cannot compute the image's statistics: \(Vips.takeError())") }
+        guard count >= 0 else { throw MediaError(.libvips, "measure", "cannot compute the image's statistics: \(Vips.takeError())") }
         return Array(means.prefix(Int(count)))
     }
 
@@ -16,7 +16,7 @@ extension VipsImage {
         let bandCount = max(1, bands)
         var counts = [Double](repeating: 0, count: bandCount * 256)
         let found = counts.withUnsafeMutableBufferPointer { medley_image_histogram(handle, $0.baseAddress, Int32($0.count)) }
-        guard found >= 0 else { throw MediaError("cannot compute the image's histogram: \(Vips.takeError())") }
+        guard found >= 0 else { throw MediaError(.libvips, "measure", "cannot compute the image's histogram: \(Vips.takeError())") }
         // Counts are whole numbers under the pixel limit, far inside Int's range.
         return (0..<min(Int(found), bandCount)).map { band in
             counts[band * 256 ..< band * 256 + 256].map { $0.isFinite && $0 >= 0 && $0 < 9e15 ? Int($0) : 0 }

@@ -1,5 +1,6 @@
 import CSQLite
 import Foundation
+import MedleySystem
 
 /// What the last run did with one input, as stored in the run state.
 public struct StateRow: Sendable, Equatable {
@@ -60,28 +61,40 @@ public struct AlbumRow: Sendable, Equatable {
     }
 }
 
-/// Problems with the state database, each with SQLite's own words.
-public enum StateError: Error, CustomStringConvertible {
+/// Problems with the state database, each with SQLite's failure (its words, its result code and the
+/// system's errno behind it).
+public enum StateError: ClassifiedError, CustomStringConvertible {
     /// The database cannot be opened (or created) at `path`.
-    case cannotOpen(path: String, reason: String)
+    case cannotOpen(path: String, cause: MediaError)
     /// A row of the database at `path` cannot be read.
-    case cannotRead(path: String, reason: String)
+    case cannotRead(path: String, cause: MediaError)
     /// A row cannot be saved.
-    case cannotWrite(path: String, reason: String)
+    case cannotWrite(path: String, cause: MediaError)
     /// A statement (the schema, a transaction) of the database at `path` failed.
-    case statement(path: String, reason: String)
+    case statement(path: String, cause: MediaError)
     /// The state was closed, or opened read-only, before this use.
     case closed(readOnly: Bool)
 
     public var description: String {
         switch self {
-        case .cannotOpen(let path, let reason): return "cannot open the run state \(path): \(reason)"
-        case .cannotRead(let path, let reason): return "cannot read the run state \(path): \(reason)"
-        case .cannotWrite(let path, let reason): return "cannot write the run state \(path): \(reason)"
-        case .statement(let path, let reason): return "run state \(path): \(reason)"
+        case .cannotOpen(let path, let cause): return "cannot open the run state \(path): \(cause)"
+        case .cannotRead(let path, let cause): return "cannot read the run state \(path): \(cause)"
+        case .cannotWrite(let path, let cause): return "cannot write the run state \(path): \(cause)"
+        case .statement(let path, let cause): return "run state \(path): \(cause)"
         case .closed(let readOnly): return readOnly ? "the run state is closed or read-only" : "the run state is closed"
         }
     }
+
+    /// SQLite's failure behind this one, nil when the state was closed.
+    public var cause: MediaError? {
+        switch self {
+        case .cannotOpen(_, let cause), .cannotRead(_, let cause), .cannotWrite(_, let cause), .statement(_, let cause): return cause
+        case .closed: return nil
+        }
+    }
+
+    public var failureClass: FailureClass? { cause?.failureClass }
+    public var systemErrno: Int32? { cause?.systemErrno }
 }
 
 /// The run state of one export root (or one shard of it): an SQLite database in WAL mode, one
@@ -115,9 +128,10 @@ public final class RunState: @unchecked Sendable {
             name = "file:" + (path.addingPercentEncoding(withAllowedCharacters: allowed) ?? path) + "?immutable=1"
         }
         guard sqlite3_open_v2(name, &handle, flags, nil) == SQLITE_OK, let handle else {
-            let reason = handle.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
+            let cause = handle.map { Self.failure(of: $0, "open", path: path) }
+                ?? MediaError(.sqlite, "open", "out of memory", cause: .library(code: SQLITE_NOMEM), path: path)
             sqlite3_close(handle)
-            throw StateError.cannotOpen(path: path, reason: reason)
+            throw StateError.cannotOpen(path: path, cause: cause)
         }
         db = handle
         sqlite3_busy_timeout(handle, 10_000)
@@ -171,7 +185,7 @@ public final class RunState: @unchecked Sendable {
         bind(statement, 2, input)
         let step = sqlite3_step(statement)
         if step == SQLITE_DONE { return nil }
-        guard step == SQLITE_ROW else { throw StateError.cannotRead(path: path, reason: message) }
+        guard step == SQLITE_ROW else { throw StateError.cannotRead(path: path, cause: failure("read")) }
         let row = StateRow(
             input: text(statement, 0) ?? "", size: sqlite3_column_int64(statement, 1),
             modifiedNanoseconds: sqlite3_column_int64(statement, 2), contentHash: text(statement, 3) ?? "",
@@ -201,7 +215,7 @@ public final class RunState: @unchecked Sendable {
         while true {
             let step = sqlite3_step(statement)
             if step == SQLITE_DONE { return }
-            guard step == SQLITE_ROW else { throw StateError.cannotRead(path: path, reason: message) }
+            guard step == SQLITE_ROW else { throw StateError.cannotRead(path: path, cause: failure("read")) }
             body(StateRow(
                 input: text(statement, 0) ?? "", size: sqlite3_column_int64(statement, 1),
                 modifiedNanoseconds: sqlite3_column_int64(statement, 2), contentHash: text(statement, 3) ?? "",
@@ -232,7 +246,7 @@ public final class RunState: @unchecked Sendable {
         bind(upsert, 11, row.record)
         sqlite3_bind_double(upsert, 12, Date().timeIntervalSince1970)
         guard sqlite3_step(upsert) == SQLITE_DONE else {
-            throw StateError.cannotWrite(path: path, reason: message)
+            throw StateError.cannotWrite(path: path, cause: failure("write"))
         }
     }
 
@@ -278,7 +292,7 @@ public final class RunState: @unchecked Sendable {
         sqlite3_bind_double(statement, 6, row.truePeak)
         sqlite3_bind_int64(statement, 7, Int64(row.tracks))
         sqlite3_bind_double(statement, 8, Date().timeIntervalSince1970)
-        guard sqlite3_step(statement) == SQLITE_DONE else { throw StateError.cannotWrite(path: path, reason: message) }
+        guard sqlite3_step(statement) == SQLITE_DONE else { throw StateError.cannotWrite(path: path, cause: failure("write")) }
     }
 
     /// Writes the WAL back into the database file (at the end of a job).
@@ -290,21 +304,36 @@ public final class RunState: @unchecked Sendable {
 
     // MARK: SQLite plumbing
 
-    private var message: String { db.map { String(cString: sqlite3_errmsg($0)) } ?? "closed" }
+    /// The connection's last failure: SQLite's words, its extended result code, and the system's
+    /// errno when an I/O error or an open had one underneath.
+    private func failure(_ operation: String) -> MediaError {
+        guard let db else { return MediaError(.sqlite, operation, "closed", cause: .library(code: SQLITE_MISUSE), path: path) }
+        return Self.failure(of: db, operation, path: path)
+    }
+
+    private static func failure(of db: OpaquePointer, _ operation: String, path: String) -> MediaError {
+        let code = sqlite3_extended_errcode(db), system = sqlite3_system_errno(db)
+        let primary = code & 0xff
+        let cause: MediaError.Cause = (primary == SQLITE_IOERR || primary == SQLITE_CANTOPEN) && system != 0
+            ? .system(errno: system) : .library(code: code)
+        return MediaError(.sqlite, operation, String(cString: sqlite3_errmsg(db)), cause: cause, path: path)
+    }
 
     private func execute(_ sql: String) throws {
         var error: UnsafeMutablePointer<CChar>?
         guard sqlite3_exec(db, sql, nil, nil, &error) == SQLITE_OK else {
-            let reason = error.map { String(cString: $0) } ?? message
+            let words = error.map { String(cString: $0) }
             sqlite3_free(error)
-            throw StateError.statement(path: path, reason: reason)
+            var cause = failure("execute")
+            if let words { cause = cause.saying(words) }
+            throw StateError.statement(path: path, cause: cause)
         }
     }
 
     private func prepare(_ sql: String) throws -> OpaquePointer? {
         var statement: OpaquePointer?
         guard sqlite3_prepare_v2(db, sql, -1, &statement, nil) == SQLITE_OK else {
-            throw StateError.statement(path: path, reason: message)
+            throw StateError.statement(path: path, cause: failure("prepare"))
         }
         return statement
     }

@@ -1,4 +1,5 @@
 import Foundation
+import MedleySystem
 @testable import MedleyCore
 import MedleyYAML
 import XCTest
@@ -26,7 +27,7 @@ final class AssetFileTests: XCTestCase {
     func reader() -> SchemaReader {
         let reader = SchemaReader(sink: DiagnosticSink(file: "p.yaml"), directory: folder)
         reader.readAssetRoots(.scalar("looks", plain: true, mark: SourceMark(line: 2, column: 9)))
-        reader.assets.jobRoots = [IngestPOSIX.resolvedPath(folder + "/photos")].compactMap { $0 }
+        reader.assets.jobRoots = [FileSystem.resolvedPath(folder + "/photos")].compactMap { $0 }
         return reader
     }
 

@@ -61,7 +61,7 @@ final class VipsRunTests: XCTestCase {
         try Vips.run(collectingInto: &messages) { again in
             runs.append(again)
             try readOdd()
-            if !again { throw MediaError("failed the first time") }
+            if !again { throw MediaError(.libvips, "test", "failed the first time") }
         }
         XCTAssertEqual(runs, [false, true])
         XCTAssertEqual(messages.lines, try oneRead(), "the failed run's warnings are not the item's")
@@ -71,7 +71,7 @@ final class VipsRunTests: XCTestCase {
         var messages = LibraryMessages()
         XCTAssertThrowsError(try Vips.run(collectingInto: &messages) { _ in
             try readOdd()
-            throw MediaError("fails every time")
+            throw MediaError(.libvips, "test", "fails every time")
         }) { error in
             XCTAssertTrue(error is MediaError, "\(error)")
         }

@@ -16,6 +16,13 @@
 typedef struct MedleyEncoder MedleyEncoder;
 typedef struct MedleyDecoder MedleyDecoder;
 
+/* The FFmpeg code (a negative AVERROR; AVERROR(ENOSPC) is a full disk) behind the last error this
+ * thread wrote into an error buffer, or 0 when that error was words only; reading it clears it. An
+ * encoder thread's failure is handed on with its code. */
+int medley_ffmpeg_take_error_code(void);
+/* Records `code` as this thread's last error code (the movie shim's errors too). */
+void medley_ffmpeg_note_error_code(int code);
+
 /* Opens `path` for writing with the muxer `format` ("ipod" for .m4a, "caf", "ogg", "mp3") and
  * the encoder `codec` ("aac", "alac", "adpcm_ima_qt", "libopus", "libmp3lame"). bit_rate in
  * bits/s (0: the encoder's default); bits_per_sample for lossless codecs (16 or 24, 0: 16). */

@@ -54,7 +54,7 @@ struct AutoAdjustment: Decodable, Equatable {
             try VipsImage.open(path, access: .sequential).inRGBSpace().image.rgb(deep: false)
         }
         let colour = try samples().histograms()
-        guard colour.count >= 3 else { throw MediaError("an image of \(colour.count) bands has no colour histogram") }
+        guard colour.count >= 3 else { throw MediaError(.medley, "analyze", "an image of \(colour.count) bands has no colour histogram", cause: .unsupported) }
         let combined = (0..<256).map { colour[0][$0] + colour[1][$0] + colour[2][$0] }
         let luminance = try samples().luminance().histograms().first ?? []
         let small = try VipsImage.thumbnail(path, width: 64, height: 64, crop: false, force: false)

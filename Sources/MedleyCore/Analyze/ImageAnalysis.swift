@@ -97,14 +97,14 @@ enum ImageAnalyzer {
         }
         if kinds.contains(.averageColor) {
             let means = try samples().bandMeans()
-            guard means.count >= 3 else { throw MediaError("an image of \(means.count) bands has no colour to average") }
+            guard means.count >= 3 else { throw MediaError(.medley, "analyze", "an image of \(means.count) bands has no colour to average", cause: .unsupported) }
             let rgba = Array(means.prefix(3)) + [means.count >= 4 ? means[3] : 255]
             result.averageColor = rgba.map { ImageAnalysis.rounded($0 / 255) }
             result.averageColorHex = ImageAnalysis.hex(rgba)
         }
         if kinds.contains(.histogram) {
             let bands = try samples().histograms()
-            guard bands.count >= 3 else { throw MediaError("an image of \(bands.count) bands has no colour histogram") }
+            guard bands.count >= 3 else { throw MediaError(.medley, "analyze", "an image of \(bands.count) bands has no colour histogram", cause: .unsupported) }
             let luminance = try samples().luminance().histograms().first
             result.histogram = .init(bins: 256, red: bands[0], green: bands[1], blue: bands[2], luminance: luminance)
         }

@@ -1,4 +1,5 @@
 import Foundation
+import MedleySystem
 
 /// The one way Medley puts a file under an export root — outputs, cover art, manifests, the
 /// merged manifest, playlists, reports and their thumbnails, summaries: a temporary file of this
@@ -62,7 +63,7 @@ final class AtomicFile {
     }
 
     private func closeDescriptor() {
-        if let descriptor { close(descriptor) }
+        if let descriptor { Descriptor.close(descriptor) }
         descriptor = nil
     }
 }

@@ -19,7 +19,7 @@ struct AtomicOutput {
         do {
             return try root.createTemporary(suffix: "." + (fileExtension.isEmpty ? "tmp" : fileExtension)).file
         } catch let failure as FileSystemFailure {
-            throw ItemFailure(.output, "cannot create a temporary file in \(failure.path): \(failure.reason)")
+            throw ItemFailure(.output, "cannot create a temporary file in \(failure.path): \(failure.reason)", cause: failure)
         }
     }
 
@@ -35,7 +35,7 @@ struct AtomicOutput {
         do {
             temporary = try AtomicFile(in: root, suffix: "." + (fileExtension.isEmpty ? "tmp" : fileExtension))
         } catch let failure as FileSystemFailure {
-            throw ItemFailure(.output, "cannot create a temporary file in \(failure.path): \(failure.reason)")
+            throw ItemFailure(.output, "cannot create a temporary file in \(failure.path): \(failure.reason)", cause: failure)
         }
         do {
             try encode(temporary.path)
@@ -47,9 +47,9 @@ struct AtomicOutput {
                 switch failure.kind {
                 case .link, .notFolder, .notFile:
                     throw ItemFailure(.output, "refused to write \(destination): \(failure); Medley writes only through real folders "
-                                      + "under the export root, so that no link can lead outside it")
+                                      + "under the export root, so that no link can lead outside it", cause: failure)
                 case .system:
-                    throw ItemFailure(.output, "cannot put the result in place at \(destination): \(failure)")
+                    throw ItemFailure(.output, "cannot put the result in place at \(destination): \(failure)", cause: failure)
                 }
             }
             return size
@@ -65,9 +65,10 @@ struct AtomicOutput {
         switch error {
         case let failure as ItemFailure:
             return ItemFailure(failure.kind, failure.reason.replacingOccurrences(of: temporaryPath, with: destination),
-                               context: failure.context?.replacingOccurrences(of: temporaryPath, with: destination))
+                               context: failure.context?.replacingOccurrences(of: temporaryPath, with: destination),
+                               cause: failure.cause.map { naming(destination, for: temporaryPath, in: $0) })
         case let failure as MediaError:
-            return MediaError(failure.reason.replacingOccurrences(of: temporaryPath, with: destination))
+            return failure.rewording { $0.replacingOccurrences(of: temporaryPath, with: destination) }
         default:
             return error
         }

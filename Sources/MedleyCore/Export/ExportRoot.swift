@@ -4,6 +4,7 @@ import Glibc
 import Darwin
 #endif
 import Foundation
+import MedleySystem
 
 /// An export root as one medley process writes it: the root and its `.medley/` folder held open
 /// (`SafeFolder`: no link under the root is ever followed), a lock that keeps a second run off the
@@ -47,7 +48,7 @@ final class ExportRoot: @unchecked Sendable {
 
     deinit {
         finish()
-        rootLocks.forEach { close($0) }
+        rootLocks.forEach { Descriptor.close($0) }
     }
 
     /// Opens (creating) the export root and its `.medley/` folder for writing.
@@ -113,8 +114,7 @@ final class ExportRoot: @unchecked Sendable {
             let descriptor = try medley.openFile(name, flags: O_RDWR | O_CREAT)
             rootLocks.append(descriptor)
             // Medley writes its pid into the lock: never into a file that is also elsewhere.
-            var info = stat()
-            guard fstat(descriptor, &info) == 0, info.st_mode & S_IFMT == S_IFREG, info.st_nlink == 1 else {
+            guard let info = Descriptor.status(descriptor), info.kind == .file, info.linkCount == 1 else {
                 throw FileSystemFailure(path: medley.child(name), kind: .notFile)
             }
             return descriptor
@@ -124,17 +124,14 @@ final class ExportRoot: @unchecked Sendable {
     }
 
     private func acquire(_ descriptor: Int32, name: String, exclusive: Bool, wait: Bool, waiting: (String) -> Void) throws {
-        let operation = exclusive ? LOCK_EX : LOCK_SH
-        if flock(descriptor, operation | LOCK_NB) == 0 { return }
-        guard errno == EWOULDBLOCK else { throw lockFailure(name, errno) }
+        guard let refused = Descriptor.lock(descriptor, exclusive: exclusive, wait: false) else { return }
+        guard refused == EWOULDBLOCK else { throw lockFailure(name, refused) }
         let other = holder(descriptor, name: name)
         guard wait else {
             throw RunError.cannotStart("\(other) is writing to \(path); wait for it or use another export root")
         }
         waiting("medley: waiting for \(other) to finish writing to \(path)")
-        while flock(descriptor, operation) != 0 {
-            guard errno == EINTR else { throw lockFailure(name, errno) }
-        }
+        if let failed = Descriptor.lock(descriptor, exclusive: exclusive, wait: true) { throw lockFailure(name, failed) }
     }
 
     private func lockFailure(_ name: String, _ code: Int32) -> RunError {
@@ -145,15 +142,11 @@ final class ExportRoot: @unchecked Sendable {
     /// Who holds `name`: an exclusive holder wrote itself into the file; a shared `.medley/lock`
     /// is held by shards, each written in its own lock file.
     private func holder(_ descriptor: Int32, name: String) -> String {
-        if name == "lock", flock(descriptor, LOCK_SH | LOCK_NB) == 0 {
-            flock(descriptor, LOCK_UN)
+        if name == "lock", Descriptor.isUnlocked(descriptor, exclusive: false) {
             for shardLock in medley.names().sorted() where shardLock.hasPrefix("lock-shard-") {
                 guard let other = try? medley.openFile(shardLock, flags: O_RDWR) else { continue }
-                defer { close(other) }
-                if flock(other, LOCK_EX | LOCK_NB) == 0 {
-                    flock(other, LOCK_UN)
-                    continue
-                }
+                defer { Descriptor.close(other) }
+                if Descriptor.isUnlocked(other, exclusive: true) { continue }
                 return Self.describe(Descriptor.readAll(other))
             }
             return "another medley run"
@@ -169,8 +162,7 @@ final class ExportRoot: @unchecked Sendable {
     }
 
     private func record(_ command: String, in descriptor: Int32) {
-        guard ftruncate(descriptor, 0) == 0, lseek(descriptor, 0, SEEK_SET) == 0 else { return }
-        _ = Descriptor.write(descriptor, Array("\(getpid()) \(Self.hostName) \(command)\n".utf8))
+        _ = Descriptor.replaceContent(descriptor, with: Array("\(getpid()) \(Self.hostName) \(command)\n".utf8))
     }
 
     static let hostName: String = {
@@ -203,8 +195,8 @@ final class ExportRoot: @unchecked Sendable {
     /// file outside the root.
     static func checkRunState(named name: String, in folder: SafeFolder, root: String) throws {
         for file in [name, name + "-wal", name + "-shm", name + "-journal"] {
-            guard let info = folder.status(of: file), info.st_mode & S_IFMT != S_IFREG || info.st_nlink != 1 else { continue }
-            let kind: FileSystemFailure.Kind = info.st_mode & S_IFMT == S_IFLNK ? .link : .notFile
+            guard let info = folder.status(of: file), info.kind != .file || info.linkCount != 1 else { continue }
+            let kind: FileSystemFailure.Kind = info.isLink ? .link : .notFile
             throw startFailure(FileSystemFailure(path: folder.child(file), kind: kind), root: root)
         }
     }
@@ -228,9 +220,9 @@ final class ExportRoot: @unchecked Sendable {
                 }
                 // Uncontended but for a cleaner that found the file before this lock was taken:
                 // it may have removed the name, so the lock must be on the file still named so.
-                while flock(descriptor, LOCK_EX) != 0 && errno == EINTR {}
+                _ = Descriptor.lock(descriptor, exclusive: true, wait: true)
                 guard Self.sameFile(descriptor, folder, name) else {
-                    close(descriptor)
+                    Descriptor.close(descriptor)
                     continue
                 }
                 record(command, in: descriptor)
@@ -247,9 +239,8 @@ final class ExportRoot: @unchecked Sendable {
 
     /// Whether `descriptor` is the file `name` in `folder` (same device and inode).
     static func sameFile(_ descriptor: Int32, _ folder: SafeFolder, _ name: String) -> Bool {
-        var held = stat()
-        guard fstat(descriptor, &held) == 0, let named = folder.status(of: name) else { return false }
-        return held.st_dev == named.st_dev && held.st_ino == named.st_ino
+        guard let held = Descriptor.status(descriptor), let named = folder.status(of: name) else { return false }
+        return held.identity == named.identity
     }
 
     /// The run id a temporary file belongs to: the part before its first "-" (a tag writer's
@@ -272,9 +263,9 @@ final class ExportRoot: @unchecked Sendable {
                 if (error as? FileSystemFailure)?.kind == .link { folder.remove(name) }
                 continue
             }
-            defer { close(descriptor) }
+            defer { Descriptor.close(descriptor) }
             // Taken: its run is over (a live run holds it). Then its files go, and its lock last.
-            guard flock(descriptor, LOCK_EX | LOCK_NB) == 0, Self.sameFile(descriptor, folder, name) else { continue }
+            guard Descriptor.lock(descriptor, exclusive: true, wait: false) == nil, Self.sameFile(descriptor, folder, name) else { continue }
             for file in names where Self.owner(of: file) == run { folder.remove(file) }
             folder.remove(name)
         }
@@ -299,7 +290,7 @@ final class ExportRoot: @unchecked Sendable {
                 let descriptor = try folder.openFile(name, flags: O_WRONLY | O_CREAT | O_EXCL)
                 let file = TemporaryFile(name: name, path: folder.realPath + "/" + name)
                 if keepOpen { return (file, descriptor) }
-                close(descriptor)
+                Descriptor.close(descriptor)
                 return (file, nil)
             } catch let failure as FileSystemFailure where failure.errorCode == EEXIST {
                 continue
@@ -314,10 +305,10 @@ final class ExportRoot: @unchecked Sendable {
 
     /// The size of a temporary file (it must be a regular file, not a link).
     func size(of file: TemporaryFile) throws -> Int64 {
-        guard let folder = temporary, let info = folder.status(of: file.name), info.st_mode & S_IFMT == S_IFREG else {
+        guard let folder = temporary, let info = folder.status(of: file.name), info.kind == .file else {
             throw ItemFailure(.output, "the encoder left no file")
         }
-        return Int64(info.st_size)
+        return info.size
     }
 
     /// Moves a finished temporary file to `relative` under the root, creating its folders; every
@@ -381,7 +372,7 @@ final class ExportRoot: @unchecked Sendable {
         guard let folder = temporary, runLock >= 0 else { return }
         for name in folder.names() where Self.owner(of: name) == runID { folder.remove(name) }
         folder.remove("run-\(runID).lock")
-        close(runLock)
+        Descriptor.close(runLock)
         runLock = -1
         temporary = nil
         medley.removeFolder("tmp")
@@ -407,14 +398,12 @@ struct TemporaryFile: Sendable {
     let path: String
 }
 
-/// Whether a failure's words say the disk is full, and which way ("No space left on device" or
-/// "Disk quota exceeded"), whoever wrote them: the system's strerror text is what libvips, FFmpeg
-/// and Medley's own writers pass on; SQLite says "database or disk is full".
+/// Whether a failure's cause is a full disk — ENOSPC, EDQUOT or SQLITE_FULL, kept in the error
+/// from the adapter that met it — and the system's words for it ("No space left on device", or
+/// "Disk quota exceeded" for EDQUOT). Decided by case: words that merely mention a full disk are not one.
 enum DiskFull {
-    static func reason(in text: String) -> String? {
-        let full = String(cString: strerror(ENOSPC)), quota = String(cString: strerror(EDQUOT))
-        if text.contains(full) || text.contains("database or disk is full") { return full }
-        if text.contains(quota) { return quota }
-        return nil
+    static func words(for error: Error) -> String? {
+        guard let classified = error as? ClassifiedError, classified.failureClass == .diskFull else { return nil }
+        return String(cString: strerror(classified.systemErrno == EDQUOT ? EDQUOT : ENOSPC))
     }
 }

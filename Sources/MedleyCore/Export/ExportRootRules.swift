@@ -1,4 +1,5 @@
 import Foundation
+import MedleySystem
 import MedleyYAML
 
 /// Validation that keeps a job's export root apart from its inputs and its outputs apart from
@@ -13,7 +14,7 @@ extension SchemaReader {
         let place = field("to", of: exportNode) ?? exportNode
         for root in ingest.roots {
             let real = OwnOutputs.realPath(Self.fixedPrefix(of: root))
-            guard IngestPOSIX.isWithin(real, directory: to) else { continue }
+            guard FileSystem.isWithin(real, directory: to) else { continue }
             sink.error(place, real == to
                        ? "export.to is the ingest folder \(root): every input would be taken for one of the job's own outputs, and nothing would run"
                        : "export.to (\(export.to)) contains the ingest folder \(root): every input would be taken for one of the job's own outputs, and nothing would run",

@@ -1,4 +1,5 @@
 import Foundation
+import MedleySystem
 
 /// Tells a job's own outputs from its inputs when its export root lies inside an ingest root
 /// (`from: [photos]`, `to: photos/sepia`). Paths are compared as written first and, where the
@@ -21,38 +22,37 @@ final class OwnOutputs {
         let real = realExportRoot
         mustResolve = ingestRoots.contains { root in
             guard case .success(let plan) = FileEnumerator.RootPlan.make(root),
-                  let folder = IngestPOSIX.resolvedPath(plan.location) else { return false }
-            return IngestPOSIX.isWithin(real, directory: folder)
+                  let folder = FileSystem.resolvedPath(plan.location) else { return false }
+            return FileSystem.isWithin(real, directory: folder)
         }
     }
 
     func contains(_ path: String) -> Bool {
-        if IngestPOSIX.isWithin(path, directory: exportRoot) { return true }
+        if FileSystem.isWithin(path, directory: exportRoot) { return true }
         guard mustResolve else { return false }
         // A file that is itself a link is judged by where it leads.
-        var info = stat()
-        if lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFLNK {
-            guard let real = IngestPOSIX.resolvedPath(path) else { return false }
-            return IngestPOSIX.isWithin(real, directory: realExportRoot)
+        if FileSystem.isLink(path) {
+            guard let real = FileSystem.resolvedPath(path) else { return false }
+            return FileSystem.isWithin(real, directory: realExportRoot)
         }
-        let folder = IngestPOSIX.parent(of: path)
+        let folder = FileSystem.parent(of: path)
         if folder != lastFolder {
             lastFolder = folder
-            lastFolderIsOwn = IngestPOSIX.resolvedPath(folder).map { IngestPOSIX.isWithin($0, directory: realExportRoot) } ?? false
+            lastFolderIsOwn = FileSystem.resolvedPath(folder).map { FileSystem.isWithin($0, directory: realExportRoot) } ?? false
         }
         return lastFolderIsOwn
     }
 
     /// `path` with links resolved in the part that exists; the rest appended as written.
     static func realPath(_ path: String) -> String {
-        var existing = IngestPOSIX.normalized(path)
+        var existing = FileSystem.normalized(path)
         var missing: [String] = []
         while existing != "/" {
-            if let resolved = IngestPOSIX.resolvedPath(existing) {
+            if let resolved = FileSystem.resolvedPath(existing) {
                 return ([resolved == "/" ? "" : resolved] + missing.reversed()).joined(separator: "/")
             }
-            missing.append(IngestPOSIX.lastComponent(of: existing))
-            existing = IngestPOSIX.parent(of: existing)
+            missing.append(FileSystem.lastComponent(of: existing))
+            existing = FileSystem.parent(of: existing)
         }
         return "/" + missing.reversed().joined(separator: "/")
     }

@@ -56,7 +56,7 @@ final class SourceMover: @unchecked Sendable {
 
     /// Moves `file` into FOLDER at its relative path. `identity`: the file the item read; a source
     /// that is no longer that file stays where it is.
-    func moveAside(_ file: IngestedFile, identity: IngestPOSIX.FileIdentity?) -> Outcome {
+    func moveAside(_ file: IngestedFile, identity: FileSystem.FileIdentity?) -> Outcome {
         if file.throughLink {
             return .left("it was reached through a symbolic link, and only files reached without one are moved")
         }
@@ -72,14 +72,14 @@ final class SourceMover: @unchecked Sendable {
             return .left("its folder cannot be reached without following a link (\(error))")
         }
         // A file given directly as a root has itself as its canonical root: its folder is where it lies.
-        let root = IngestPOSIX.resolvedPath(file.path) == file.canonicalRoot ? IngestPOSIX.parent(of: file.canonicalRoot) : file.canonicalRoot
-        guard IngestPOSIX.isWithin(source.realPath, directory: root) else {
+        let root = FileSystem.resolvedPath(file.path) == file.canonicalRoot ? FileSystem.parent(of: file.canonicalRoot) : file.canonicalRoot
+        guard FileSystem.isWithin(source.realPath, directory: root) else {
             return .left("its folder now lies outside the ingest root \(file.canonicalRoot)")
         }
-        guard let status = source.status(of: name), status.st_mode & S_IFMT == S_IFREG else {
+        guard let status = source.status(of: name), status.kind == .file else {
             return .left("it is no longer a regular file at \(file.path)")
         }
-        if let identity, identity != IngestPOSIX.FileIdentity(device: UInt64(status.st_dev), inode: UInt64(status.st_ino)) {
+        if let identity, identity != status.identity {
             return .left("it was replaced after it was read")
         }
         let target: SafeFolder

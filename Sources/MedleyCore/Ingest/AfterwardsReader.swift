@@ -1,4 +1,5 @@
 import Foundation
+import MedleySystem
 import MedleyYAML
 
 /// Reading `ingest.afterwards: { move: FOLDER }` and keeping FOLDER where it is safe: inside one of
@@ -24,11 +25,11 @@ extension SchemaReader {
         // The ingest roots that are folders, and the folder part of each glob ("in/**/*.jpg": in),
         // which the walk lists its files below (a single file's root holds no folder to move into).
         let folders: [(written: String, real: String)] = roots.compactMap { given in
-            let root = Glob.isPattern(given) && !IngestPOSIX.exists(given) ? Self.fixedPrefix(of: given) : given
+            let root = Glob.isPattern(given) && !FileSystem.exists(given) ? Self.fixedPrefix(of: given) : given
             var isFolder: ObjCBool = false
             guard FileManager.default.fileExists(atPath: root, isDirectory: &isFolder), isFolder.boolValue,
-                  let real = IngestPOSIX.resolvedPath(root) else { return nil }
-            return (IngestPOSIX.normalized(root), real)
+                  let real = FileSystem.resolvedPath(root) else { return nil }
+            return (FileSystem.normalized(root), real)
         }
         let real = OwnOutputs.realPath(folder)
         var isFolder: ObjCBool = false
@@ -37,11 +38,11 @@ extension SchemaReader {
                        suggestion: "name a folder (it is made when missing)")
             return nil
         }
-        guard let home = folders.first(where: { IngestPOSIX.isWithin(real, directory: $0.real) && real != $0.real }) else {
+        guard let home = folders.first(where: { FileSystem.isWithin(real, directory: $0.real) && real != $0.real }) else {
             if folders.contains(where: { $0.real == real }) {
                 sink.error(moveNode, "ingest.afterwards.move is the ingest folder \(folder) itself: nothing would move",
                            suggestion: "a folder inside it, like '\(text)/done'")
-            } else if folders.contains(where: { IngestPOSIX.isWithin(folder, directory: $0.written) }) {
+            } else if folders.contains(where: { FileSystem.isWithin(folder, directory: $0.written) }) {
                 sink.error(moveNode, "ingest.afterwards.move: \(folder) leads through a symbolic link to \(real), outside the ingest folders",
                            suggestion: "a real folder inside an ingest folder (Medley moves only inside the roots the pipeline names)")
             } else {
@@ -54,7 +55,7 @@ extension SchemaReader {
         }
         for root in roots {
             let rootReal = OwnOutputs.realPath(Self.fixedPrefix(of: root))
-            if IngestPOSIX.isWithin(rootReal, directory: real) {
+            if FileSystem.isWithin(rootReal, directory: real) {
                 sink.error(moveNode, "ingest.afterwards.move: \(folder) holds the ingest root \(root): its files would be moved into the folder they are read from",
                            suggestion: "a folder inside an ingest folder that holds no other root")
                 return nil
@@ -71,7 +72,7 @@ extension SchemaReader {
     func checkMoveFolder(_ move: AfterwardsMove, export: ExportStage) {
         let to = OwnOutputs.realPath(export.to)
         let real = OwnOutputs.realPath(move.folder)
-        guard IngestPOSIX.isWithin(real, directory: to) || IngestPOSIX.isWithin(to, directory: real) else { return }
+        guard FileSystem.isWithin(real, directory: to) || FileSystem.isWithin(to, directory: real) else { return }
         sink.error(at: move.mark, "ingest.afterwards.move (\(move.folder)) and export.to (\(export.to)) overlap: moved sources and outputs would share a folder",
                    suggestion: "move sources to a folder apart from the export root, like 'in/done'")
     }
@@ -84,7 +85,7 @@ extension SchemaReader {
             let mine = job.ingest.roots.map { OwnOutputs.realPath(Self.fixedPrefix(of: $0)) }
             for other in jobs where other.name != job.name {
                 let theirs = other.ingest.roots.map { OwnOutputs.realPath(Self.fixedPrefix(of: $0)) }
-                let shared = mine.contains { a in theirs.contains { b in IngestPOSIX.isWithin(a, directory: b) || IngestPOSIX.isWithin(b, directory: a) } }
+                let shared = mine.contains { a in theirs.contains { b in FileSystem.isWithin(a, directory: b) || FileSystem.isWithin(b, directory: a) } }
                 guard shared else { continue }
                 sink.error(at: move.mark, "job '\(job.name)' moves its sources aside, but job '\(other.name)' reads the same folders: it would find them gone",
                            suggestion: "one job per ingest folder when sources are moved, or a graph in one job")
@@ -95,6 +96,6 @@ extension SchemaReader {
 
     /// `path` relative to `folder` when it lies inside it, else as it is.
     static func relative(_ path: String, to folder: String) -> String {
-        IngestPOSIX.isWithin(path, directory: folder) && path != folder ? String(path.dropFirst(folder.count + 1)) : path
+        FileSystem.isWithin(path, directory: folder) && path != folder ? String(path.dropFirst(folder.count + 1)) : path
     }
 }

@@ -1,8 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import MedleySystem
 
 /// Recognises media files from their first bytes. Extensions lie (a PNG saved as ".jpg", a text file named
 /// "photo.jpg"), so the bytes are the only thing trusted.
@@ -55,32 +51,24 @@ public enum ContentSniffer {
     /// Reads up to `headerLength` bytes from the start of the file.
     static func readHeader(of path: String) throws -> [UInt8] {
         // O_NONBLOCK: opening a FIFO for reading would otherwise wait forever for a writer.
-        let descriptor = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
-        guard descriptor >= 0 else {
-            throw IngestError.unreadable(path: path, reason: IngestPOSIX.errorText())
+        let descriptor: Int32
+        switch FileSystem.openForReading(path) {
+        case .success(let opened): descriptor = opened
+        case .failure(let error): throw IngestError.unreadable(path: path, reason: error.text)
         }
-        defer { close(descriptor) }
+        defer { FileSystem.close(descriptor) }
         return try readHeader(descriptor: descriptor, path: path)
     }
 
     /// Up to `headerLength` bytes from offset 0 of an open file.
     static func readHeader(descriptor: Int32, path: String) throws -> [UInt8] {
-        var buffer = [UInt8](repeating: 0, count: headerLength)
-        var filled = 0
-        while filled < headerLength {
-            let count = buffer.withUnsafeMutableBytes { raw -> Int in
-                guard let base = raw.baseAddress else { return 0 }
-                return pread(descriptor, base + filled, headerLength - filled, off_t(filled))
-            }
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw IngestError.unreadable(path: path, reason: IngestPOSIX.errorText())
-            }
-            if count == 0 { break }  // end of file: a short file is fine, it just has a short header
-            filled += count
+        // A short file is fine: it just has a short header.
+        switch FileSystem.read(descriptor, count: headerLength, at: 0) {
+        case .failure(let error): throw IngestError.unreadable(path: path, reason: error.text)
+        case .success(let bytes):
+            guard !bytes.isEmpty else { throw IngestError.empty(path: path) }
+            return bytes
         }
-        guard filled > 0 else { throw IngestError.empty(path: path) }
-        return Array(buffer[..<filled])
     }
 
     // MARK: - Containers

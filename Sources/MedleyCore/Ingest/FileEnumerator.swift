@@ -4,6 +4,7 @@ import Glibc
 import Darwin
 #endif
 import Foundation
+import MedleySystem
 
 /// Streams the files of a source. Lazily: millions of files are never held at once (only the sorted listing of each
 /// directory on the current descent path). Order: byte-wise (UTF-8, memcmp) ascending by relativePath within each root,
@@ -39,8 +40,8 @@ public struct FileEnumerator: Sequence, IteratorProtocol {
     private var walk: RootWalk?
     /// The folders on the current descent path, root first, each with its sorted listing and position in it.
     private var stack: [DirectoryFrame] = []
-    private var yieldedByEarlierRoots: Set<IngestPOSIX.FileIdentity> = []
-    private var yieldedByThisRoot: Set<IngestPOSIX.FileIdentity> = []
+    private var yieldedByEarlierRoots: Set<FileSystem.FileIdentity> = []
+    private var yieldedByThisRoot: Set<FileSystem.FileIdentity> = []
     /// Whether an include/exclude list or a glob root means paths must be prepared for matching.
     private let hasPathFilters: Bool
     /// Includes can prune folders only if every one of them is a whole-path pattern.
@@ -53,13 +54,13 @@ public struct FileEnumerator: Sequence, IteratorProtocol {
         plans = source.roots.map(RootPlan.make)
         let canonical: [String?] = plans.map { plan in
             guard case .success(let plan) = plan else { return nil }
-            return IngestPOSIX.resolvedPath(plan.location)
+            return FileSystem.resolvedPath(plan.location)
         }
         remembersYielded = canonical.indices.map { index in
             guard let mine = canonical[index] else { return false }
             return canonical[(index + 1)...].contains { other in
                 guard let other else { return false }
-                return IngestPOSIX.isWithin(other, directory: mine) || IngestPOSIX.isWithin(mine, directory: other)
+                return FileSystem.isWithin(other, directory: mine) || FileSystem.isWithin(mine, directory: other)
             }
         }
         hasPathFilters = !source.include.isEmpty || !source.exclude.isEmpty
@@ -81,7 +82,7 @@ public struct FileEnumerator: Sequence, IteratorProtocol {
             }
             stack[top].nextIndex += 1
             let entry = stack[top].entries[index]
-            let path = IngestPOSIX.join(stack[top].path, entry.name)
+            let path = FileSystem.join(stack[top].path, entry.name)
             switch entry.kind {
             case .undecodableName:
                 return .failure(.unreadable(path: path, reason: "its name is not valid UTF-8, so it cannot be passed on"))
@@ -109,9 +110,9 @@ public struct FileEnumerator: Sequence, IteratorProtocol {
         let pattern: Glob?
 
         static func make(_ given: String) -> Result<RootPlan, IngestError> {
-            let location = IngestPOSIX.normalized(given)
+            let location = FileSystem.normalized(given)
             // A path that exists as written is literal even if it contains "[" or "?".
-            if !Glob.isPattern(location) || IngestPOSIX.exists(location) {
+            if !Glob.isPattern(location) || FileSystem.exists(location) {
                 return .success(RootPlan(given: given, location: location, pattern: nil))
             }
             let components = location.split(separator: "/")
@@ -156,8 +157,8 @@ public struct FileEnumerator: Sequence, IteratorProtocol {
         case .failure(let error): return .failure(error)
         case .success(let value): plan = value
         }
-        let status: IngestPOSIX.Status
-        switch IngestPOSIX.status(of: plan.location) {
+        let status: FileSystem.Status
+        switch FileSystem.status(of: plan.location) {
         case .failure(let error) where error.meansMissing:
             return .failure(.missingRoot(plan.given))
         case .failure(let error):
@@ -165,11 +166,10 @@ public struct FileEnumerator: Sequence, IteratorProtocol {
         case .success(let value):
             status = value
         }
-        let canonical = IngestPOSIX.resolvedPath(plan.location) ?? plan.location
-        var linkStatus = stat()
-        let isLink = lstat(plan.location, &linkStatus) == 0 && linkStatus.st_mode & S_IFMT == S_IFLNK
+        let canonical = FileSystem.resolvedPath(plan.location) ?? plan.location
+        let isLink = FileSystem.isLink(plan.location)
         walk = RootWalk(plan: plan, canonicalRoot: canonical, isLink: isLink, remembersYielded: remembersYielded[rootIndex],
-                        rootFolder: status.kind == .file ? IngestPOSIX.parent(of: plan.location) : plan.location)
+                        rootFolder: status.kind == .file ? FileSystem.parent(of: plan.location) : plan.location)
 
         switch status.kind {
         case .file:
@@ -177,9 +177,9 @@ public struct FileEnumerator: Sequence, IteratorProtocol {
                 return .failure(.unreadable(path: plan.location, reason: "it is a file, so the pattern after it cannot match anything"))
             }
             // A file given directly: its folder is the root and its name the relative path.
-            let folder = DirectoryFrame(path: IngestPOSIX.parent(of: plan.location), relativePrefix: "",
+            let folder = DirectoryFrame(path: FileSystem.parent(of: plan.location), relativePrefix: "",
                                         components: [], identity: status.identity, throughLink: false, entries: [])
-            let name = IngestPOSIX.lastComponent(of: plan.location)
+            let name = FileSystem.lastComponent(of: plan.location)
             return accept(path: plan.location, name: name, in: folder, status: status, viaLink: isLink).map { .success($0) }
         case .directory:
             switch Self.list(plan.location, canonicalRoot: canonical, descentPath: [], link: .follow) {
@@ -204,7 +204,7 @@ public struct FileEnumerator: Sequence, IteratorProtocol {
 
     /// The file record for `name` in `folder` if the filters keep it and no earlier root yielded it.
     private mutating func accept(path: String, name: String, in folder: DirectoryFrame,
-                                 status: IngestPOSIX.Status, viaLink: Bool) -> IngestedFile? {
+                                 status: FileSystem.Status, viaLink: Bool) -> IngestedFile? {
         guard let walk else { return nil }
         if hasPathFilters || walk.plan.pattern != nil {
             let subject = Glob.Subject(components: folder.components + [Array(name.lowercased())])
@@ -260,9 +260,9 @@ public struct FileEnumerator: Sequence, IteratorProtocol {
     /// link is also judged by its real path.
     private func isExcludedFolder(_ path: String, viaLink: Bool) -> Bool {
         guard !source.excludedFolders.isEmpty else { return false }
-        if source.excludedFolders.contains(where: { IngestPOSIX.isWithin(path, directory: $0) }) { return true }
-        guard viaLink, let real = IngestPOSIX.resolvedPath(path) else { return false }
-        return source.excludedFolders.contains { IngestPOSIX.isWithin(real, directory: $0) }
+        if source.excludedFolders.contains(where: { FileSystem.isWithin(path, directory: $0) }) { return true }
+        guard viaLink, let real = FileSystem.resolvedPath(path) else { return false }
+        return source.excludedFolders.contains { FileSystem.isWithin(real, directory: $0) }
     }
 
     // MARK: - Listing
@@ -274,7 +274,7 @@ public struct FileEnumerator: Sequence, IteratorProtocol {
         let relativePrefix: String
         /// Lower-cased relative path components, ready for glob matching.
         let components: [[Character]]
-        let identity: IngestPOSIX.FileIdentity
+        let identity: FileSystem.FileIdentity
         /// Whether this folder was reached through a symbolic link (its own, or one above it).
         let throughLink: Bool
         let entries: [Entry]
@@ -284,7 +284,7 @@ public struct FileEnumerator: Sequence, IteratorProtocol {
     /// One visible entry of a folder, already classified.
     struct Entry {
         enum Kind {
-            case file(IngestPOSIX.Status, viaLink: Bool)
+            case file(FileSystem.Status, viaLink: Bool)
             case directory(viaLink: Bool)
             case undecodableName
         }
@@ -301,7 +301,7 @@ public struct FileEnumerator: Sequence, IteratorProtocol {
     }
 
     struct Listing {
-        let identity: IngestPOSIX.FileIdentity
+        let identity: FileSystem.FileIdentity
         let entries: [Entry]
         let skippedLinks: Int
     }
@@ -320,31 +320,19 @@ public struct FileEnumerator: Sequence, IteratorProtocol {
 
     /// Reads and sorts one folder. Regular files are stat'ed here (relative to the open folder, which is cheaper
     /// than resolving full paths), so the listing carries everything needed to yield them.
-    static func list(_ path: String, canonicalRoot: String, descentPath: [IngestPOSIX.FileIdentity],
-                     link: LinkRule) -> Result<ListingOutcome, IngestPOSIX.Errno> {
-        let folder = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC | (link == .refuse ? O_NOFOLLOW : 0))
-        guard folder >= 0 else {
-            // O_NOFOLLOW|O_DIRECTORY on a link may also say ENOTDIR: it is the link that is refused.
-            let code = errno
-            var status = stat()
-            let isLink = lstat(path, &status) == 0 && status.st_mode & S_IFMT == S_IFLNK
-            return .failure(IngestPOSIX.Errno(code: link == .refuse && isLink ? ELOOP : code))
+    static func list(_ path: String, canonicalRoot: String, descentPath: [FileSystem.FileIdentity],
+                     link: LinkRule) -> Result<ListingOutcome, FileSystem.Errno> {
+        let directory: FolderListing
+        switch FolderListing.open(path, followingLink: link != .refuse) {
+        case .failure(let failure): return .failure(failure)
+        case .success(let opened): directory = opened
         }
-        guard let directory = fdopendir(folder) else {
-            let code = errno
-            close(folder)
-            return .failure(IngestPOSIX.Errno(code: code))
-        }
-        defer { closedir(directory) }
-        let descriptor = dirfd(directory)
-        var raw = stat()
-        guard fstat(descriptor, &raw) == 0 else { return .failure(IngestPOSIX.Errno(code: errno)) }
-        let identity = IngestPOSIX.Status(raw).identity
+        let identity = directory.identity
         if link == .followInsideRoot {
             // The folder opened must be the one a path inside the root names now.
-            guard let resolved = IngestPOSIX.resolvedPath(path), IngestPOSIX.isWithin(resolved, directory: canonicalRoot),
-                  case .success(let named) = IngestPOSIX.status(of: resolved), named.identity == identity else {
-                return .failure(IngestPOSIX.Errno(code: ELOOP))
+            guard let resolved = FileSystem.resolvedPath(path), FileSystem.isWithin(resolved, directory: canonicalRoot),
+                  case .success(let named) = FileSystem.status(of: resolved), named.identity == identity else {
+                return .failure(FileSystem.Errno(code: ELOOP))
             }
         }
         // Checked on the opened folder itself, so a symlink swapped between checks cannot fool it.
@@ -353,7 +341,7 @@ public struct FileEnumerator: Sequence, IteratorProtocol {
         var entries: [Entry] = []
         var skippedLinks = 0
         while true {
-            let next = IngestPOSIX.nextEntry(of: directory)
+            let next = directory.next()
             guard case .success(let record) = next else {
                 if case .failure(let failure) = next { return .failure(failure) }
                 break
@@ -366,30 +354,28 @@ public struct FileEnumerator: Sequence, IteratorProtocol {
                     return Entry(sortKey: bytes, name: String(decoding: bytes, as: UTF8.self), kind: .undecodableName)
                 }
                 let kind: Entry.Kind?
-                switch Int(type) {
-                case Int(DT_DIR):
+                switch type {
+                case .directory:
                     kind = .directory(viaLink: false)
-                case Int(DT_LNK):
-                    kind = followedLink(IngestPOSIX.join(path, name), canonicalRoot: canonicalRoot,
+                case .link:
+                    kind = followedLink(FileSystem.join(path, name), canonicalRoot: canonicalRoot,
                                         skipped: &skippedLinks)
-                case Int(DT_REG), Int(DT_UNKNOWN):
-                    // DT_UNKNOWN: some filesystems do not fill d_type, so ask lstat what it is.
-                    var entryStat = stat()
-                    guard fstatat(descriptor, name, &entryStat, AT_SYMLINK_NOFOLLOW) == 0 else {
+                case .regular, .unknown:
+                    // unknown: some filesystems do not fill d_type, so ask lstat what it is.
+                    guard let status = directory.status(of: name) else {
                         return nil  // vanished since readdir: nothing to report
                     }
-                    if entryStat.st_mode & S_IFMT == S_IFLNK {
-                        kind = followedLink(IngestPOSIX.join(path, name), canonicalRoot: canonicalRoot,
+                    if status.isLink {
+                        kind = followedLink(FileSystem.join(path, name), canonicalRoot: canonicalRoot,
                                             skipped: &skippedLinks)
                     } else {
-                        let status = IngestPOSIX.Status(entryStat)
                         switch status.kind {
                         case .file: kind = .file(status, viaLink: false)
                         case .directory: kind = .directory(viaLink: false)
                         case .other: kind = nil
                         }
                     }
-                default:
+                case .other:
                     kind = nil  // FIFO, socket, device: not media
                 }
                 guard let kind else { return nil }
@@ -406,9 +392,9 @@ public struct FileEnumerator: Sequence, IteratorProtocol {
 
     /// What a symlink leads to, if it may be followed: only targets that resolve inside the root.
     private static func followedLink(_ path: String, canonicalRoot: String, skipped: inout Int) -> Entry.Kind? {
-        guard let target = IngestPOSIX.resolvedPath(path),
-              IngestPOSIX.isWithin(target, directory: canonicalRoot),
-              case .success(let status) = IngestPOSIX.status(of: target) else {
+        guard let target = FileSystem.resolvedPath(path),
+              FileSystem.isWithin(target, directory: canonicalRoot),
+              case .success(let status) = FileSystem.status(of: target) else {
             skipped += 1  // dangling, or leaves the root
             return nil
         }
@@ -421,15 +407,6 @@ public struct FileEnumerator: Sequence, IteratorProtocol {
 
     /// memcmp order, shorter first on a common prefix — the same order `sort` gives byte strings in C.
     static func precedesByteWise(_ left: [UInt8], _ right: [UInt8]) -> Bool {
-        left.withUnsafeBufferPointer { l in
-            right.withUnsafeBufferPointer { r in
-                let common = Swift.min(l.count, r.count)
-                if common > 0, let a = l.baseAddress, let b = r.baseAddress {
-                    let order = memcmp(a, b, common)
-                    if order != 0 { return order < 0 }
-                }
-                return l.count < r.count
-            }
-        }
+        FolderListing.precedesByteWise(left, right)
     }
 }

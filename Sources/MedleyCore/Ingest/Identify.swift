@@ -28,7 +28,7 @@ enum Identify {
             if claimsMedia { throw ItemFailure(.input, "empty file (0 bytes)") }
             return nil
         } catch {
-            throw ItemFailure(.input, "\(error)")
+            throw ItemFailure(.input, "\(error)", cause: error)
         }
         if let loader = Vips.loader(forFileAt: source), !loader.hasPrefix("csv"), !loader.hasPrefix("matrix") {
             return SniffedFormat(kind: .image, format: loader.replacingOccurrences(of: "load", with: ""))

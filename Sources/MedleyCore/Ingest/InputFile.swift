@@ -5,8 +5,7 @@ import Darwin
 #endif
 import Foundation
 
-private func closeDescriptor(_ descriptor: Int32) { _ = close(descriptor) }
-private func openPath(_ path: String, _ flags: Int32) -> Int32 { open(path, flags) }
+import MedleySystem
 
 /// An ingested file opened once for its whole item, after checking that what was opened lies under the ingest root.
 ///
@@ -41,7 +40,7 @@ public final class InputFile {
     /// Closes the descriptor (idempotent). Decoders must be done with `readPath` by then.
     public func close() {
         guard descriptor >= 0 else { return }
-        closeDescriptor(descriptor)
+        FileSystem.close(descriptor)
         descriptor = -1
     }
 
@@ -63,99 +62,71 @@ public final class InputFile {
         return result + rest
     }
 
-    /// Whether `/proc/self/fd/N` can stand for an open file (Linux with /proc mounted).
-    private static let hasProcFileDescriptors: Bool = access("/proc/self/fd", F_OK) == 0
-
     /// Opens `file` for reading, or throws an `ItemFailure` saying why it may not or cannot be read.
     public static func open(_ file: IngestedFile) throws -> InputFile {
         let descriptor = file.throughLink ? try openFollowingLinks(file) : try openWithoutLinks(file)
-        var opened = stat()
-        guard fstat(descriptor, &opened) == 0 else {
-            let reason = failure(errno, file)
-            closeDescriptor(descriptor)
-            throw reason
+        let opened: FileSystem.Status
+        switch FileSystem.status(ofDescriptor: descriptor) {
+        case .success(let status): opened = status
+        case .failure(let error):
+            FileSystem.close(descriptor)
+            throw failure(error.code, file)
         }
-        guard opened.st_mode & S_IFMT == S_IFREG else {
-            closeDescriptor(descriptor)
+        guard opened.kind == .file else {
+            FileSystem.close(descriptor)
             throw ItemFailure(.input, "it is no longer a regular file (it was replaced after it was listed); not read")
         }
         // The open file must be named by a path under the root: a link swapped in anywhere cannot pass.
-        guard let canonical = IngestPOSIX.resolvedPath(file.path),
-              IngestPOSIX.isWithin(canonical, directory: file.canonicalRoot) else {
-            closeDescriptor(descriptor)
+        guard let canonical = FileSystem.resolvedPath(file.path),
+              FileSystem.isWithin(canonical, directory: file.canonicalRoot) else {
+            FileSystem.close(descriptor)
             throw ItemFailure(.input, "it now resolves outside the ingest root \(file.canonicalRoot) (a symbolic link replaced it or a folder on its path after it was listed); not read")
         }
-        var named = stat()
-        guard stat(canonical, &named) == 0, named.st_dev == opened.st_dev, named.st_ino == opened.st_ino else {
-            closeDescriptor(descriptor)
+        guard case .success(let named) = FileSystem.status(of: canonical), named.identity == opened.identity else {
+            FileSystem.close(descriptor)
             throw ItemFailure(.input, "it changed while it was being opened (replaced after it was listed); not read")
         }
         // O_NONBLOCK only kept a FIFO swapped in from blocking the open; reads of a regular file ignore it.
-        let flags = fcntl(descriptor, F_GETFL)
-        if flags >= 0 { _ = fcntl(descriptor, F_SETFL, flags & ~O_NONBLOCK) }
-        let status = IngestPOSIX.Status(opened)
-        return InputFile(file: file.with(size: status.size, modified: status.modified), descriptor: descriptor,
-                         readPath: hasProcFileDescriptors ? "/proc/self/fd/\(descriptor)" : canonical)
+        FileSystem.clearNonBlocking(descriptor)
+        return InputFile(file: file.with(size: opened.size, modified: opened.modified), descriptor: descriptor,
+                         readPath: FileSystem.hasProcFileDescriptors ? "/proc/self/fd/\(descriptor)" : canonical)
     }
-
-    private static let fileFlags = O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC
-    private static let folderFlags = O_RDONLY | O_NOFOLLOW | O_DIRECTORY | O_CLOEXEC
 
     /// From the root folder, one name at a time, never through a link.
     private static func openWithoutLinks(_ file: IngestedFile) throws -> Int32 {
-        var folder = openPath(file.root, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard folder >= 0 else { throw failure(errno, file) }
         let names = file.relativePath.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
-        guard let last = names.last, !names.contains(".."), !names.contains(".") else {
-            closeDescriptor(folder)
+        switch FileSystem.openForReading(below: file.root, names) {
+        case .success(let descriptor):
+            return descriptor
+        case .failure(.folderIsLink(let name)):
+            throw ItemFailure(.input, "the folder \(name) on its path was replaced by a symbolic link after it was listed; not followed (a run reads only inside its ingest roots)")
+        case .failure(.notBelowRoot):
             throw ItemFailure(.input, "its relative path \(file.relativePath) cannot be opened below the root")
+        case .failure(.fileIsLink):
+            throw ItemFailure(.input, "it was replaced by a symbolic link after it was listed; not followed (a run reads only inside its ingest roots)")
+        case .failure(.system(let error)):
+            throw failure(error.code, file)
         }
-        for name in names.dropLast() {
-            let next = openat(folder, name, folderFlags)
-            let code = errno
-            if next < 0 {
-                let reason = isLink(name, in: folder)
-                    ? ItemFailure(.input, "the folder \(name) on its path was replaced by a symbolic link after it was listed; not followed (a run reads only inside its ingest roots)")
-                    : failure(code, file)
-                closeDescriptor(folder)
-                throw reason
-            }
-            closeDescriptor(folder)
-            folder = next
-        }
-        let descriptor = openat(folder, last, fileFlags)
-        let code = errno
-        defer { closeDescriptor(folder) }
-        guard descriptor >= 0 else {
-            if isLink(last, in: folder) {
-                throw ItemFailure(.input, "it was replaced by a symbolic link after it was listed; not followed (a run reads only inside its ingest roots)")
-            }
-            throw failure(code, file)
-        }
-        return descriptor
     }
 
     /// A file ingest reached through a link inside the root: the link is followed, the result checked by the caller.
     private static func openFollowingLinks(_ file: IngestedFile) throws -> Int32 {
-        let descriptor = openPath(file.path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
-        guard descriptor >= 0 else { throw failure(errno, file) }
-        return descriptor
-    }
-
-    private static func isLink(_ name: String, in folder: Int32) -> Bool {
-        var status = stat()
-        return fstatat(folder, name, &status, AT_SYMLINK_NOFOLLOW) == 0 && status.st_mode & S_IFMT == S_IFLNK
+        switch FileSystem.openForReading(file.path) {
+        case .success(let descriptor): return descriptor
+        case .failure(let error): throw failure(error.code, file)
+        }
     }
 
     /// The system's reason, in the words a person needs (a vanished file, the descriptor limit).
     static func failure(_ code: Int32, _ file: IngestedFile) -> ItemFailure {
+        let cause = MediaError.system("open", errno: code, path: file.path)
         switch code {
         case ENOENT, ENOTDIR:
-            return ItemFailure(.input, "it vanished after it was listed")
+            return ItemFailure(.input, "it vanished after it was listed", cause: cause)
         case EMFILE, ENFILE:
-            return ItemFailure(.input, "cannot open it: \(IngestPOSIX.errorText(code)) (\(ResourceLimits.descriptorLimitText))")
+            return ItemFailure(.input, "cannot open it: \(FileSystem.errorText(code)) (\(ResourceLimits.descriptorLimitText))", cause: cause)
         default:
-            return ItemFailure(.input, "cannot open it: \(IngestPOSIX.errorText(code))")
+            return ItemFailure(.input, "cannot open it: \(FileSystem.errorText(code))", cause: cause)
         }
     }
 }

@@ -44,12 +44,12 @@ extension SchemaReader {
     func readAssetRoots(_ node: YAMLNode) {
         for (text, place) in stringList(node, what: "assets") {
             let path = resolve(text)
-            guard let canonical = IngestPOSIX.resolvedPath(path) else {
+            guard let canonical = FileSystem.resolvedPath(path) else {
                 sink.error(place, "assets folder '\(text)' does not exist (\(path))",
                            suggestion: "create it, or remove it from 'assets'")
                 continue
             }
-            guard case .success(let status) = IngestPOSIX.status(of: canonical), status.kind == .directory else {
+            guard case .success(let status) = FileSystem.status(of: canonical), status.kind == .directory else {
                 sink.error(place, "assets entry '\(text)' is not a folder", suggestion: "name the folder that holds the file")
                 continue
             }
@@ -67,13 +67,13 @@ extension SchemaReader {
             return nil
         }
         let path = resolve(text)
-        guard let canonical = IngestPOSIX.resolvedPath(path) else {
+        guard let canonical = FileSystem.resolvedPath(path) else {
             sink.error(node, "\(what): '\(text)' does not exist (\(path))", suggestion: "check the path; it is relative to the pipeline file")
             return nil
         }
         let roots = assets.assetRoots + assets.jobRoots
-        guard roots.contains(where: { IngestPOSIX.isWithin(canonical, directory: $0) }) else {
-            let folder = IngestPOSIX.parent(of: path)
+        guard roots.contains(where: { FileSystem.isWithin(canonical, directory: $0) }) else {
+            let folder = FileSystem.parent(of: path)
             sink.error(node, "\(what): '\(text)' is outside the folders this pipeline may read"
                        + (canonical == path ? "" : " (it resolves to \(canonical))"),
                        suggestion: "add its folder to the pipeline's 'assets:' list (assets: [\(folder)]), or move the file into one")
@@ -101,14 +101,20 @@ enum AssetReading {
     }
 
     static func read(_ canonicalPath: String, maximumBytes: Int) -> Result<[UInt8], Problem> {
-        let descriptor = open(canonicalPath, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
-        guard descriptor >= 0 else { return .failure(Problem(IngestPOSIX.errorText())) }
-        defer { _ = close(descriptor) }
-        var status = stat()
-        guard fstat(descriptor, &status) == 0 else { return .failure(Problem(IngestPOSIX.errorText())) }
-        guard (status.st_mode & S_IFMT) == S_IFREG else { return .failure(Problem("not a regular file")) }
-        guard status.st_size <= off_t(maximumBytes) else {
-            return .failure(Problem("it is \(status.st_size) bytes, more than the \(maximumBytes) Medley reads for a pipeline's own files"))
+        let descriptor: Int32
+        switch FileSystem.openForReadingWithoutLink(canonicalPath) {
+        case .success(let opened): descriptor = opened
+        case .failure(let error): return .failure(Problem(error.text))
+        }
+        defer { FileSystem.close(descriptor) }
+        let status: FileSystem.Status
+        switch FileSystem.status(ofDescriptor: descriptor) {
+        case .success(let value): status = value
+        case .failure(let error): return .failure(Problem(error.text))
+        }
+        guard status.kind == .file else { return .failure(Problem("not a regular file")) }
+        guard status.size <= Int64(maximumBytes) else {
+            return .failure(Problem("it is \(status.size) bytes, more than the \(maximumBytes) Medley reads for a pipeline's own files"))
         }
         // One byte past the limit tells a file that grew since fstat from one that fits.
         let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: false)

@@ -131,7 +131,7 @@ struct SchemaReader {
 
         let ingest = fields["ingest"].flatMap(ingest)
         // Files the job's stages name may also come from its own ingest roots (glob roots do not count).
-        assets.jobRoots = (ingest?.roots ?? []).filter { !Glob.isPattern($0) }.compactMap(IngestPOSIX.resolvedPath)
+        assets.jobRoots = (ingest?.roots ?? []).filter { !Glob.isPattern($0) }.compactMap(FileSystem.resolvedPath)
         assets.jobFingerprints = []
         if fields["ingest"] == nil { sink.error(node, "job '\(name ?? "?")' has no 'ingest'", suggestion: "add 'ingest: { from: [photos] }'") }
 

@@ -1,3 +1,4 @@
+import MedleySystem
 import MedleyYAML
 
 /// The `playlist:` stage (SPEC §2): the job's exported items as an M3U8 playlist, like an
@@ -51,8 +52,8 @@ extension SchemaReader {
                     sink.error(toNode, "playlist.to must name an .m3u8 or .m3u file, not '\(text)'",
                                suggestion: "like out/list.m3u8")
                     ok = false
-                } else if let exportRoot, path.utf8.elementsEqual(exportRoot.utf8) || !IngestPOSIX.isWithin(path, directory: exportRoot)
-                            || IngestPOSIX.isWithin(path, directory: exportRoot + "/.medley") {
+                } else if let exportRoot, path.utf8.elementsEqual(exportRoot.utf8) || !FileSystem.isWithin(path, directory: exportRoot)
+                            || FileSystem.isWithin(path, directory: exportRoot + "/.medley") {
                     sink.error(toNode, "playlist.to must be inside the job's export folder (\(exportRoot)), outside its .medley folder",
                                suggestion: "a pipeline writes only under its export roots")
                     ok = false

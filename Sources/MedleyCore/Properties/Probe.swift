@@ -10,14 +10,19 @@ public enum Probe {
     /// `loudness`: also decode it for its EBU R128 loudness (`loudnessValues`).
     public static func properties(ofFileAt path: String, metering: Bool = false,
                                   loudness: Bool = false) throws -> [(name: String, value: TemplateValue)] {
-        var info = stat()
-        guard stat(path, &info) == 0 else { throw ItemFailure(.input, String(cString: strerror(errno))) }
-        guard (info.st_mode & S_IFMT) == S_IFREG else { throw ItemFailure(.input, "not a regular file") }
+        let info: FileSystem.Status
+        switch FileSystem.status(of: path) {
+        case .success(let status): info = status
+        case .failure(let error):
+            let cause = MediaError.system("stat", errno: error.code, path: path)
+            throw ItemFailure(.input, cause.message, cause: cause)
+        }
+        guard info.kind == .file else { throw ItemFailure(.input, "not a regular file") }
         let absolute = URL(fileURLWithPath: path).standardizedFileURL.path
         let file = IngestedFile(
             path: absolute, root: (absolute as NSString).deletingLastPathComponent,
-            relativePath: (absolute as NSString).lastPathComponent, size: Int64(info.st_size),
-            modified: Date(timeIntervalSince1970: Double(info.st_mtim.tv_sec)))
+            relativePath: (absolute as NSString).lastPathComponent, size: info.size,
+            modified: Date(timeIntervalSince1970: Double(info.modifiedTime.seconds)))
         guard let sniffed = try Identify.format(of: file) else {
             throw ItemFailure(.input, "not a recognised image, audio or movie file")
         }

@@ -1,3 +1,4 @@
+import MedleySystem
 import MedleyYAML
 
 /// Reading the `report:` stage.
@@ -23,7 +24,7 @@ extension SchemaReader {
         var stage = ReportStage()
         if let toNode = fields["to"], let text = string(toNode, what: "report.to") {
             let folder = resolve(text)
-            if !IngestPOSIX.isWithin(folder, directory: exportRoot) {
+            if !FileSystem.isWithin(folder, directory: exportRoot) {
                 sink.error(toNode, "report.to must be a folder inside the job's export folder (\(exportRoot))",
                            suggestion: "a pipeline writes only under its export roots; leave 'to' out for \(exportRoot)/.medley/report-JOB")
                 return nil

@@ -108,9 +108,8 @@ enum RunReport {
     static let imageExtensions: Set<String> = ["jpg", "jpeg", "png", "webp", "tif", "tiff", "heic", "heif", "gif", "avif"]
 
     static func fileStamp(_ path: String) -> String {
-        var info = stat()
-        guard stat(path, &info) == 0 else { return "" }
-        return "\(info.st_size)-\(info.st_mtim.tv_sec)-\(info.st_mtim.tv_nsec)"
+        guard case .success(let info) = FileSystem.status(of: path) else { return "" }
+        return "\(info.size)-\(info.modifiedTime.seconds)-\(info.modifiedTime.nanoseconds)"
     }
 
     /// The "before" picture, only of the bytes the item was made from: the input is opened once, the content
@@ -120,11 +119,9 @@ enum RunReport {
                                root: ExportRoot, size: Int) -> Bool {
         if thumbs.kind(of: name) == S_IFREG { return true }
         guard let persistentID else { return false }
-        let descriptor = open(input, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
-        guard descriptor >= 0 else { return false }
-        defer { close(descriptor) }
-        var status = stat()
-        guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG,
+        guard case .success(let descriptor) = FileSystem.openForReading(input) else { return false }
+        defer { FileSystem.close(descriptor) }
+        guard case .success(let status) = FileSystem.status(ofDescriptor: descriptor), status.kind == .file,
               let hash = try? ContentHash.of(descriptor: descriptor), ContentHash.hex(hash) == persistentID else { return false }
         return thumbnail("/proc/self/fd/\(descriptor)", named: name, in: thumbs, root: root, size: size)
     }

@@ -1,4 +1,5 @@
 import Foundation
+import MedleySystem
 import MedleyStore
 
 /// The journey's last step, `ingest.afterwards.move`: an item's source moved aside once its output
@@ -6,7 +7,7 @@ import MedleyStore
 /// item warning, the source left where it was; failed, excluded and ignored items are never moved.
 extension PipelineRunner {
     /// Moves the source of a finished or skipped item aside, recording where (`movedTo`) or why not (a warning).
-    func moveAside(_ file: IngestedFile, identity: IngestPOSIX.FileIdentity?, _ context: JobContext,
+    func moveAside(_ file: IngestedFile, identity: FileSystem.FileIdentity?, _ context: JobContext,
                    _ entry: inout ManifestRecord) {
         guard let mover = context.mover, !options.dryRun else { return }
         switch mover.moveAside(file, identity: identity) {
@@ -56,10 +57,8 @@ extension PipelineRunner {
     }
 
     /// The device and inode of the file an item read.
-    static func identity(of input: InputFile?) -> IngestPOSIX.FileIdentity? {
+    static func identity(of input: InputFile?) -> FileSystem.FileIdentity? {
         guard let input, input.descriptor >= 0 else { return nil }
-        var info = stat()
-        guard fstat(input.descriptor, &info) == 0 else { return nil }
-        return IngestPOSIX.FileIdentity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))
+        return try? FileSystem.status(ofDescriptor: input.descriptor).get().identity
     }
 }

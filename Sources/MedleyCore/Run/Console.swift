@@ -124,17 +124,6 @@ final class Console: @unchecked Sendable {
 /// or a pipe whose reader quit), and a message that cannot be shown must never stop a run.
 public enum StandardError {
     public static func write(_ text: String) {
-        var bytes = Array(text.utf8)
-        bytes.withUnsafeMutableBytes { raw in
-            guard var next = raw.baseAddress else { return }
-            var left = raw.count
-            while left > 0 {
-                let written = Foundation.write(2, next, left)
-                if written < 0 && errno == EINTR { continue }
-                guard written > 0 else { return }
-                next += written
-                left -= written
-            }
-        }
+        _ = Descriptor.write(2, Array(text.utf8))  // a failure is dropped: there is nowhere left to say it
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import MedleySystem
 import MedleyFilters
 
 /// What happened to a job or an item, as the `--events` JSON lines and the progress display
@@ -124,9 +125,10 @@ final class EventLog: @unchecked Sendable {
         }
         // open(2) rather than FileManager.createFile: that replaces the path atomically, which
         // would swap a named pipe a reader is waiting on for a plain file.
-        let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard descriptor >= 0 else {
-            throw RunError.cannotWrite(path: path, reason: String(cString: strerror(errno)))
+        let descriptor: Int32
+        switch FileSystem.openForWriting(path, creating: true) {
+        case .success(let opened): descriptor = opened
+        case .failure(let error): throw RunError.cannotWrite(path: path, reason: error.text)
         }
         handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
     }

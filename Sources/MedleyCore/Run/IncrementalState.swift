@@ -72,8 +72,7 @@ final class IncrementalState {
         guard !force, ManifestRecord.Status(rawValue: row.status) == .succeeded, let output = row.output else { return nil }
         guard row.settingsHash == settingsHash(kind: row.kind, input: file.path), row.size == file.size else { return nil }
         // The output itself, not a link put in its place.
-        var info = stat()
-        guard lstat(output, &info) == 0, info.st_mode & S_IFMT == S_IFREG, Int64(info.st_size) == row.outputSize else { return nil }
+        guard case .success(let info) = FileSystem.linkStatus(of: output), info.kind == .file, info.size == row.outputSize else { return nil }
         if row.modifiedNanoseconds != Self.nanoseconds(file.modified) {
             guard let opened = try? InputFile.open(file), let hash = try? ContentHash.of(descriptor: opened.descriptor),
                   ContentHash.hex(hash) == row.contentHash else { return nil }
@@ -108,7 +107,7 @@ final class IncrementalState {
     /// Records a finished item in the run state (after its output is in place: a crash between
     /// the two only means the item is done again). Returns the reason it could not be recorded.
     /// `line`: the entry's manifest line, already rendered (kept as the row's record).
-    func remember(_ entry: inout ManifestRecord, _ file: IngestedFile, line: String) -> String? {
+    func remember(_ entry: inout ManifestRecord, _ file: IngestedFile, line: String) -> Error? {
         guard let store, let output = entry.output else { return nil }
         let kind = (entry.mediaType?.kind ?? .audio).rawValue
         let row = StateRow(input: file.path, size: file.size, modifiedNanoseconds: Self.nanoseconds(file.modified),
@@ -121,7 +120,7 @@ final class IncrementalState {
             // The output is in place and right; only the memory of it is missing, so the next run
             // does the item again.
             entry.warnings.append("not recorded in the run state (\(error)); the next run does it again")
-            return "\(error)"
+            return error
         }
     }
 
@@ -147,9 +146,8 @@ final class IncrementalState {
     func movedItems(except movedNow: (String) -> Bool, _ body: (String) -> Void) {
         guard let store else { return }
         try? store.succeededRows(job: job.name, recordContaining: "\"movedTo\"") { row in
-            guard !movedNow(row.input), !IngestPOSIX.exists(row.input), let output = row.output else { return }
-            var info = stat()
-            guard lstat(output, &info) == 0, info.st_mode & S_IFMT == S_IFREG, Int64(info.st_size) == row.outputSize else { return }
+            guard !movedNow(row.input), !FileSystem.exists(row.input), let output = row.output else { return }
+            guard case .success(let info) = FileSystem.linkStatus(of: output), info.kind == .file, info.size == row.outputSize else { return }
             body(row.record)
         }
     }

@@ -1,9 +1,10 @@
 import MedleyMedia
 import MedleyTags
 
-/// Why one item failed: what kind of failure, the words for the summary, and — when the words
-/// are a library's — what Medley was doing (the path is added by the caller).
-public struct ItemFailure: Error, CustomStringConvertible {
+/// Why one item failed: what kind of failure, the words for the summary, — when the words
+/// are a library's — what Medley was doing (the path is added by the caller), and the error
+/// underneath (`cause`), kept whole so a full disk or a refused permission is known by its case.
+public struct ItemFailure: ClassifiedError, CustomStringConvertible {
     /// Where in the item's journey it failed, for whoever handles failures by kind.
     public enum Kind: String, Sendable {
         /// The input as listed cannot be read: it vanished, was replaced, is empty or is not media.
@@ -25,22 +26,35 @@ public struct ItemFailure: Error, CustomStringConvertible {
     public let reason: String
     /// What was being done when a library said `reason` ("cannot re-encode"), or nil.
     public let context: String?
+    /// The error this failure reports (an adapter's `MediaError`, a file-system failure, the run
+    /// state's), with its errno or library code; nil when Medley itself refused the item.
+    public let cause: Error?
 
-    public init(_ kind: Kind, _ reason: String, context: String? = nil) {
+    public init(_ kind: Kind, _ reason: String, context: String? = nil, cause: Error? = nil) {
         self.kind = kind
         self.reason = reason
         self.context = context
+        self.cause = cause
     }
 
     /// A media library's error as an item's failure: the one place its words become Medley's.
     public init(_ error: MediaError, _ kind: Kind = .decode, context: String? = nil) {
-        self.init(kind, error.reason, context: context)
+        self.init(kind, error.reason, context: context, cause: error)
     }
 
-    /// The tag module's error as an item's failure, in its own words.
+    /// The tag module's error as an item's failure, in its own words; its errno, when a system
+    /// call failed, is kept as the cause's (so a full disk while tagging is known by its case).
     public init(_ error: TagIOError, _ kind: Kind = .decode, context: String? = nil) {
-        self.init(kind, error.reason, context: context)
+        let cause = MediaError(.medley, "read or write tags", error.reason,
+                               cause: error.errno.map { .system(errno: $0) } ?? .unspecified)
+        self.init(kind, error.reason, context: context, cause: cause)
     }
+
+    /// The class of the cause (a full disk, a refused permission …), nil without one.
+    public var failureClass: FailureClass? { (cause as? ClassifiedError)?.failureClass }
+
+    /// The cause's errno, when it has one.
+    public var systemErrno: Int32? { (cause as? ClassifiedError)?.systemErrno }
 
     public var description: String { context.map { "\($0): \(reason)" } ?? reason }
 

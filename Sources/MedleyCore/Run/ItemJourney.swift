@@ -102,7 +102,7 @@ extension PipelineRunner {
             if !announced { emit(.itemStarted(job: job.name, input: file.path)) }
             entry.status = .failed
             let reason = input?.describing("\(error)") ?? "\(error)"
-            record(context, failed: entry, reason: reason, milliseconds: Date().timeIntervalSince(started) * 1000)
+            record(context, failed: entry, reason: reason, cause: error, milliseconds: Date().timeIntervalSince(started) * 1000)
         }
     }
 

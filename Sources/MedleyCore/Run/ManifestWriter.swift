@@ -1,4 +1,5 @@
 import Foundation
+import MedleySystem
 
 /// Writes a job's manifest as JSON lines while the job runs, into a temporary file of this
 /// process, and moves it into place — `<to>/.medley/manifest-<job>.jsonl`, or
@@ -15,7 +16,7 @@ final class ManifestWriter: @unchecked Sendable {
     private let root: ExportRoot
     private let file: AtomicFile
     private let lock = NSLock()
-    private var failure: String?
+    private var failure: MediaError?
     private var closed = false
 
     init(root: ExportRoot, job: String, shard: (index: Int, count: Int)?) throws {
@@ -34,20 +35,20 @@ final class ManifestWriter: @unchecked Sendable {
         "manifest-" + fileSafe(job) + (shard.map { "-shard-\($0.index)-of-\($0.count)" } ?? "") + ".jsonl"
     }
 
-    /// Appends one record; the system's reason the first time a line cannot be written, else nil.
+    /// Appends one record; the system's failure (its errno, its words) the first time a line cannot be written, else nil.
     @discardableResult
-    func append(_ record: ManifestRecord) -> String? {
+    func append(_ record: ManifestRecord) -> MediaError? {
         append(line: record.line)
     }
 
     /// Appends a line already rendered (an unchanged item's line from the run state).
     @discardableResult
-    func append(line: String) -> String? {
+    func append(line: String) -> MediaError? {
         lock.lock()
         defer { lock.unlock() }
         guard failure == nil, !closed else { return nil }
         guard let code = file.write(Array((line + "\n").utf8)) else { return nil }
-        failure = String(cString: strerror(code))
+        failure = MediaError.system("write", errno: code, path: path)
         return failure
     }
 
@@ -58,9 +59,9 @@ final class ManifestWriter: @unchecked Sendable {
         defer { lock.unlock() }
         guard !closed else { return }
         closed = true
-        if failure == nil, let code = file.sync() { failure = String(cString: strerror(code)) }
+        if failure == nil, let code = file.sync() { failure = MediaError.system("sync", errno: code, path: path) }
         do {
-            if let failure { throw RunError.cannotWrite(path: path, reason: failure) }
+            if let failure { throw RunError.cannotWrite(path: path, reason: failure.message) }
             do {
                 try file.commit(in: root.medley, as: name)
             } catch let failure as FileSystemFailure {

@@ -1,4 +1,5 @@
 import Foundation
+import MedleySystem
 import MedleyFilters
 
 /// What `medley merge` found for one job.

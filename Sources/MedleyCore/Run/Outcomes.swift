@@ -56,7 +56,7 @@ extension PipelineRunner {
         } catch {
             var entry = ManifestRecord(job: context.job.name, item: file.relativePath, input: input, status: .failed)
             entry.persistentID = row.contentHash
-            record(context, failed: entry, reason: "\(error)")
+            record(context, failed: entry, reason: "\(error)", cause: error)
             return false
         }
         // Its output is in place: a source the last run could not move aside yet (killed between the
@@ -89,7 +89,7 @@ extension PipelineRunner {
     }
 
     /// A failed item: its reason in the manifest, the summary (the first `failuresListed`), the events and the console.
-    func record(_ context: JobContext, failed entry: ManifestRecord, reason: String, milliseconds: Double? = nil) {
+    func record(_ context: JobContext, failed entry: ManifestRecord, reason: String, cause: Error? = nil, milliseconds: Double? = nil) {
         var entry = entry
         entry.error = reason
         entry.output = nil
@@ -101,7 +101,7 @@ extension PipelineRunner {
         if context.failures.count < Self.failuresListed { context.failures.append((input, reason)) }
         lock.unlock()
         append(entry.line, context)
-        noteFailure(reason, context)
+        if let cause { noteFailure(cause, context) }
         emit(.itemFailed(job: context.job.name, input: input, error: reason, milliseconds: milliseconds))
         console.itemLine("FAIL  \(input.isEmpty ? "" : input + ": ")\(reason)", failure: true)
     }
@@ -124,10 +124,11 @@ extension PipelineRunner {
         noteFailure(failure, context)
     }
 
-    /// A failure whose words say the disk is full stops the run after the items in flight: every
-    /// item after it would fail the same way (and leave the disk fuller of temporary files).
-    func noteFailure(_ reason: String, _ context: JobContext) {
-        guard let full = DiskFull.reason(in: reason) else { return }
+    /// A failure caused by a full disk (by its errno or SQLite's code, never its words) stops the run
+    /// after the items in flight: every item after it would fail the same way (and leave the disk
+    /// fuller of temporary files).
+    func noteFailure(_ error: Error, _ context: JobContext) {
+        guard let full = DiskFull.words(for: error) else { return }
         lock.lock()
         if diskFull == nil { diskFull = (context.job.export?.to ?? "", full) }
         lock.unlock()

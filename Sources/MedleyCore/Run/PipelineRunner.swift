@@ -233,7 +233,7 @@ public final class PipelineRunner: @unchecked Sendable {
             case .failure(let error):
                 context.claims.finish(input: "", index: index, keep: false)
                 self.record(context, failed: ManifestRecord(job: job.name, item: "", input: "", status: .failed),
-                            reason: error.description)
+                            reason: error.description, cause: error)
             }
         }
         listMovedItems(context)

@@ -42,16 +42,7 @@ public enum ResourceLimits {
 
     /// Descriptors open now (`/proc/self/fd`, or by asking each number up to the limit).
     public static func openDescriptorCount() -> Int {
-        if let folder = opendir("/proc/self/fd") {
-            defer { closedir(folder) }
-            var count = 0
-            while case .success(let entry?) = IngestPOSIX.nextEntry(of: folder) {
-                if entry.name.first != UInt8(ascii: ".") { count += 1 }
-            }
-            return max(0, count - 1)  // the listing's own descriptor
-        }
-        let highest = min(descriptorLimit ?? 4096, 65536)
-        return (0..<highest).filter { fcntl(Int32($0), F_GETFD) != -1 }.count
+        FileSystem.openDescriptorCount(askingUpTo: min(descriptorLimit ?? 4096, 65536))
     }
 
     /// How many items may run at once within the descriptor limit, given what is open now; with a note for the

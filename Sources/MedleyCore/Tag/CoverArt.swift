@@ -42,11 +42,19 @@ enum CoverArt {
         _ = try exporter.output.write(to: destination, fileExtension: artwork.fileExtension) { temporary in
             // Into the temporary file itself (FileManager.createFile would write a file of its own
             // beside it and rename that over it).
-            let descriptor = open(temporary, O_WRONLY | O_TRUNC | O_CLOEXEC)
-            guard descriptor >= 0 else { throw ItemFailure(.output, "cannot write the cover art: \(String(cString: strerror(errno)))") }
+            let descriptor: Int32
+            switch FileSystem.openForWriting(temporary, creating: false) {
+            case .success(let opened): descriptor = opened
+            case .failure(let error): throw Self.writeFailure(errno: error.code, "open")
+            }
             let failed = Descriptor.write(descriptor, artwork.data)
-            close(descriptor)
-            if let failed { throw ItemFailure(.output, "cannot write the cover art: \(String(cString: strerror(failed)))") }
+            Descriptor.close(descriptor)
+            if let failed { throw Self.writeFailure(errno: failed, "write") }
         }
+    }
+
+    private static func writeFailure(errno code: Int32, _ operation: String) -> ItemFailure {
+        let cause = MediaError.system(operation, errno: code)
+        return ItemFailure(.output, "cannot write the cover art: \(cause)", cause: cause)
     }
 }

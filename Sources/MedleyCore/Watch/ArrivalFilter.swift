@@ -1,4 +1,5 @@
 import Foundation
+import MedleySystem
 
 /// Whether a job's ingest takes a file that arrived in a watched folder, decided by the rules the
 /// folder walk (`FileEnumerator`) applies: the first root that holds it, hidden names, `recursive`,
@@ -19,7 +20,7 @@ struct ArrivalFilter {
             guard case .success(let plan) = FileEnumerator.RootPlan.make(root) else { return nil }
             return plan
         }
-        canonical = plans.map { IngestPOSIX.resolvedPath($0.location) }
+        canonical = plans.map { FileSystem.resolvedPath($0.location) }
         own = job.export.map { OwnOutputs(exportRoot: $0.to, ingestRoots: job.ingest.roots) }
         self.shard = shard
     }
@@ -28,19 +29,18 @@ struct ArrivalFilter {
     /// by the path as reached or with its links resolved, as `FileEnumerator` judges it.
     func isExcludedFolder(_ path: String) -> Bool {
         guard !source.excludedFolders.isEmpty else { return false }
-        if source.excludedFolders.contains(where: { IngestPOSIX.isWithin(path, directory: $0) }) { return true }
-        guard let real = IngestPOSIX.resolvedPath(path) else { return false }
-        return source.excludedFolders.contains { IngestPOSIX.isWithin(real, directory: $0) }
+        if source.excludedFolders.contains(where: { FileSystem.isWithin(path, directory: $0) }) { return true }
+        guard let real = FileSystem.resolvedPath(path) else { return false }
+        return source.excludedFolders.contains { FileSystem.isWithin(real, directory: $0) }
     }
 
     /// The folders to watch: each folder root (a glob root's folder), or a file root's folder.
     var folders: [(path: String, recursive: Bool)] {
         plans.map { plan in
-            var info = stat()
-            if stat(plan.location, &info) == 0, info.st_mode & S_IFMT == S_IFDIR {
+            if case .success(let info) = FileSystem.status(of: plan.location), info.kind == .directory {
                 return (plan.location, plan.pattern != nil || source.recursive)
             }
-            return (IngestPOSIX.parent(of: plan.location), false)
+            return (FileSystem.parent(of: plan.location), false)
         }
     }
 
@@ -48,7 +48,7 @@ struct ArrivalFilter {
     func descends(into path: String) -> Bool {
         if let own, own.contains(path) { return false }
         if isExcludedFolder(path) { return false }
-        for plan in plans where IngestPOSIX.isWithin(path, directory: plan.location) {
+        for plan in plans where FileSystem.isWithin(path, directory: plan.location) {
             if path == plan.location { return true }
             let components = relativeComponents(path, below: plan.location)
             if components.contains(where: { $0.first == "." }) { continue }
@@ -73,9 +73,9 @@ struct ArrivalFilter {
             let rootFolder: String, relative: [String]
             if path == plan.location {
                 // A file given directly as a root.
-                rootFolder = IngestPOSIX.parent(of: path)
-                relative = [IngestPOSIX.lastComponent(of: path)]
-            } else if IngestPOSIX.isWithin(path, directory: plan.location) {
+                rootFolder = FileSystem.parent(of: path)
+                relative = [FileSystem.lastComponent(of: path)]
+            } else if FileSystem.isWithin(path, directory: plan.location) {
                 rootFolder = plan.location
                 relative = relativeComponents(path, below: plan.location)
                 if relative.contains(where: { $0.first == "." }) { continue }
@@ -88,16 +88,15 @@ struct ArrivalFilter {
             if !source.include.isEmpty, !source.include.contains(where: { $0.matches(subject) }) { continue }
             if source.exclude.contains(where: { $0.matches(subject) }) { continue }
             let canonicalRoot = canonical[index] ?? plan.location
-            var info = stat()
-            guard lstat(path, &info) == 0 else { return nil }
+            guard case .success(var status) = FileSystem.linkStatus(of: path) else { return nil }
             var throughLink = false
-            if info.st_mode & S_IFMT == S_IFLNK {
+            if status.isLink {
                 // Followed only when it leads inside the root, as the walk does.
-                guard let target = IngestPOSIX.resolvedPath(path), IngestPOSIX.isWithin(target, directory: canonicalRoot),
-                      stat(path, &info) == 0 else { return nil }
+                guard let target = FileSystem.resolvedPath(path), FileSystem.isWithin(target, directory: canonicalRoot),
+                      case .success(let followed) = FileSystem.status(of: path) else { return nil }
+                status = followed
                 throughLink = true
             }
-            let status = IngestPOSIX.Status(info)
             guard status.kind == .file else { return nil }
             let relativePath = relative.joined(separator: "/")
             guard Sharding.takes(relativePath, shard: shard) else { return nil }

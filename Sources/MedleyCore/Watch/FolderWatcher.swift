@@ -159,7 +159,7 @@ final class FolderWatcher: @unchecked Sendable {
         }
         // Hidden entries are never ingested (and `.medley` holds Medley's own temporaries).
         if event.name.hasPrefix(".") { return }
-        let path = IngestPOSIX.join(folder, event.name)
+        let path = FileSystem.join(folder, event.name)
         guard event.nameIsUTF8 else {
             // No path can be made of such a name: the walk reports it, as `run` does (an item failure
             // naming it), rather than the watch dropping it. Once per name, not per write to it.
@@ -206,13 +206,12 @@ final class FolderWatcher: @unchecked Sendable {
             }
             guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { continue }
             for name in names.sorted() where !name.hasPrefix(".") {
-                let path = IngestPOSIX.join(folder, name)
-                var info = stat()
-                guard lstat(path, &info) == 0 else { continue }
-                switch info.st_mode & S_IFMT {
-                case S_IFDIR:
+                let path = FileSystem.join(folder, name)
+                guard case .success(let info) = FileSystem.linkStatus(of: path) else { continue }
+                switch (info.kind, info.isLink) {
+                case (.directory, _):
                     if filters.contains(where: { $0.descends(into: path) }) { stack.append(path) }
-                case S_IFREG, S_IFLNK:
+                case (.file, _), (_, true):
                     switch files {
                     case .complete?: arrivals.completed(path)
                     case .settle?: arrivals.written(path, at: Self.now())
@@ -242,9 +241,8 @@ final class FolderWatcher: @unchecked Sendable {
 
     /// A file's size and modification time, or nil when it is not a file (or a link to one) now.
     static func state(_ path: String) -> Arrivals.FileState? {
-        var info = stat()
-        guard stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
-        return Arrivals.FileState(size: Int64(info.st_size),
-                                  modified: Int64(info.st_mtim.tv_sec) &* 1_000_000_000 &+ Int64(info.st_mtim.tv_nsec))
+        guard case .success(let info) = FileSystem.status(of: path), info.kind == .file else { return nil }
+        return Arrivals.FileState(size: info.size,
+                                  modified: info.modifiedTime.seconds &* 1_000_000_000 &+ info.modifiedTime.nanoseconds)
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import MedleySystem
 
 /// `medley watch`: the pipeline's jobs run over what is there, as `run` does (incrementally), then
 /// over each file that arrives in their ingest roots once it is complete — in batches of what is
@@ -197,8 +198,7 @@ extension PipelineRunner {
                     ?? (try? decoder.decode(ManifestInput.self, from: Data(bytes)))?.input else { continue }
             if !input.isEmpty {
                 if redone.contains(input) { continue }
-                var info = stat()
-                if lstat(input, &info) != 0 { continue }  // deleted or moved away since: as a new run would
+                if !FileSystem.exists(input) { continue }  // deleted or moved away since: as a new run would
             }
             manifest.append(line: String(decoding: bytes, as: UTF8.self))
         }

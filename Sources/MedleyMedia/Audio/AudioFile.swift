@@ -35,11 +35,11 @@ public final class AudioReader {
         (info.bitDepth, info.isFloat) = Self.depth(of: raw.format & Int32(SF_FORMAT_SUBMASK))
         guard info.channels > 0, info.sampleRate > 0 else {
             sf_close(handle)
-            throw MediaError("cannot decode: the header gives \(info.channels) channels at \(info.sampleRate) Hz")
+            throw MediaError(.libsndfile, "decode", "cannot decode: the header gives \(info.channels) channels at \(info.sampleRate) Hz", cause: .corruptData)
         }
         if let (promised, present) = Self.shortSampleChunk(handle) {
             sf_close(handle)
-            throw MediaError("truncated: the header promises \(promised) bytes of samples, the file holds \(present)")
+            throw MediaError(.libsndfile, "decode", "truncated: the header promises \(promised) bytes of samples, the file holds \(present)", cause: .corruptData)
         }
     }
 
@@ -81,13 +81,13 @@ public final class AudioReader {
     public func read(into buffer: UnsafeMutablePointer<Float>, frames: Int) throws -> Int {
         let count = Int(sf_readf_float(handle, buffer, sf_count_t(frames)))
         let error = sf_error(handle)
-        if error != 0 { throw MediaError("cannot decode: " + String(cString: sf_error_number(error))) }
+        if error != 0 { throw MediaError(.libsndfile, "decode", "cannot decode: " + String(cString: sf_error_number(error)), cause: .library(code: error)) }
         return count
     }
 
     /// Back to the first frame (for a second pass, e.g. after measuring the peak).
     public func rewind() throws {
-        guard sf_seek(handle, 0, SEEK_SET) == 0 else { throw MediaError("cannot seek back to the start") }
+        guard sf_seek(handle, 0, SEEK_SET) == 0 else { throw MediaError(.libsndfile, "seek", "cannot seek back to the start") }
     }
 
     static func name(of format: Int32, major: Bool) -> String {
@@ -175,7 +175,7 @@ public final class AudioWriter {
         info.channels = Int32(format.channels)
         info.format = format.libsndfileFormat
         guard sf_format_check(&info) != 0 else {
-            throw MediaError("libsndfile cannot write \(format.encoding) in \(format.container) at \(format.sampleRate) Hz, \(format.channels) channels")
+            throw MediaError(.libsndfile, "encode", "libsndfile cannot write \(format.encoding) in \(format.container) at \(format.sampleRate) Hz, \(format.channels) channels", cause: .unsupported)
         }
         let handle = try SndfileOpen.open(path, mode: Int32(SFM_WRITE), &info, failure: "cannot create \(path): ")
         self.handle = handle
@@ -186,10 +186,14 @@ public final class AudioWriter {
     deinit { if let handle { sf_close(handle) } }
 
     public func write(_ buffer: UnsafePointer<Float>, frames: Int) throws {
-        guard let handle else { throw MediaError("the file is already closed") }
+        guard let handle else { throw MediaError(.libsndfile, "write", "the file is already closed") }
         let written = sf_writef_float(handle, buffer, sf_count_t(frames))
         guard written == frames else {
-            throw MediaError("cannot write: " + String(cString: sf_strerror(handle)))
+            // errno read before anything else runs: libsndfile reports a failed write(2) as
+            // SF_ERR_SYSTEM with strerror's words, and the errno is the cause (ENOSPC: a full disk).
+            let code = errno
+            throw MediaError(.libsndfile, "write", "cannot write: " + String(cString: sf_strerror(handle)),
+                             cause: SndfileOpen.cause(sf_error(handle), errno: code))
         }
     }
 
@@ -201,7 +205,11 @@ public final class AudioWriter {
     public func close() throws {
         guard let handle else { return }
         self.handle = nil
-        guard sf_close(handle) == 0 else { throw MediaError("cannot finish the file") }
+        let result = sf_close(handle)
+        let code = errno
+        guard result == 0 else {
+            throw MediaError(.libsndfile, "finish", "cannot finish the file", cause: SndfileOpen.cause(result, errno: code))
+        }
     }
 }
 
@@ -218,8 +226,17 @@ enum SndfileOpen {
         lock.lock()
         defer { lock.unlock() }
         guard let handle = sf_open(path, mode, &info) else {
-            throw MediaError(failure + String(cString: sf_strerror(nil)))
+            let code = errno
+            throw MediaError(.libsndfile, "open", failure + String(cString: sf_strerror(nil)), cause: cause(sf_error(nil), errno: code),
+                             path: path)
         }
         return handle
+    }
+
+    /// libsndfile's error number as a cause: SF_ERR_SYSTEM means a system call failed, and `errno`
+    /// (read right after the failed call) says which way.
+    static func cause(_ error: Int32, errno code: Int32) -> MediaError.Cause {
+        if error == Int32(SF_ERR_SYSTEM), code != 0 { return .system(errno: code) }
+        return error == 0 ? .unspecified : .library(code: error)
     }
 }

@@ -41,12 +41,24 @@ public protocol AudioSink: AnyObject {
 extension AudioReader: AudioSource {}
 extension AudioWriter: AudioSink {}
 
-/// Calls a shim function that reports errors as text, and throws that text.
-func checked<T>(_ body: (UnsafeMutablePointer<CChar>, Int) -> T?) throws -> T {
+/// Calls a shim function that reports errors as text into a buffer, and throws that text with
+/// FFmpeg's code behind it: `AVERROR(errno)` as the errno (ENOSPC while encoding: a full disk).
+func checked<T>(_ operation: String = "decode", path: String? = nil,
+                _ body: (UnsafeMutablePointer<CChar>, Int) -> T?) throws -> T {
     var buffer = [CChar](repeating: 0, count: 512)
+    _ = medley_ffmpeg_take_error_code()
     let result = buffer.withUnsafeMutableBufferPointer { body($0.baseAddress!, $0.count) }
-    guard let result else { throw MediaError(String(cString: buffer)) }
+    guard let result else {
+        throw MediaError(.ffmpeg, operation, String(cString: buffer), cause: ffmpegCause(medley_ffmpeg_take_error_code()), path: path)
+    }
     return result
+}
+
+/// FFmpeg's code as a cause: `AVERROR(e)` is −e (an errno), the rest are FFmpeg's own tags.
+func ffmpegCause(_ code: Int32) -> MediaError.Cause {
+    if code == 0 { return .unspecified }
+    if code < 0, code > -4096 { return .system(errno: -code) }
+    return .library(code: code)
 }
 
 /// The first audio stream of any file FFmpeg reads (M4A with AAC or Apple Lossless, MP4, MP3,
@@ -58,7 +70,7 @@ public final class FFmpegAudioReader: AudioSource {
 
     public init(path: String) throws {
         self.path = path
-        handle = try checked { medley_decoder_open(path, $0, $1) }
+        handle = try checked(path: path) { medley_decoder_open(path, $0, $1) }
         var rate: Int32 = 0, channels: Int32 = 0, frames: Int64 = 0
         var codec: UnsafePointer<CChar>?
         medley_decoder_info(handle, &rate, &channels, &frames, &codec)
@@ -76,14 +88,14 @@ public final class FFmpegAudioReader: AudioSource {
         info.isFloat = isFloat != 0
         // Every property is set: throwing now runs deinit, which frees the decoder.
         guard info.sampleRate > 0, info.channels > 0, info.frames >= 0 else {
-            throw MediaError("cannot decode: the stream gives \(info.channels) channels at \(info.sampleRate) Hz")
+            throw MediaError(.ffmpeg, "decode", "cannot decode: the stream gives \(info.channels) channels at \(info.sampleRate) Hz", cause: .unsupported)
         }
     }
 
     deinit { medley_decoder_free(handle) }
 
     public func read(into buffer: UnsafeMutablePointer<Float>, frames: Int) throws -> Int {
-        let count = try checked { error, size -> Int32? in
+        let count = try checked(path: path) { error, size -> Int32? in
             let n = medley_decoder_read(handle, buffer, Int32(frames), error, size)
             return n < 0 ? nil : n
         }
@@ -96,7 +108,7 @@ public final class FFmpegAudioReader: AudioSource {
     public var countIsStated: Bool { medley_decoder_count_is_stated(handle) != 0 }
 
     public func rewind() throws {
-        let fresh = try checked { medley_decoder_open(path, $0, $1) }
+        let fresh = try checked(path: path) { medley_decoder_open(path, $0, $1) }
         medley_decoder_free(handle)
         handle = fresh
     }
@@ -146,7 +158,7 @@ public final class FFmpegAudioWriter: AudioSink {
     /// The packets are the same either way; without a thread (or if none can be started) the
     /// encoder runs inside `write`.
     public init(path: String, format: FFmpegOutputFormat, encoderThread: Bool = true) throws {
-        let handle = try checked {
+        let handle = try checked("encode", path: path) {
             medley_encoder_open(path, format.muxer, format.codec, Int32(format.sampleRate), Int32(format.channels),
                                 Int64(format.bitRate ?? 0), Int32(format.bitsPerSample ?? 0), $0, $1)
         }
@@ -157,8 +169,8 @@ public final class FFmpegAudioWriter: AudioSink {
     deinit { if let handle { medley_encoder_free(handle) } }
 
     public func write(_ buffer: UnsafePointer<Float>, frames: Int) throws {
-        guard let handle else { throw MediaError("the file is already closed") }
-        _ = try checked { error, size -> Bool? in
+        guard let handle else { throw MediaError(.ffmpeg, "encode", "the file is already closed") }
+        _ = try checked("encode") { error, size -> Bool? in
             medley_encoder_write(handle, buffer, Int32(frames), error, size) == 0 ? true : nil
         }
     }
@@ -170,6 +182,6 @@ public final class FFmpegAudioWriter: AudioSink {
             medley_encoder_free(handle)
             self.handle = nil
         }
-        _ = try checked { error, size -> Bool? in medley_encoder_finish(handle, error, size) == 0 ? true : nil }
+        _ = try checked("encode") { error, size -> Bool? in medley_encoder_finish(handle, error, size) == 0 ? true : nil }
     }
 }

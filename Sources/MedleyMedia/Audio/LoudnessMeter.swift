@@ -61,7 +61,7 @@ public final class LoudnessMeter {
 
     public init(channels: Int, sampleRate: Int, options: Options = .all) throws {
         guard (1...64).contains(channels), (8000...768_000).contains(sampleRate) else {
-            throw MediaError("cannot measure loudness of \(channels) channels at \(sampleRate) Hz")
+            throw MediaError(.libebur128, "measure", "cannot measure loudness of \(channels) channels at \(sampleRate) Hz", cause: .unsupported)
         }
         var mode = EBUR128_MODE_I.rawValue | EBUR128_MODE_SAMPLE_PEAK.rawValue
         if options.contains(.range) { mode |= EBUR128_MODE_LRA.rawValue }
@@ -69,7 +69,7 @@ public final class LoudnessMeter {
         // three quarters of its measuring time).
         if options.contains(.truePeak) { truePeakMeter = TruePeakMeter(channels: channels, sampleRate: sampleRate) }
         guard let state = ebur128_init(UInt32(channels), UInt(sampleRate), Int32(bitPattern: mode)) else {
-            throw MediaError("libebur128 cannot measure \(channels) channels at \(sampleRate) Hz")
+            throw MediaError(.libebur128, "measure", "libebur128 cannot measure \(channels) channels at \(sampleRate) Hz", cause: .unsupported)
         }
         self.state = state
         self.channels = channels
@@ -108,14 +108,14 @@ public final class LoudnessMeter {
     public func add(_ samples: UnsafePointer<Float>, frames count: Int) throws {
         guard count > 0, let state else { return }
         let result = ebur128_add_frames_float(state, samples, count)
-        guard result == EBUR128_SUCCESS.rawValue else { throw MediaError("libebur128 failed to measure (error \(result))") }
+        guard result == EBUR128_SUCCESS.rawValue else { throw MediaError(.libebur128, "measure", "libebur128 failed to measure (error \(result))", cause: .library(code: Int32(clamping: result))) }
         truePeakMeter?.add(samples, frames: count)
         frames += count
     }
 
     /// What was measured so far.
     public func measurement() throws -> LoudnessMeasurement {
-        guard let state else { throw MediaError("the loudness meter is closed") }
+        guard let state else { throw MediaError(.libebur128, "measure", "the loudness meter is closed") }
         var integrated = -Double.infinity
         _ = ebur128_loudness_global(state, &integrated)
         var range = 0.0

@@ -45,7 +45,7 @@ public final class Resampler {
         // the caller sizes its output by the ratio.
         guard inputRate > 0, outputRate > 0, channels > 0,
               Double(outputRate) <= 256 * Double(inputRate), Double(inputRate) <= 256 * Double(outputRate) else {
-            throw MediaError("cannot resample \(inputRate) Hz to \(outputRate) Hz: libsamplerate converts at most 256:1")
+            throw MediaError(.libsamplerate, "resample", "cannot resample \(inputRate) Hz to \(outputRate) Hz: libsamplerate converts at most 256:1", cause: .unsupported)
         }
         let ratio = Double(outputRate) / Double(inputRate)
         if engine == .automatic, channels > 0,
@@ -54,7 +54,7 @@ public final class Resampler {
         } else {
             var error: Int32 = 0
             guard let state = src_new(quality.converter, Int32(channels), &error) else {
-                throw MediaError("cannot start the resampler: " + String(cString: src_strerror(error)))
+                throw MediaError(.libsamplerate, "start", "cannot start the resampler: " + String(cString: src_strerror(error)), cause: .library(code: error))
             }
             self.init(state: state, channels: channels, ratio: ratio)
         }
@@ -97,7 +97,7 @@ public final class Resampler {
                 let count = stream.render(into: output + rendered * channels, capacity: made - rendered)
                 rendered += count
                 if took == 0 && count == 0 {
-                    throw MediaError("resampling failed: the polyphase filter is short of input")
+                    throw MediaError(.medley, "resample", "resampling failed: the polyphase filter is short of input")
                 }
             }
             if finished { stream.finish() }
@@ -111,7 +111,7 @@ public final class Resampler {
         data.end_of_input = end ? 1 : 0
         data.src_ratio = ratio
         let error = src_process(state, &data)
-        guard error == 0 else { throw MediaError("resampling failed: " + String(cString: src_strerror(error))) }
+        guard error == 0 else { throw MediaError(.libsamplerate, "resample", "resampling failed: " + String(cString: src_strerror(error)), cause: .library(code: error)) }
         return (Int(data.input_frames_used), Int(data.output_frames_gen))
     }
 }

@@ -134,7 +134,7 @@ struct SincSchedule {
         }
         len = min(inCount - inUsed, len)
         len -= len % c
-        guard len >= 0, end + len <= length else { throw MediaError("resampling failed: bad buffer length") }
+        guard len >= 0, end + len <= length else { throw MediaError(.medley, "resample", "resampling failed: bad buffer length") }
         end += len
         inUsed += len
         guard inUsed == inCount, end - current < 2 * half, endOfInput else { return false }

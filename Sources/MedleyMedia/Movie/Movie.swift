@@ -11,7 +11,7 @@ public enum Movie {
         let tags = Tags()
         var raw = MedleyMovieInfo()
         _ = try withExtendedLifetime(tags) {
-            try checked { error, size -> Bool? in
+            try checked("probe", path: path) { error, size -> Bool? in
                 medley_movie_probe(path, &raw, { context, key, value in
                     guard let context, let key, let value else { return }
                     let spelt = String(cString: key), name = spelt.lowercased()
@@ -48,7 +48,7 @@ public enum Movie {
     /// rotation (as players and FFmpeg's CLI show it); pixel aspect is never applied.
     public static func frame(path: String, at seconds: Double, displayed: Bool = true) throws -> MovieFrame {
         var width: Int32 = 0, height: Int32 = 0, rotation: Int32 = 0, time = 0.0
-        let pixels = try checked { error, size in
+        let pixels = try checked("decode a frame", path: path) { error, size in
             medley_movie_frame_rgb(path, seconds, &width, &height, &time, &rotation, error, size)
         }
         defer { free(pixels) }
@@ -82,7 +82,7 @@ public enum Movie {
                                  mode: MovieScalingMode = .aspectFit) throws -> MovieTranscodeResult {
         let source = URL(fileURLWithPath: path).standardizedFileURL.resolvingSymlinksInPath()
         guard source != URL(fileURLWithPath: output).standardizedFileURL.resolvingSymlinksInPath() else {
-            throw MediaError("the output would overwrite the movie being read")
+            throw MediaError(.medley, "transcode", "the output would overwrite the movie being read", cause: .unsupported)
         }
         let info = try probe(path: path)
         let geometry = encodingGeometry(info, encoding: encoding, mode: mode)
@@ -107,7 +107,7 @@ public enum Movie {
         do {
             _ = try encoding.x264Preset.withCString { preset in
                 settings.x264_preset = preset
-                return try checked { error, size -> Bool? in
+                return try checked("transcode", path: output) { error, size -> Bool? in
                     medley_movie_transcode(path, output, &settings, &report, error, size) == 0 ? true : nil
                 }
             }
@@ -119,7 +119,7 @@ public enum Movie {
         let decodedEnd = max(report.video_end, report.audio_end)
         if info.duration > 0, decodedEnd < info.duration - truncationSlack {
             try? FileManager.default.removeItem(atPath: output)
-            throw MediaError(String(format: "truncated: %.3f s decoded of the %.3f s the container declares", decodedEnd, info.duration))
+            throw MediaError(.ffmpeg, "decode", String(format: "truncated: %.3f s decoded of the %.3f s the container declares", decodedEnd, info.duration), cause: .corruptData)
         }
         let written = try probe(path: output)
         let bytes = (try? FileManager.default.attributesOfItem(atPath: output))?[.size] as? Int ?? 0
