@@ -98,8 +98,8 @@ run_class() {
   end=$(date +%s.%N)
   echo "$status" > "$work/logs/$class.rc"
   local passed failed
-  passed=$(grep -cE "^Test Case '.*' passed \(" "$log" || true)
-  failed=$(grep -cE "^Test Case '.*' failed \(" "$log" || true)
+  passed=$(grep -cE "Test Case '[^']*' passed \(" "$log" || true)
+  failed=$(grep -cE "Test Case '[^']*' failed \(" "$log" || true)
   local line
   line=$(printf '%s: %s passed, %s failed (%.1f s)' "$class" "$passed" "$failed" "$(awk -v a="$begin" -v b="$end" 'BEGIN { print b - a }')")
   [ "$status" -eq 124 ] || [ "$status" -eq 137 ] && line="$line — TIMED OUT after ${CLASS_LIMIT} s"
@@ -122,7 +122,8 @@ while read -r class; do
   log="$work/logs/$class.log"
   module=${class%%.*}
   # XCTest names a case 'Class.test'; the list names it Module.Class/test.
-  sed -nE "s/^Test Case '([^']+)' (passed|failed|skipped) \(([0-9.]+) seconds\)$/\1\t\2\t\3/p" "$log" \
+  # (not anchored at the line's start: a child's output without a newline may stand before it)
+  sed -nE "s/^.*Test Case '([^']+)' (passed|failed|skipped) \(([0-9.]+) seconds\)$/\1\t\2\t\3/p" "$log" \
     | awk -F'\t' -v module="$module" '{ print module "." $1 "\t" $2 "\t" $3 }' >> "$results"
 done < "$work/order.txt"
 expected="$work/expected.txt"
