@@ -153,7 +153,7 @@ struct AlbumRecord: Codable, Equatable {
     }
 }
 
-extension PipelineRunner {
+extension JobRunner {
     /// The album pass of a job in album mode: groups every audio item of the ingest, then measures
     /// the albums this run (or shard) takes that the run state does not already know. Returns
     /// the index the write pass reads; a stop request (SIGINT, a full disk) ends it early, with
@@ -165,7 +165,7 @@ extension PipelineRunner {
         // 1. Group: headers and tags only, every file (a shard must see whole albums).
         let collected = NSLock()
         var members: [AlbumMember] = []
-        let complete = scheduler.run(files.enumerated()) { [self] position, result in
+        let complete = session.scheduler.run(files.enumerated()) { [self] position, result in
             guard case .success(let file) = result,
                   let member = self.albumMember(file, index: position, context, grouping: grouping) else { return }
             index.add(member)
@@ -192,7 +192,7 @@ extension PipelineRunner {
                                           truePeak: row.truePeak, tracks: row.tracks)
                 index.set(value, notes: [])
                 reused += 1
-                emit(.albumMeasured(job: job.name, album: value, reused: true))
+                session.emit(.albumMeasured(job: job.name, album: value, reused: true))
             } else {
                 queue += tracks.sorted { $0.index < $1.index }
             }
@@ -229,7 +229,7 @@ extension PipelineRunner {
             pending[member.group] = album
         }
         var measured = 0
-        scheduler.run(queue) { [self] member in
+        session.scheduler.run(queue) { [self] member in
             var meter: LoudnessMeter?
             var measurement: LoudnessMeasurement?
             var failure: String?
@@ -287,7 +287,7 @@ extension PipelineRunner {
                             color: "31")
             }
         }
-        emit(.albumMeasured(job: context.job.name, album: value, reused: false))
+        session.emit(.albumMeasured(job: context.job.name, album: value, reused: false))
     }
 
     /// The run-state key of an album: its group, each member's path, size, modification time and
@@ -315,9 +315,8 @@ extension PipelineRunner {
                 || job.where?.propertyNames.contains("persistentID") == true
             let item = Item(file: opened.file, source: opened.readPath, sniffed: sniffed,
                             persistentID: wantsID ? try Identify.persistentID(of: opened) : 0)
-            var entry = ManifestRecord(job: job.name, item: file.relativePath, input: file.path, status: .failed)
-            var media = try AudioStep.read(item, job: job, &entry)
-            try select(media, job)
+            var media = try AudioStep.read(item, job: job)
+            try ItemJourney.select(media, job)
             _ = try job.tag?.apply(to: &media.properties, relativePath: file.relativePath)
             guard case .audio(let reader, _) = media.content else { return nil }
             let (_, plan) = try Self.measuringPlan(reader, format: sniffed.format, context)
@@ -337,7 +336,7 @@ extension PipelineRunner {
             return AudioCopyStep.measuring(reader.info)
         }
         var warnings: [String] = []
-        return (stage, try stage.plan(for: reader.info, destination: "album." + stage.defaultExtension, warnings: &warnings))
+        return (stage, try stage.plan(for: reader.info, ext: stage.defaultExtension, warnings: &warnings))
     }
 
     /// One track's loudness as the write pass will write it (mixed and resampled by its plan).

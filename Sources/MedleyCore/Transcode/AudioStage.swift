@@ -111,11 +111,10 @@ struct AudioStage {
         }
     }
 
-    /// The writer for `destination`, whose extension picks the container.
+    /// The writer for an output of extension `ext` (lowercased), which picks the container.
     /// Lossless outputs keep the source's depth unless AVLinearPCMBitDepthKey sets one; a depth
     /// the output cannot hold becomes the nearest it can, noted in `warnings`.
-    func plan(for info: AudioStreamInfo, destination: String, warnings: inout [String]) throws -> Plan {
-        let ext = (destination as NSString).pathExtension.lowercased()
+    func plan(for info: AudioStreamInfo, ext: String, warnings: inout [String]) throws -> Plan {
         let channels = settings.channels ?? info.channels
         var rate = settings.sampleRate ?? info.sampleRate
         func depth(_ supported: [Int], _ what: String) -> Int {
