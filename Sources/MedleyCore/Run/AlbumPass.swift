@@ -126,33 +126,6 @@ struct AlbumMember {
     let channels: Int
 }
 
-/// An album's loudness in the manifest line of each of its tracks: LUFS, dBFS and dBTP to 0.01.
-struct AlbumRecord: Codable, Equatable {
-    var group: String
-    var integrated: Double?
-    var samplePeak: Double?
-    var truePeak: Double?
-    var tracks: Int
-
-    init(_ album: AlbumLoudness) {
-        func rounded(_ value: Double?) -> Double? { value.map { ($0 * 100).rounded() / 100 } }
-        group = album.group
-        integrated = rounded(album.integrated)
-        samplePeak = rounded(LoudnessMeasurement.decibels(album.samplePeak))
-        truePeak = rounded(LoudnessMeasurement.decibels(album.truePeak))
-        tracks = album.tracks
-    }
-
-    var json: JSONValue { .object(jsonFields) }
-
-    /// Its fields, as the manifest and the `albumMeasured` event list them.
-    var jsonFields: [(String, JSONValue)] {
-        func number(_ value: Double?) -> JSONValue { value.map { .number($0) } ?? .null }
-        return [("group", .string(group)), ("integrated", number(integrated)), ("samplePeak", number(samplePeak)),
-                ("truePeak", number(truePeak)), ("tracks", .number(Double(tracks)))]
-    }
-}
-
 extension JobRunner {
     /// The album pass of a job in album mode: groups every audio item of the ingest, then measures
     /// the albums this run (or shard) takes that the run state does not already know. Returns

@@ -26,7 +26,10 @@ final class JobRunner: Sendable {
 
     /// A job's stages, export, manifest and run state, ready for its items.
     func makeContext(_ job: Job) throws -> JobContext {
-        let image = try job.export.map { try ImageStage(job: job, export: $0) }
+        let image = try job.export.map {
+            try ImageStage(job: job, export: $0, sources: { try RenderSources(graph: $0.imageGraph) },
+                           overlay: { try $0.watermark.map(PreparedWatermark.init) })
+        }
         let root = job.export.flatMap { session.roots[$0.to] }
         let manifest = try root.map { try ManifestWriter(root: $0, job: job.name, shard: options.shard) }
         let claims = OutputClaims()

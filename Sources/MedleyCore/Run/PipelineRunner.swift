@@ -84,16 +84,5 @@ public final class PipelineRunner: Sendable {
         }
         return summary
     }
-
-    /// Why a pipeline cannot be watched (said before anything runs).
-    public static func watchRefusal(_ pipeline: Pipeline, options: RunOptions) -> String? {
-        WatchSession.refusal(pipeline, options: options)
-    }
-
-    /// `medley watch`: the catch-up pass, then batches of arrivals until `stop()` (`WatchSession`);
-    /// returns the jobs' counts since the watch began.
-    public func watch(_ settings: WatchSettings) throws -> RunSummary {
-        try WatchSession(jobs: jobs).run(settings)
-    }
 }
 

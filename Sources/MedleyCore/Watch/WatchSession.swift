@@ -1,5 +1,18 @@
 import Foundation
 
+/// `medley watch` as the command line starts it (the runner's public face; the watch itself is `WatchSession`).
+extension PipelineRunner {
+    /// Why a pipeline cannot be watched (said before anything runs).
+    public static func watchRefusal(_ pipeline: Pipeline, options: RunOptions) -> String? {
+        WatchSession.refusal(pipeline, options: options)
+    }
+
+    /// The catch-up pass, then batches of arrivals until `stop()`; returns the jobs' counts since the watch began.
+    public func watch(_ settings: WatchSettings) throws -> RunSummary {
+        try WatchSession(jobs: jobs).run(settings)
+    }
+}
+
 /// `medley watch`: the pipeline's jobs run over what is there, as `run` does (incrementally), then
 /// over each file that arrives in their ingest roots once it is complete — in batches of what is
 /// complete at once, each item on the same journey as in `run` (atomic output, run state
