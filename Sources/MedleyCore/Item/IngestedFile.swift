@@ -37,4 +37,10 @@ public struct IngestedFile: Sendable, Equatable {
         IngestedFile(path: path, root: root, relativePath: relativePath, size: size, modified: modified,
                      canonicalRoot: canonicalRoot, throughLink: throughLink)
     }
+
+    /// The modification time in nanoseconds since 1970, held inside Int64 (±292 years): a file dated after 2262
+    /// (`touch -d 2300-01-01`) is any file's right, not a reason to stop.
+    var modifiedNanoseconds: Int64 {
+        Int64(Int(saturating: modified.timeIntervalSince1970 * 1e9, in: Int(Int64.min)...Int(Int64.max)))
+    }
 }

@@ -74,12 +74,12 @@ final class IncrementalState {
         // The output itself, not a link put in its place.
         var info = stat()
         guard lstat(output, &info) == 0, info.st_mode & S_IFMT == S_IFREG, Int64(info.st_size) == row.outputSize else { return nil }
-        if row.modifiedNanoseconds != Self.nanoseconds(file.modified) {
+        if row.modifiedNanoseconds != file.modifiedNanoseconds {
             guard let opened = try? InputFile.open(file), let hash = try? ContentHash.of(descriptor: opened.descriptor),
                   ContentHash.hex(hash) == row.contentHash else { return nil }
             // Same bytes, newer time (a touch, a copy): remember the time so the next run need not hash.
             var touched = row
-            touched.modifiedNanoseconds = Self.nanoseconds(file.modified)
+            touched.modifiedNanoseconds = file.modifiedNanoseconds
             try? store?.save(job: job.name, touched)
         }
         return "unchanged since the last run"
@@ -111,7 +111,7 @@ final class IncrementalState {
     func remember(_ entry: inout ManifestRecord, _ file: IngestedFile, line: String) -> String? {
         guard let store, let output = entry.output else { return nil }
         let kind = (entry.mediaType?.kind ?? .audio).rawValue
-        let row = StateRow(input: file.path, size: file.size, modifiedNanoseconds: Self.nanoseconds(file.modified),
+        let row = StateRow(input: file.path, size: file.size, modifiedNanoseconds: file.modifiedNanoseconds,
                            contentHash: entry.persistentID ?? "", kind: kind, settingsHash: settingsHash(kind: kind, input: file.path),
                            status: ManifestRecord.Status.succeeded.rawValue, output: output, outputSize: entry.bytes, record: line)
         do {
@@ -165,11 +165,5 @@ final class IncrementalState {
         case .movie?: return settingsHash.image + settingsHash.audio
         case .audio?, nil: return settingsHash.audio + (albums?.fingerprint(of: input) ?? "")
         }
-    }
-
-    /// A modification time in nanoseconds since 1970, held inside Int64 (±292 years): a file dated after 2262
-    /// (`touch -d 2300-01-01`) is any file's right, not a reason to stop.
-    static func nanoseconds(_ date: Date) -> Int64 {
-        Int64(Int(saturating: date.timeIntervalSince1970 * 1e9, in: Int(Int64.min)...Int(Int64.max)))
     }
 }

@@ -164,7 +164,7 @@ struct ItemJourney {
             return try ImageStep.render(media, header: header, messages: messages, item, stage: stage, exporter: exporter,
                                         threads: session.vipsThreads)
         case .audio(let reader, let tags):
-            let stage = try AudioStep.stage(for: reader, format: item.sniffed.format, context.audio, job: job)
+            let stage = try AudioStage.taking(reader, format: item.sniffed.format, context.audio, job: job)
             entry.properties = media.properties
             // Album mode: the loudness of the item's album, measured by the album pass.
             let album = context.albums?.album(of: item.file.path)
@@ -183,6 +183,34 @@ struct ItemJourney {
             return try MovieStep.reencode(media, info: info, item, job: job, exporter: exporter)
         }
     }
+
+    /// Album mode's grouping (`Transcode/AlbumPass.swift`): one file through steps 1–4 only, and the album it belongs to; nil
+    /// for anything that is not an audio item the job selects (the write pass says why).
+    func albumMember(_ file: IngestedFile, index: Int, grouping: AlbumGrouping) -> AlbumMember? {
+        let job = context.job
+        guard context.audio != nil || job.tag != nil, let opened = try? InputFile.open(file) else { return nil }
+        defer { opened.close() }
+        do {
+            guard let sniffed = try Identify.format(of: opened.file, reading: opened), sniffed.kind == .audio,
+                  job.ingest.media.contains(where: { $0.selects(sniffed.kind) }) else { return nil }
+            // The content hash reads every byte: only when the grouping or `where` asks for it.
+            let wantsID = grouping.template.properties.contains("persistentID")
+                || job.where?.propertyNames.contains("persistentID") == true
+            let item = Item(file: opened.file, source: opened.readPath, sniffed: sniffed,
+                            persistentID: wantsID ? try Identify.persistentID(of: opened) : 0)
+            var media = try AudioStep.read(item, job: job)
+            try Self.select(media, job)
+            _ = try job.tag?.apply(to: &media.properties, relativePath: file.relativePath)
+            guard case .audio(let reader, _) = media.content else { return nil }
+            let (_, plan) = try AlbumPass.measuringPlan(reader, format: sniffed.format, audio: context.audio, job: job)
+            let group = (try? grouping.template.render { media[$0] }) ?? "/" + file.relativePath
+            return AlbumMember(file: file, index: index, format: sniffed.format, group: group,
+                               sampleRate: plan.sampleRate, channels: plan.channels)
+        } catch {
+            return nil
+        }
+    }
+
 
     /// An item unchanged since the last run: listed from its run-state row. Returns whether it
     /// keeps its output (false: another item's claim came first).

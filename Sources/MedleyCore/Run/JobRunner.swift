@@ -58,10 +58,18 @@ final class JobRunner: Sendable {
         let own = job.export.map { OwnOutputs(exportRoot: $0.to, ingestRoots: job.ingest.roots) }
         // Album mode: every album measured before any of its tracks is written (`AlbumPass.swift`).
         if let grouping = job.albumGrouping, context.audio != nil || job.tag != nil {
-            let albums = measureAlbums(context, grouping: grouping, files: FileEnumerator(job.ingest.source).lazy.filter { result in
+            let session = session, console = console
+            let pass = AlbumPass(job: job, audio: context.audio, grouping: grouping, shard: options.shard, force: options.force,
+                                 dryRun: options.dryRun, quiet: options.quiet, lookup: context.incremental?.lookup,
+                                 store: context.incremental?.store,
+                                 inParallel: { work in session.scheduler.run(work) { $0() } },
+                                 say: { text, color in console.say(text, color: color) },
+                                 measured: { album, reused in session.emit(.albumMeasured(job: job.name, album: album, reused: reused)) })
+            let journey = ItemJourney(session: session, context: context)
+            let albums = pass.run(files: FileEnumerator(job.ingest.source).lazy.filter { result in
                 guard case .success(let file) = result, let own else { return true }
                 return !own.contains(file.path)
-            })
+            }, member: { file, index in journey.albumMember(file, index: index, grouping: grouping) })
             context.albums = albums
             context.incremental?.albums = albums
         }

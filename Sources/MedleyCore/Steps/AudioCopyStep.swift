@@ -24,16 +24,8 @@ enum AudioCopyStep {
     /// Measures the stream's loudness as decoded, at its own rate and channels (no mix, no
     /// resample): what a player of the copy hears. The reader is left at its end.
     static func measure(_ reader: AudioSource) throws -> AudioStage.Pass {
-        let (stage, plan) = measuring(reader.info)
+        let (stage, plan) = AudioStage.measuring(reader.info)
         return try stage.measureLoudness(reader, plan: plan)
-    }
-
-    /// A stage and plan that measure a stream as it is (its own rate and channels), writing nothing.
-    static func measuring(_ info: AudioStreamInfo) -> (AudioStage, AudioStage.Plan) {
-        let stage = AudioStage(settings: TranscodeSettings(), metering: false)
-        let plan = AudioStage.Plan.sndfile(AudioOutputFormat(container: .wav, encoding: .float(bits: 32),
-                                                             sampleRate: info.sampleRate, channels: info.channels))
-        return (stage, plan)
     }
 
     /// Copies the item's stream with its new tags into its export. `album` is the loudness of the

@@ -21,18 +21,6 @@ enum AudioStep {
                           properties: properties.values, warnings: tagWarnings)
     }
 
-    /// The job's transcode stage, if it can take this stream (checked before anything is named);
-    /// nil for a job that only tags (`tag:` without `transcode:`), whose audio is copied with new
-    /// tags (`AudioCopyStep`).
-    static func stage(for reader: AudioSource, format: String, _ stage: AudioStage?, job: Job? = nil) throws -> AudioStage? {
-        guard let stage else {
-            if job?.tag != nil { return nil }
-            throw ItemFailure(.unsupported, "\(format) audio needs a 'transcode' stage in this job")
-        }
-        try stage.check(reader)
-        return stage
-    }
-
     /// Transcodes the stream into its output with the tags as the tag stage left them, then
     /// exports the cover art when `tag.artwork.export` asks.
     static func transcode(_ opened: OpenedItem, reader: AudioSource, tags: MediaTags, _ item: Item, stage: AudioStage?,

@@ -502,3 +502,26 @@ struct AudioStage {
                     frames: produced, clipped: clipped, extent: extent)
     }
 }
+
+/// The stage an audio item goes through, and the measuring stage of a stream as it is.
+extension AudioStage {
+    /// The job's transcode stage, if it can take this stream (checked before anything is named);
+    /// nil for a job that only tags (`tag:` without `transcode:`), whose audio is copied with new
+    /// tags (`Steps/AudioCopyStep`).
+    static func taking(_ reader: AudioSource, format: String, _ stage: AudioStage?, job: Job? = nil) throws -> AudioStage? {
+        guard let stage else {
+            if job?.tag != nil { return nil }
+            throw ItemFailure(.unsupported, "\(format) audio needs a 'transcode' stage in this job")
+        }
+        try stage.check(reader)
+        return stage
+    }
+
+    /// A stage and plan that measure a stream as it is (its own rate and channels), writing nothing.
+    static func measuring(_ info: AudioStreamInfo) -> (AudioStage, AudioStage.Plan) {
+        let stage = AudioStage(settings: TranscodeSettings(), metering: false)
+        let plan = AudioStage.Plan.sndfile(AudioOutputFormat(container: .wav, encoding: .float(bits: 32),
+                                                             sampleRate: info.sampleRate, channels: info.channels))
+        return (stage, plan)
+    }
+}
