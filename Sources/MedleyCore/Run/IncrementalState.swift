@@ -93,10 +93,10 @@ final class IncrementalState {
         // item of the row's kind.
         if job.where == nil, let kind = MediaKind(rawValue: row.kind) {
             let types = MediaType.allCases.filter { $0.kind == kind }
-            if types.allSatisfy({ type in job.ingest.media.contains { $0.selects(mediaType: type) } }) { return true }
+            if types.allSatisfy(job.takes) { return true }
         }
         guard let record = try? ManifestRecord(line: row.record), let mediaType = record.mediaType,
-              job.ingest.media.contains(where: { $0.selects(mediaType: mediaType) }) else { return false }
+              job.takes(mediaType) else { return false }
         guard let clause = job.where else { return true }
         // The record holds properties after the tag stage; where reads them before it. When the
         // two touch the same property, only a fresh look decides.

@@ -5,18 +5,20 @@ import MedleyStore
 /// One item's journey through a job, top to bottom:
 ///
 /// 1. **identify** — what the file is, from its bytes (`Ingest/Identify.swift`);
-/// 2. **read** — its header and properties (`ImageStep`, `AudioStep`, `MovieStep`);
-/// 3. **select** — the job's media types, then `where` (`Where/`);
+/// 2. **read** — its header and properties (`Steps/`: `ImageStep`, `AudioStep`, `MovieStep`);
+/// 3. **select** — the job's media types, then `where` (`Run/Selection.swift`, `Where/`);
 /// 4. **tag** — `from_path` and `set` (`Tag/`);
-/// 5. **render | transcode | poster** — filters, the audio stage, a movie's frame or re-encode,
-///    each ending in the export (`Export/Exporter.swift`: name, claim, skip policy, atomic write);
-/// 6. **remember** — the manifest line and the run state (`IncrementalState`);
+/// 5. **render | transcode | poster** — filters, the audio stage, a movie's frame or re-encode
+///    (`Steps/`), each ending in the export (`Export/Exporter.swift`: name, claim, skip policy,
+///    atomic write) and returning a `StepOutcome`;
+/// 6. **remember** — the run state (`IncrementalState`);
 /// 7. **afterwards** — `ingest.afterwards.move`: the source renamed aside (`Ingest/AfterwardsMove.swift`),
 ///    only once its output is in place and remembered.
 ///
 /// An unchanged item (same input, same settings, output still in place) is listed from the last
 /// run instead. Each step calls its stage; no stage calls back into the runner. Steps 1–5 return
-/// the item's outcome (`ItemOutcome`), which `OutcomeRecorder` tells once.
+/// the item's outcome (`ItemOutcome`), which `OutcomeRecorder` tells once (manifest line, event,
+/// console line).
 struct ItemJourney {
     let session: RunSession
     let context: JobContext
@@ -100,7 +102,7 @@ struct ItemJourney {
         guard let sniffed = try Identify.format(of: file, reading: opened) else {
             return .ignored("not an image, audio or movie file")
         }
-        guard job.ingest.media.contains(where: { $0.selects(sniffed.kind) }) else {
+        guard job.takes(sniffed.kind) else {
             let wanted = job.ingest.media.map(\.rawValue).joined(separator: ", ")
             return .ignored("\(sniffed.format) \(sniffed.kind), not of the job's media types (\(wanted))")
         }
@@ -113,7 +115,7 @@ struct ItemJourney {
         var media = try read(item, &entry)
 
         // 3. select: media type, then `where` on the properties as read.
-        try Self.select(media, job)
+        try job.select(media.mediaType) { media[$0] }
 
         // 4. tag: properties from the path and templates (a path that does not fit is a warning).
         entry.warnings += try job.tag?.apply(to: &media.properties, relativePath: file.relativePath) ?? []
@@ -140,16 +142,6 @@ struct ItemJourney {
         entry.mediaType = media.mediaType
         entry.warnings += media.warnings
         return media
-    }
-
-    /// Step 3: an item the job's media types or `where` leave out is excluded (not an error).
-    static func select(_ media: OpenedItem, _ job: Job) throws {
-        guard job.ingest.media.contains(where: { $0.selects(mediaType: media.mediaType) }) else {
-            throw NotSelected.mediaType(media.mediaType)
-        }
-        if let clause = job.where, !clause.matches({ media[$0] }) {
-            throw NotSelected.where
-        }
     }
 
     /// Step 5: the output of the item's kind — filters for an image, the audio stage for audio,
@@ -192,14 +184,14 @@ struct ItemJourney {
         defer { opened.close() }
         do {
             guard let sniffed = try Identify.format(of: opened.file, reading: opened), sniffed.kind == .audio,
-                  job.ingest.media.contains(where: { $0.selects(sniffed.kind) }) else { return nil }
+                  job.takes(sniffed.kind) else { return nil }
             // The content hash reads every byte: only when the grouping or `where` asks for it.
             let wantsID = grouping.template.properties.contains("persistentID")
                 || job.where?.propertyNames.contains("persistentID") == true
             let item = Item(file: opened.file, source: opened.readPath, sniffed: sniffed,
                             persistentID: wantsID ? try Identify.persistentID(of: opened) : 0)
             var media = try AudioStep.read(item, job: job)
-            try Self.select(media, job)
+            try job.select(media.mediaType) { media[$0] }
             _ = try job.tag?.apply(to: &media.properties, relativePath: file.relativePath)
             guard case .audio(let reader, _) = media.content else { return nil }
             let (_, plan) = try AlbumPass.measuringPlan(reader, format: sniffed.format, audio: context.audio, job: job)
