@@ -71,7 +71,7 @@ final class AudioFormatTableTests: XCTestCase {
             let stage = AudioStage(settings: settings, metering: false)
             var warnings: [String] = []
             do {
-                switch try stage.plan(for: info, destination: folder + "/out." + ext, warnings: &warnings) {
+                switch try stage.plan(for: info, ext: ext, warnings: &warnings) {
                 case .ffmpeg(let output): return "ffmpeg \(output.muxer) \(output.codec)"
                 case .sndfile(let output): return "libsndfile \(output.container)"
                 }

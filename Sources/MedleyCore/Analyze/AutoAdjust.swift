@@ -13,29 +13,8 @@ public struct AutoAdjustSettings: Sendable, Equatable {
     public let enhance: Bool
 }
 
-/// The parameters auto-enhance chose for one image, as its manifest line records them
-/// (`autoAdjust: {CIVibrance: {...}, CIToneCurve: {...}, CIHighlightShadowAdjust: {...}}`).
-///
-/// The rules (Apple does not publish its own), all from the input as decoded, 8-bit sRGB:
-/// - **CIToneCurve** stretches the tones: with `lo` and `hi` the 0.5 % and 99.5 % percentiles of
-///   all red, green and blue samples (the smallest value whose cumulative count reaches that share),
-///   the curve's five points lie evenly on the straight line from (x(lo), 0) to (x(hi), 1), where
-///   x is the curve's own domain (Medley's CIToneCurve works in Apple's gamma-2 space: x = √(working
-///   value), the working value linear light unless `colorSpace: none`). The span x(hi) − x(lo) is
-///   widened to at least 0.25 about its centre (a gain of at most 4), so a flat image is not blown up.
-///   The darkest and brightest 0.5 % clip to black and white.
-/// - **CIVibrance** `inputAmount = clamp(0.3 − S, 0, 0.3)`, S the mean HSV saturation
-///   ((max − min)/max) of a 64-pixel copy: dull images get more colour, colourful ones none.
-/// - **CIHighlightShadowAdjust** (radius 0): `inputShadowAmount = clamp(0.75·(D − 0.2), 0, 0.5)`,
-///   D the share of pixels whose luminance is under 64/255; `inputHighlightAmount =
-///   1 − clamp(0.75·(B − 0.2), 0, 0.3)`, B the share at or over 230/255 (libvips' B_W luminance).
-struct AutoAdjustment: Decodable, Equatable {
-    var vibranceAmount: Double
-    /// inputPoint0…4, each [x, y].
-    var toneCurve: [[Double]]
-    var shadowAmount: Double
-    var highlightAmount: Double
-
+/// Measuring one image for `autoAdjust:` (the rules are on `AutoAdjustment`).
+extension AutoAdjustment {
     static let percentile = 0.005
     static let minimumSpan = 0.25
 
@@ -115,72 +94,4 @@ struct AutoAdjustment: Decodable, Equatable {
     }
 
     static func rounded(_ value: Double) -> Double { (value * 10_000).rounded() / 10_000 }
-
-    // MARK: the filters
-
-    /// The three filters as graph nodes, fed by `input`, each feeding the next; named so no node of `graph` shares a name.
-    func nodes(avoiding graph: ImageGraph?) -> [ImageGraph.Node] {
-        let taken = Set(graph?.nodes.map(\.name) ?? [])
-        func name(_ filter: String) -> String {
-            var name = "autoAdjust:" + filter
-            while taken.contains(name) { name += "'" }
-            return name
-        }
-        let filters: [(String, [(key: String, value: FilterValue)])] = [
-            ("CIVibrance", [("inputAmount", .number(vibranceAmount))]),
-            ("CIToneCurve", toneCurve.enumerated().map { ("inputPoint\($0.offset)", .vector($0.element)) }),
-            ("CIHighlightShadowAdjust", [("inputShadowAmount", .number(shadowAmount)),
-                                                     ("inputHighlightAmount", .number(highlightAmount))]),
-        ]
-        var previous = ImageGraph.inputName
-        return filters.map { filter, parameters in
-            let node = ImageGraph.Node(name: name(filter), filter: filter, parameters: parameters,
-                                       imageInputs: [("inputImage", previous)], mark: SourceMark(line: 0, column: 0))
-            previous = node.name
-            return node
-        }
-    }
-
-    /// The job's graph (or none) with the three filters before it: every image input that took
-    /// the ingested image takes the adjusted one.
-    func prefixing(_ graph: ImageGraph?) -> ImageGraph {
-        let added = nodes(avoiding: graph)
-        let adjusted = added.last?.name ?? ImageGraph.inputName
-        guard let graph else { return ImageGraph(nodes: added, output: adjusted) }
-        let rewired = graph.nodes.map { node in
-            ImageGraph.Node(name: node.name, filter: node.filter, parameters: node.parameters,
-                            imageInputs: node.imageInputs.map { ($0.key, $0.source == ImageGraph.inputName ? adjusted : $0.source) },
-                            mark: node.mark)
-        }
-        return ImageGraph(nodes: added + rewired, output: graph.output == ImageGraph.inputName ? adjusted : graph.output)
-    }
-
-    // MARK: the manifest
-
-    private enum FilterKeys: String, CodingKey { case CIVibrance, CIToneCurve, CIHighlightShadowAdjust }
-    private enum VibranceKeys: String, CodingKey { case inputAmount }
-    private enum CurveKeys: String, CodingKey { case inputPoint0, inputPoint1, inputPoint2, inputPoint3, inputPoint4 }
-    private enum ShadowKeys: String, CodingKey { case inputShadowAmount, inputHighlightAmount }
-
-    init(from decoder: Decoder) throws {
-        let c = try decoder.container(keyedBy: FilterKeys.self)
-        vibranceAmount = try c.nestedContainer(keyedBy: VibranceKeys.self, forKey: .CIVibrance).decode(Double.self, forKey: .inputAmount)
-        let curve = try c.nestedContainer(keyedBy: CurveKeys.self, forKey: .CIToneCurve)
-        toneCurve = try [CurveKeys.inputPoint0, .inputPoint1, .inputPoint2, .inputPoint3, .inputPoint4].map {
-            try curve.decode([Double].self, forKey: $0)
-        }
-        let shadow = try c.nestedContainer(keyedBy: ShadowKeys.self, forKey: .CIHighlightShadowAdjust)
-        shadowAmount = try shadow.decode(Double.self, forKey: .inputShadowAmount)
-        highlightAmount = try shadow.decode(Double.self, forKey: .inputHighlightAmount)
-    }
-
-    /// The parameters as the manifest writes them: by filter, in the order they run.
-    var json: JSONValue {
-        .object([
-            ("CIVibrance", .object([("inputAmount", .number(vibranceAmount))])),
-            ("CIToneCurve", .object(toneCurve.enumerated().map { ("inputPoint\($0.offset)", .array($0.element.map { .number($0) })) })),
-            ("CIHighlightShadowAdjust", .object([("inputShadowAmount", .number(shadowAmount)),
-                                                             ("inputHighlightAmount", .number(highlightAmount))])),
-        ])
-    }
 }

@@ -42,9 +42,9 @@ final class AtomicFile {
     func size() throws -> Int64 { try root.size(of: temporary) }
 
     /// Renames the file to `relative` under the root, creating its folders (every one a real folder).
-    func commit(at relative: String) throws {
+    func commit(at name: OutputName) throws {
         closeDescriptor()
-        try root.place(temporary, at: relative)
+        try root.place(temporary, at: name)
         finished = true
     }
 

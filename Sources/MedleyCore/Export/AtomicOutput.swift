@@ -25,12 +25,12 @@ struct AtomicOutput {
 
     func removeScratch(_ file: TemporaryFile) { root?.discard(file) }
 
-    /// Runs `encode` with a temporary path, then moves the result to `destination` (an absolute
-    /// path under the export root). Returns the size written.
-    func write(to destination: String, fileExtension: String, encode: (String) throws -> Void) throws -> Int64 {
+    /// Runs `encode` with a temporary path, then moves the result to `name` under the export
+    /// root; the temporary's suffix is `fileExtension`, else the name's own. Returns the size written.
+    func write(to name: OutputName, fileExtension: String? = nil, encode: (String) throws -> Void) throws -> Int64 {
         guard let root else { throw ItemFailure(.output, "a dry run writes nothing") }
-        let relative = try root.relative(destination)
-        try ExportRoot.checkOutputName(relative, root: root.path)
+        let destination = name.path
+        let fileExtension = fileExtension ?? name.ext
         let temporary: AtomicFile
         do {
             temporary = try AtomicFile(in: root, suffix: "." + (fileExtension.isEmpty ? "tmp" : fileExtension))
@@ -42,7 +42,7 @@ struct AtomicOutput {
             let size = try temporary.size()
             guard size > 0 else { throw ItemFailure(.output, "the encoder wrote an empty file") }
             do {
-                try temporary.commit(at: relative)
+                try temporary.commit(at: name)
             } catch let failure as FileSystemFailure {
                 switch failure.kind {
                 case .link, .notFolder, .notFile:

@@ -311,15 +311,13 @@ final class ExportRoot: @unchecked Sendable {
         return info.size
     }
 
-    /// Moves a finished temporary file to `relative` under the root, creating its folders; every
+    /// Moves a finished temporary file to `name` under the root, creating its folders; every
     /// folder on the way must be a real one (a link there is refused, before anything is made
     /// through it).
-    func place(_ file: TemporaryFile, at relative: String) throws {
+    func place(_ file: TemporaryFile, at name: OutputName) throws {
         guard let folder = temporary else { throw FileSystemFailure(path: medley.child("tmp"), kind: .system(ENOENT)) }
-        let components = relative.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
-        guard let last = components.last else { throw ItemFailure(.output, "an empty output name") }
-        try Self.checkOutputName(relative, root: path)
-        let destination = try root.folder(at: Array(components.dropLast()), creating: true)
+        guard let last = name.components.last else { throw ItemFailure(.output, "an empty output name") }
+        let destination = try root.folder(at: Array(name.components.dropLast()), creating: true)
         try folder.move(file.name, to: destination, as: last)
     }
 
@@ -376,19 +374,6 @@ final class ExportRoot: @unchecked Sendable {
         runLock = -1
         temporary = nil
         medley.removeFolder("tmp")
-    }
-
-    // MARK: names
-
-    /// Refuses an output path that leads into `.medley/` (Medley's manifest, run state and
-    /// temporary files): whatever a template and an item's values render, no output may replace
-    /// them. Compared without case, as a case-insensitive file system would.
-    static func checkOutputName(_ relative: String, root: String) throws {
-        let first = relative.split(separator: "/", omittingEmptySubsequences: true).first { $0 != "." }
-        if let first, first.lowercased() == folderName {
-            throw ItemFailure(.output, "refused to write \(root)/\(relative): it is inside \(root)/\(folderName), Medley's own folder "
-                              + "(manifest, run state, temporary files); change export.name or the values it uses")
-        }
     }
 }
 

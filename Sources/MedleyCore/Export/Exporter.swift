@@ -20,64 +20,54 @@ struct Exporter {
     /// `--dry-run`: name and claim outputs, write nothing.
     let dryRun: Bool
 
-    /// The skip reason of an item a dry run would write (events and manifest say it; the console
-    /// says "would write").
-    static let dryRunReason = "dry run"
-
     /// The export tail of every output step: names the item's output (`{ext}` is `ext`), claims
     /// it, runs `check` on it (a step's own rules for the name), applies the overwrite policy and
     /// the dry run, then — with `memory` bytes of the budget held — runs `encode` on a temporary
     /// file (suffix `fileExtension`, else the output's own extension) and moves it into place.
-    /// The entry gets the output and its size, or says why the item was skipped.
-    func write(_ entry: inout ManifestRecord, _ file: IngestedFile, ext: String, fileExtension: String? = nil,
-               memory bytes: Int, property: (String) -> TemplateValue?, check: (String) throws -> Void = { _ in },
-               encode: (_ temporary: String, _ destination: String) throws -> Void) throws {
-        let destination = try self.destination(for: file, ext: ext, property: property)
-        entry.output = destination
-        try check(destination)
-        if let skip = try skipReason(destination) {
-            entry.status = .skipped
-            entry.error = skip
-            return
-        }
-        let suffix = fileExtension ?? (destination as NSString).pathExtension.lowercased()
+    /// Returns the output written and its size, or why nothing was.
+    func write(_ file: IngestedFile, ext: String, fileExtension: String? = nil, memory bytes: Int,
+               property: (String) -> TemplateValue?, check: (OutputName) throws -> Void = { _ in },
+               encode: (_ temporary: String, _ name: OutputName) throws -> Void) throws -> StepOutcome {
+        let name = try self.name(for: file, ext: ext, property: property)
+        try check(name)
+        if let skip = try skipReason(name) { return .skipped(output: name.path, skip) }
+        var size: Int64 = 0
         try withMemory(bytes) {
-            entry.bytes = try output.write(to: destination, fileExtension: suffix) { try encode($0, destination) }
+            size = try output.write(to: name, fileExtension: fileExtension) { try encode($0, name) }
         }
+        return .written(WrittenOutput(output: name.path, bytes: size))
     }
 
-    /// The output path the job's name template gives this item (claimed, so no two items share it).
-    func destination(for file: IngestedFile, ext: String, property: (String) -> TemplateValue?) throws -> String {
-        let relative = try export.name.render { name in
+    /// The output name the job's name template gives this item (checked, and claimed so no two items share it).
+    func name(for file: IngestedFile, ext: String, property: (String) -> TemplateValue?) throws -> OutputName {
+        let name = try OutputName(export.name.render { name in
             switch name {
             case "ext": return .text(ext)
             case "inputExt": return property("ext")
             case "job": return .text(job)
             default: return property(name)
             }
-        }
-        try ExportRoot.checkOutputName(relative, root: export.to)
-        let destination = export.to + "/" + relative
-        try claim(destination, for: file.path)
-        return destination
+        }, root: export.to)
+        try claim(name.path, for: file.path)
+        return name
     }
 
     /// Why this item writes nothing (an existing output under `overwrite: skip`, a dry run), or nil.
-    func skipReason(_ destination: String) throws -> String? {
-        if FileManager.default.fileExists(atPath: destination) {
+    func skipReason(_ name: OutputName) throws -> SkipReason? {
+        if FileManager.default.fileExists(atPath: name.path) {
             switch export.overwrite {
-            case .skip where !force: return "output exists (overwrite: skip)"
-            case .fail: throw ItemFailure(.output, "output exists: \(destination) (overwrite: fail)")
+            case .skip where !force: return .exists
+            case .fail: throw ItemFailure(.output, "output exists: \(name.path) (overwrite: fail)")
             default: break
             }
         }
-        return dryRun ? Self.dryRunReason : nil
+        return dryRun ? .dryRun : nil
     }
 
-    /// Claims `destination` for `input`, or says which earlier item has it and how to tell them apart.
-    func claim(_ destination: String, for input: String) throws {
-        if let other = claims.claim(destination, for: input) {
-            throw ItemFailure(.output, "its output \(destination) is also the output of \(other); make export.name unique, "
+    /// Claims the output at `path` for `input`, or says which earlier item has it and how to tell them apart.
+    func claim(_ path: String, for input: String) throws {
+        if let other = claims.claim(path, for: input) {
+            throw ItemFailure(.output, "its output \(path) is also the output of \(other); make export.name unique, "
                               + Self.clashHint(input, other))
         }
     }

@@ -3,6 +3,21 @@ import MedleyFilters
 import MedleyKernels
 import MedleyMedia
 
+/// The pictures a graph's `{ image: }` and text nodes render from, made once per job
+/// (`Watermark/RenderSources.swift`): the renderer asks for them by node name.
+protocol GraphImageSources {
+    /// The picture of the node `name`, fitted to `input` (nil: no such node).
+    func image(_ name: String, like input: VipsImage, workingSpace: Transfer,
+               property: (String) -> TemplateValue?, warnings: inout [String]) throws -> VipsImage?
+}
+
+/// What is composited over every rendered image after its plan (`watermark:`, `Watermark/Watermark.swift`).
+protocol ImageOverlay {
+    /// `image` with the overlay, and what could not be drawn.
+    func apply(to image: VipsImage, workingSpace: Transfer, property: (String) -> TemplateValue?,
+               maxPixels: Int) throws -> (image: VipsImage, warnings: [String])
+}
+
 /// Turns an optimised plan into a libvips pipeline for one image.
 ///
 /// Two paths. When the plan is only point-wise passes, kernels run directly on the stored
@@ -17,9 +32,9 @@ struct ImageRenderer {
     /// The job's pixel limit: no step may make a bigger image either.
     let maxPixels: Int
     /// The graph's image and text nodes (`Watermark/RenderSources.swift`).
-    var sources: RenderSources? = nil
-    /// The job's `watermark:`, composited after the plan.
-    var watermark: PreparedWatermark? = nil
+    var sources: (any GraphImageSources)? = nil
+    /// The job's `watermark:`, composited after the plan (`Watermark/Watermark.swift`).
+    var watermark: (any ImageOverlay)? = nil
 
     /// The plan's first step when libvips can do it while decoding (shrink-on-load: JPEG DCT scaling,
     /// WebP/HEIF subsampling): a resize with a mode that may enlarge or does not fill (a fill that never

@@ -21,13 +21,15 @@ struct ImageStage {
     /// sharp's default (0x3FFF²): big enough for any camera, small enough to stop a bomb.
     static let defaultMaxPixels = 268_402_689
 
-    init(job: Job, export: ExportStage) throws {
+    /// `sources` and `overlay` make the graph's pictures and the watermark from the job, once, after its plan.
+    init(job: Job, export: ExportStage, sources: (Job) throws -> (any GraphImageSources)?,
+         overlay: (Job) throws -> (any ImageOverlay)?) throws {
         maxPixels = job.maxPixels ?? Self.defaultMaxPixels
         var renderer = ImageRenderer(plan: try job.imageGraph.map { RenderPlan(try $0.recipe(workingSpace: job.workingSpace)) },
                                      workingSpace: job.workingSpace, autoOrient: export.autoOrient, maxPixels: maxPixels)
         // Pictures the pipeline names are decoded once here, for every item of the job.
-        renderer.sources = try RenderSources(graph: job.imageGraph)
-        renderer.watermark = try job.watermark.map(PreparedWatermark.init)
+        renderer.sources = try sources(job)
+        renderer.watermark = try overlay(job)
         self.renderer = renderer
         self.export = export
         graph = job.imageGraph

@@ -11,10 +11,11 @@ public struct IngestStage: Sendable {
 
     /// The media types a job without `ingest.media` takes: what its stages can process — images
     /// for filters, audio for a transcode, both (and anything else) for both or neither; movies
-    /// too when it takes poster frames or re-encodes at a `videoQuality`.
-    static func defaultMedia(filters: Bool, transcode: TranscodeSettings?, poster: Bool) -> [MediaTypeName] {
+    /// too when it takes poster frames or re-encodes at a `videoQuality`. `transcode`: what the
+    /// job's transcode sets (nil: it has none).
+    static func defaultMedia(filters: Bool, transcode: (setsAudio: Bool, videoQuality: Bool)?, poster: Bool) -> [MediaTypeName] {
         var media: [MediaTypeName] = transcode != nil && !filters ? [.anyAudio] : (filters && transcode == nil ? [.image] : [.any])
-        if poster || transcode?.videoQuality != nil, !media.contains(.any) {
+        if poster || transcode?.videoQuality == true, !media.contains(.any) {
             if transcode != nil, transcode?.setsAudio == false { media.removeAll { $0 == .anyAudio } }
             media.append(.anyVideo)
         }

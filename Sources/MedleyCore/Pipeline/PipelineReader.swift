@@ -201,7 +201,8 @@ struct SchemaReader {
         var selected = ingest
         if fields["ingest"].flatMap({ Self.field("media", of: $0) }) == nil {
             selected = ingest.selecting(IngestStage.defaultMedia(filters: graph != nil || watermark != nil || autoAdjust?.0.enhance == true,
-                                                                 transcode: transcode, poster: poster != nil))
+                                                                 transcode: transcode.map { ($0.setsAudio, $0.videoQuality != nil) },
+                                                                 poster: poster != nil))
         }
         checkMeasures(analyses, autoAdjust: autoAdjust, media: selected.media, posters: poster != nil, hasExport: export != nil)
         var job = Job(name: name, mark: node.mark, ingest: selected, imageGraph: graph, workingSpace: space,

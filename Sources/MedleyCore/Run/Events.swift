@@ -88,25 +88,6 @@ public enum RunEvent: Sendable {
     }
 }
 
-/// Per-job tallies.
-public struct JobCounts: Sendable, Equatable {
-    public var succeeded = 0
-    public var failed = 0
-    /// Outputs already present and kept (`overwrite: skip`).
-    public var skipped = 0
-    /// Files that were not selected: not media, or not of the job's kinds of media.
-    public var ignored = 0
-    /// Media the job's media types (podcast, audioBook …) or `where` left out.
-    public var excluded = 0
-    public var bytesWritten: Int64 = 0
-    /// Of `skipped`, in a dry run: the items that a real run would write.
-    public var wouldWrite = 0
-    /// Of `skipped`: items unchanged since the last run (incremental).
-    public var unchanged = 0
-    public var done: Int { succeeded + failed + skipped }
-    public init() {}
-}
-
 /// Appends events to a JSON-lines file (or standard output for `-`), one complete line per
 /// write, so a reader following the file or pipe sees each event as it happens.
 final class EventLog: @unchecked Sendable {
@@ -144,23 +125,6 @@ final class EventLog: @unchecked Sendable {
             let reason = (error as NSError).localizedDescription
             failure = reason
             fputs(TerminalText.escaped("medley: cannot write events to \(path == "-" ? "standard output" : path): \(reason); no more events are written") + "\n", stderr)
-        }
-    }
-}
-
-/// Problems with the run as a whole (not with one item).
-public enum RunError: Error, CustomStringConvertible {
-    /// The run cannot begin: its export root is held by another run, cannot be written, or has a
-    /// link planted where Medley keeps its own files. Nothing was run (exit 2).
-    case cannotStart(String)
-    case cannotWrite(path: String, reason: String)
-    case internalError(String)
-
-    public var description: String {
-        switch self {
-        case .cannotStart(let message): return message
-        case .cannotWrite(let path, let reason): return "cannot write \(path): \(reason)"
-        case .internalError(let message): return "internal error: \(message)"
         }
     }
 }

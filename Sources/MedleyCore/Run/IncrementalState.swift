@@ -73,12 +73,12 @@ final class IncrementalState {
         guard row.settingsHash == settingsHash(kind: row.kind, input: file.path), row.size == file.size else { return nil }
         // The output itself, not a link put in its place.
         guard case .success(let info) = FileSystem.linkStatus(of: output), info.kind == .file, info.size == row.outputSize else { return nil }
-        if row.modifiedNanoseconds != Self.nanoseconds(file.modified) {
+        if row.modifiedNanoseconds != file.modifiedNanoseconds {
             guard let opened = try? InputFile.open(file), let hash = try? ContentHash.of(descriptor: opened.descriptor),
                   ContentHash.hex(hash) == row.contentHash else { return nil }
             // Same bytes, newer time (a touch, a copy): remember the time so the next run need not hash.
             var touched = row
-            touched.modifiedNanoseconds = Self.nanoseconds(file.modified)
+            touched.modifiedNanoseconds = file.modifiedNanoseconds
             try? store?.save(job: job.name, touched)
         }
         return "unchanged since the last run"
@@ -92,10 +92,10 @@ final class IncrementalState {
         // item of the row's kind.
         if job.where == nil, let kind = MediaKind(rawValue: row.kind) {
             let types = MediaType.allCases.filter { $0.kind == kind }
-            if types.allSatisfy({ type in job.ingest.media.contains { $0.selects(mediaType: type) } }) { return true }
+            if types.allSatisfy(job.takes) { return true }
         }
         guard let record = try? ManifestRecord(line: row.record), let mediaType = record.mediaType,
-              job.ingest.media.contains(where: { $0.selects(mediaType: mediaType) }) else { return false }
+              job.takes(mediaType) else { return false }
         guard let clause = job.where else { return true }
         // The record holds properties after the tag stage; where reads them before it. When the
         // two touch the same property, only a fresh look decides.
@@ -110,7 +110,7 @@ final class IncrementalState {
     func remember(_ entry: inout ManifestRecord, _ file: IngestedFile, line: String) -> Error? {
         guard let store, let output = entry.output else { return nil }
         let kind = (entry.mediaType?.kind ?? .audio).rawValue
-        let row = StateRow(input: file.path, size: file.size, modifiedNanoseconds: Self.nanoseconds(file.modified),
+        let row = StateRow(input: file.path, size: file.size, modifiedNanoseconds: file.modifiedNanoseconds,
                            contentHash: entry.persistentID ?? "", kind: kind, settingsHash: settingsHash(kind: kind, input: file.path),
                            status: ManifestRecord.Status.succeeded.rawValue, output: output, outputSize: entry.bytes, record: line)
         do {
@@ -163,11 +163,5 @@ final class IncrementalState {
         case .movie?: return settingsHash.image + settingsHash.audio
         case .audio?, nil: return settingsHash.audio + (albums?.fingerprint(of: input) ?? "")
         }
-    }
-
-    /// A modification time in nanoseconds since 1970, held inside Int64 (±292 years): a file dated after 2262
-    /// (`touch -d 2300-01-01`) is any file's right, not a reason to stop.
-    static func nanoseconds(_ date: Date) -> Int64 {
-        Int64(Int(saturating: date.timeIntervalSince1970 * 1e9, in: Int(Int64.min)...Int(Int64.max)))
     }
 }

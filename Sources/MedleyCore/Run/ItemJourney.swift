@@ -1,23 +1,33 @@
 import Foundation
 import MedleyMedia
+import MedleyStore
 
 /// One item's journey through a job, top to bottom:
 ///
 /// 1. **identify** — what the file is, from its bytes (`Ingest/Identify.swift`);
-/// 2. **read** — its header and properties (`ImageStep`, `AudioStep`, `MovieStep`);
-/// 3. **select** — the job's media types, then `where` (`Where/`);
+/// 2. **read** — its header and properties (`Steps/`: `ImageStep`, `AudioStep`, `MovieStep`);
+/// 3. **select** — the job's media types, then `where` (`Run/Selection.swift`, `Where/`);
 /// 4. **tag** — `from_path` and `set` (`Tag/`);
-/// 5. **render | transcode | poster** — filters, the audio stage, a movie's frame or re-encode,
-///    each ending in the export (`Export/Exporter.swift`: name, claim, skip policy, atomic write);
-/// 6. **remember** — the manifest line and the run state (`IncrementalState`);
+/// 5. **render | transcode | poster** — filters, the audio stage, a movie's frame or re-encode
+///    (`Steps/`), each ending in the export (`Export/Exporter.swift`: name, claim, skip policy,
+///    atomic write) and returning a `StepOutcome`;
+/// 6. **remember** — the run state (`IncrementalState`);
 /// 7. **afterwards** — `ingest.afterwards.move`: the source renamed aside (`Ingest/AfterwardsMove.swift`),
 ///    only once its output is in place and remembered.
 ///
 /// An unchanged item (same input, same settings, output still in place) is listed from the last
-/// run instead. Each step calls its stage; no stage calls back into the runner.
-extension PipelineRunner {
+/// run instead. Each step calls its stage; no stage calls back into the runner. Steps 1–5 return
+/// the item's outcome (`ItemOutcome`), which `OutcomeRecorder` tells once (manifest line, event,
+/// console line).
+struct ItemJourney {
+    let session: RunSession
+    let context: JobContext
+
+    private var options: RunOptions { session.options }
+    private var recorder: OutcomeRecorder { OutcomeRecorder(session: session, context: context) }
+
     /// Takes one ingested file (number `index` in ingest order) through the job.
-    func process(_ file: IngestedFile, _ context: JobContext, index: Int) {
+    func run(_ file: IngestedFile, index: Int) {
         let job = context.job
         let started = Date()
         var announced = false
@@ -27,125 +37,126 @@ extension PipelineRunner {
         context.claims.begin(input: file.path, index: index)
         defer { context.claims.finish(input: file.path, index: index, keep: keepsClaim) }
         if let (row, reason) = context.incremental?.unchanged(file) {
-            keepsClaim = record(context, unchanged: row, file: file, reason: reason)
+            keepsClaim = unchanged(row, file: file, reason: reason)
             return
         }
         // Every reader of the item reads this one open file, checked to lie under the ingest root;
         // it is closed when the item ends.
         var input: InputFile?
         defer { input?.close() }
+        let outcome: ItemOutcome
         do {
             try ResourceLimits.checkDescriptors()
             let opened = try InputFile.open(file)
             input = opened
-            let file = opened.file
-
-            // 1. identify: what is it, and could this job want it?
-            guard let sniffed = try Identify.format(of: file, reading: opened) else {
-                return record(context, ignored: entry, reason: "not an image, audio or movie file")
-            }
-            guard job.ingest.media.contains(where: { $0.selects(sniffed.kind) }) else {
-                let wanted = job.ingest.media.map(\.rawValue).joined(separator: ", ")
-                return record(context, ignored: entry, reason: "\(sniffed.format) \(sniffed.kind), not of the job's media types (\(wanted))")
-            }
-            guard let exporter = context.exporter else { throw ItemFailure(.unsupported, "the job has no export stage") }
-            let item = Item(file: file, source: opened.readPath, sniffed: sniffed,
-                            persistentID: try Identify.persistentID(of: opened))
-            entry.persistentID = ContentHash.hex(item.persistentID)
-
-            // 2. read: header and properties.
-            var media = try read(item, context, &entry)
-
-            // 3. select: media type, then `where` on the properties as read.
-            try select(media, job)
-
-            // 4. tag: properties from the path and templates (a path that does not fit is a warning).
-            entry.warnings += try job.tag?.apply(to: &media.properties, relativePath: file.relativePath) ?? []
-            emit(.itemStarted(job: job.name, input: file.path))
-            announced = true
-
-            // 5. render | transcode | poster, each into the export.
-            try output(media, item, context, exporter: exporter, &entry)
-
-            // 6. remember.
-            // 7. afterwards: the source moved aside (`ingest.afterwards.move`), its output being in place
-            //    and remembered; a dry run only says where it would go.
-            keepsClaim = true
-            if entry.status == .skipped {
-                if !options.dryRun { moveAside(file, identity: Self.identity(of: opened), context, &entry) }
-                record(context, skipped: entry)
-                if options.dryRun { sayWouldMove(file, context) }
-            } else {
-                entry.status = .succeeded
-                entry.markFinished()
-                // One rendering of the line for the run state and the manifest; again only when
-                // remembering failed, or the source moved, and that changed the entry.
-                var line = entry.line
-                if let failure = context.incremental?.remember(&entry, file, line: line) {
-                    line = entry.line
-                    noteFailure(failure, context)
-                }
-                if context.mover != nil {
-                    moveAside(file, identity: Self.identity(of: opened), context, &entry)
-                    line = entry.line
-                }
-                record(context, finished: entry, line: line, milliseconds: Date().timeIntervalSince(started) * 1000)
-            }
+            outcome = try travel(opened, &entry, announced: &announced)
         } catch let reason as NotSelected {
-            entry.status = .excluded
-            entry.error = reason.description
-            entry.output = nil
-            record(context, excluded: entry)
+            outcome = .excluded(reason)
         } catch {
+            outcome = .failed(error, reason: input?.describing("\(error)") ?? "\(error)")
+        }
+        entry.settle(outcome)
+        let milliseconds = { Date().timeIntervalSince(started) * 1000 }
+        switch outcome {
+        case .written:
+            // 6. remember, 7. afterwards: the source moved aside (`ingest.afterwards.move`), its
+            //    output being in place and remembered.
+            keepsClaim = true
+            entry.markFinished()
+            // One rendering of the line for the run state and the manifest; again only when
+            // remembering failed, or the source moved, and that changed the entry.
+            var line = entry.line
+            if let failure = context.incremental?.remember(&entry, file, line: line) {
+                line = entry.line
+                recorder.noteFailure(failure)
+            }
+            if context.mover != nil {
+                moveAside(file, identity: Self.identity(of: input), &entry)
+                line = entry.line
+            }
+            recorder.record(outcome, entry, line: line, milliseconds: milliseconds())
+        case .skipped:
+            // A dry run only says where the source would go.
+            keepsClaim = true
+            if !options.dryRun { moveAside(file, identity: Self.identity(of: input), &entry) }
+            recorder.record(outcome, entry)
+            if options.dryRun { sayWouldMove(file) }
+        case .excluded, .ignored:
+            recorder.record(outcome, entry)
+        case .failed:
             // A file that failed before it was identified still gets its itemStarted, so every
             // itemFailed in the event stream has one.
-            if !announced { emit(.itemStarted(job: job.name, input: file.path)) }
-            entry.status = .failed
-            let reason = input?.describing("\(error)") ?? "\(error)"
-            record(context, failed: entry, reason: reason, cause: error, milliseconds: Date().timeIntervalSince(started) * 1000)
+            if !announced { session.emit(.itemStarted(job: job.name, input: file.path)) }
+            recorder.record(outcome, entry, milliseconds: milliseconds())
         }
+    }
+
+    /// Steps 1–5 of an item whose file is open: its outcome, the record gathering what each step
+    /// learnt on the way (persistentID, media type, properties, warnings, album). `announced`: set once
+    /// its itemStarted is sent.
+    private func travel(_ opened: InputFile, _ entry: inout ManifestRecord, announced: inout Bool) throws -> ItemOutcome {
+        let job = context.job
+        let file = opened.file
+
+        // 1. identify: what is it, and could this job want it?
+        guard let sniffed = try Identify.format(of: file, reading: opened) else {
+            return .ignored("not an image, audio or movie file")
+        }
+        guard job.takes(sniffed.kind) else {
+            let wanted = job.ingest.media.map(\.rawValue).joined(separator: ", ")
+            return .ignored("\(sniffed.format) \(sniffed.kind), not of the job's media types (\(wanted))")
+        }
+        guard let exporter = context.exporter else { throw ItemFailure(.unsupported, "the job has no export stage") }
+        let item = Item(file: file, source: opened.readPath, sniffed: sniffed,
+                        persistentID: try Identify.persistentID(of: opened))
+        entry.persistentID = ContentHash.hex(item.persistentID)
+
+        // 2. read: header and properties.
+        var media = try read(item, &entry)
+
+        // 3. select: media type, then `where` on the properties as read.
+        try job.select(media.mediaType) { media[$0] }
+
+        // 4. tag: properties from the path and templates (a path that does not fit is a warning).
+        entry.warnings += try job.tag?.apply(to: &media.properties, relativePath: file.relativePath) ?? []
+        session.emit(.itemStarted(job: job.name, input: file.path))
+        announced = true
+
+        // 5. render | transcode | poster, each into the export.
+        return try output(media, item, exporter: exporter, &entry).item
     }
 
     /// Step 2: the item's header and properties, read by its kind's step.
-    private func read(_ item: Item, _ context: JobContext, _ entry: inout ManifestRecord) throws -> OpenedItem {
+    private func read(_ item: Item, _ entry: inout ManifestRecord) throws -> OpenedItem {
+        let media: OpenedItem
         switch item.sniffed.kind {
         case .image:
+            // An image that cannot be read is still listed as an image.
             entry.mediaType = .image
-            return try ImageStep.read(item, stage: context.image)
+            media = try ImageStep.read(item, stage: context.image)
         case .audio:
-            let media = try AudioStep.read(item, job: context.job, &entry)
-            entry.mediaType = media.mediaType
-            return media
+            media = try AudioStep.read(item, job: context.job)
         case .movie:
-            let media = try MovieStep.read(item)
-            entry.mediaType = media.mediaType
-            return media
+            media = try MovieStep.read(item)
         }
-    }
-
-    /// Step 3: an item the job's media types or `where` leave out is excluded (not an error).
-    func select(_ media: OpenedItem, _ job: Job) throws {
-        guard job.ingest.media.contains(where: { $0.selects(mediaType: media.mediaType) }) else {
-            throw NotSelected.mediaType(media.mediaType)
-        }
-        if let clause = job.where, !clause.matches({ media[$0] }) {
-            throw NotSelected.where
-        }
+        entry.mediaType = media.mediaType
+        entry.warnings += media.warnings
+        return media
     }
 
     /// Step 5: the output of the item's kind — filters for an image, the audio stage for audio,
     /// a poster frame or a re-encode for a movie — each ending in the export.
-    private func output(_ media: OpenedItem, _ item: Item, _ context: JobContext, exporter: Exporter,
-                        _ entry: inout ManifestRecord) throws {
+    private func output(_ media: OpenedItem, _ item: Item, exporter: Exporter,
+                        _ entry: inout ManifestRecord) throws -> StepOutcome {
         let job = context.job
         switch media.content {
         case .image(let header, let messages):
             entry.properties = media.properties
             guard let stage = context.image else { throw ItemFailure(.unsupported, "the job has no image stage") }
-            try ImageStep.render(media, header: header, messages: messages, item, stage: stage, exporter: exporter,
-                                 threads: vipsThreads, &entry)
+            return try ImageStep.render(media, header: header, messages: messages, item, stage: stage, exporter: exporter,
+                                        threads: session.vipsThreads)
         case .audio(let reader, let tags):
-            let stage = try AudioStep.stage(for: reader, format: item.sniffed.format, context.audio, job: job)
+            let stage = try AudioStage.taking(reader, format: item.sniffed.format, context.audio, job: job)
             entry.properties = media.properties
             // Album mode: the loudness of the item's album, measured by the album pass.
             let album = context.albums?.album(of: item.file.path)
@@ -153,32 +164,67 @@ extension PipelineRunner {
                 entry.album = album.loudness.map(AlbumRecord.init)
                 entry.warnings += album.warnings
             }
-            try AudioStep.transcode(media, reader: reader, tags: tags, item, stage: stage, job: job,
-                                    exporter: exporter, album: album?.loudness, &entry)
+            return try AudioStep.transcode(media, reader: reader, tags: tags, item, stage: stage, job: job,
+                                           exporter: exporter, album: album?.loudness)
         case .movie(let info):
             entry.properties = media.properties
             try MovieStep.checkPixels(info, job: job)
             if let poster = job.poster {
-                try PosterStep.render(media, info: info, poster: poster, item, stage: context.image,
-                                      exporter: exporter, &entry)
-            } else {
-                try MovieStep.reencode(media, info: info, item, job: job, exporter: exporter, &entry)
+                return try PosterStep.render(media, info: info, poster: poster, item, stage: context.image, exporter: exporter)
             }
+            return try MovieStep.reencode(media, info: info, item, job: job, exporter: exporter)
         }
     }
-}
 
-/// Why the job leaves an item out (not a failure: the item is listed as excluded).
-enum NotSelected: Error, CustomStringConvertible {
-    /// Its media type is not among the job's.
-    case mediaType(MediaType)
-    /// `where` does not select it.
-    case `where`
-
-    var description: String {
-        switch self {
-        case .mediaType(let type): return "\(type.rawValue) is not among the job's media types"
-        case .where: return "not selected by where"
+    /// Album mode's grouping (`Transcode/AlbumPass.swift`): one file through steps 1–4 only, and the album it belongs to; nil
+    /// for anything that is not an audio item the job selects (the write pass says why).
+    func albumMember(_ file: IngestedFile, index: Int, grouping: AlbumGrouping) -> AlbumMember? {
+        let job = context.job
+        guard context.audio != nil || job.tag != nil, let opened = try? InputFile.open(file) else { return nil }
+        defer { opened.close() }
+        do {
+            guard let sniffed = try Identify.format(of: opened.file, reading: opened), sniffed.kind == .audio,
+                  job.takes(sniffed.kind) else { return nil }
+            // The content hash reads every byte: only when the grouping or `where` asks for it.
+            let wantsID = grouping.template.properties.contains("persistentID")
+                || job.where?.propertyNames.contains("persistentID") == true
+            let item = Item(file: opened.file, source: opened.readPath, sniffed: sniffed,
+                            persistentID: wantsID ? try Identify.persistentID(of: opened) : 0)
+            var media = try AudioStep.read(item, job: job)
+            try job.select(media.mediaType) { media[$0] }
+            _ = try job.tag?.apply(to: &media.properties, relativePath: file.relativePath)
+            guard case .audio(let reader, _) = media.content else { return nil }
+            let (_, plan) = try AlbumPass.measuringPlan(reader, format: sniffed.format, audio: context.audio, job: job)
+            let group = (try? grouping.template.render { media[$0] }) ?? "/" + file.relativePath
+            return AlbumMember(file: file, index: index, format: sniffed.format, group: group,
+                               sampleRate: plan.sampleRate, channels: plan.channels)
+        } catch {
+            return nil
         }
+    }
+
+
+    /// An item unchanged since the last run: listed from its run-state row. Returns whether it
+    /// keeps its output (false: another item's claim came first).
+    private func unchanged(_ row: StateRow, file: IngestedFile, reason: String) -> Bool {
+        let output = row.output ?? "", input = file.path
+        session.emit(.itemStarted(job: context.job.name, input: input))
+        var entry = ManifestRecord(job: context.job.name, item: file.relativePath, input: input, status: .failed)
+        do {
+            try context.exporter?.claim(output, for: input)
+        } catch {
+            entry.persistentID = row.contentHash
+            let outcome = ItemOutcome.failed(error, reason: "\(error)")
+            entry.settle(outcome)
+            recorder.record(outcome, entry)
+            return false
+        }
+        // Its output is in place: a source the last run could not move aside yet (killed between the
+        // two) is moved now, and its line says so.
+        let (line, movedTo) = moveAside(unchanged: row, file: file)
+        entry.movedTo = movedTo
+        recorder.record(.skipped(output: output, .unchanged(reason)), entry, line: line)
+        if options.dryRun { sayWouldMove(file) }
+        return true
     }
 }

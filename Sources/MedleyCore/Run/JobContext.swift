@@ -19,7 +19,7 @@ final class JobContext {
     /// What the last run did with each input (nil: no run state, or none yet).
     var incremental: IncrementalState?
     var counts = JobCounts()
-    /// The first `PipelineRunner.failuresListed` failures, for the summary (the manifest has every one).
+    /// The first `OutcomeRecorder.failuresListed` failures, for the summary (the manifest has every one).
     var failures: [(String, String)] = []
     /// Which item has which output name.
     let claims: OutputClaims
@@ -42,37 +42,4 @@ final class JobContext {
         self.claims = claims
         self.manifest = manifest
     }
-}
-
-/// An ingested file once it is known to be media the job may want.
-struct Item {
-    /// The file as the enumerator listed it (and `InputFile` checked it).
-    let file: IngestedFile
-    /// What decoders open: the item's checked open file (`InputFile.readPath`), never `file.path`.
-    let source: String
-    /// Its kind and format, from its bytes.
-    let sniffed: SniffedFormat
-    /// The XXH3 hash of its bytes.
-    let persistentID: UInt64
-}
-
-/// An item read far enough for `where` and `tag` to judge it: its properties, and what its
-/// output step reads next.
-struct OpenedItem {
-    /// What each kind's output step continues from.
-    enum Content {
-        case image(header: VipsImage, messages: LibraryMessages)
-        case audio(reader: AudioSource, tags: MediaTags)
-        case movie(MovieInfo)
-    }
-
-    /// What the output step reads next.
-    var content: Content
-    /// `image`, `movie`, or the audio's `music`, `podcast` or `audioBook`.
-    let mediaType: MediaType
-    /// Its properties: as read, then as `tag` leaves them.
-    var properties: [(name: String, value: TemplateValue)]
-
-    /// A property by name, as templates read it.
-    subscript(name: String) -> TemplateValue? { properties.first { $0.name == name }?.value }
 }

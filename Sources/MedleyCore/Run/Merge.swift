@@ -123,7 +123,7 @@ public enum ManifestMerge {
         for result in FileEnumerator(job.ingest.source) {
             guard case .success(let file) = result, !own.contains(file.path), seen[file.path] == nil else { continue }
             guard let sniffed = try? Identify.format(of: file),
-                  job.ingest.media.contains(where: { $0.selects(sniffed.kind) }) else { continue }
+                  job.takes(sniffed.kind) else { continue }
             report.missing.append((file.path, Sharding.shard(of: file.relativePath, count: n)))
         }
 

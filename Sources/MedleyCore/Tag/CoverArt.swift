@@ -29,17 +29,15 @@ enum CoverArt {
     /// Tracks of one album share a cover: the first item writes it, the others find it claimed.
     static func export(_ artwork: Artwork, template: NameTemplate, for file: IngestedFile, exporter: Exporter,
                        property: (String) -> TemplateValue?) throws {
-        let relative = try template.render { name in
+        let name = try OutputName(template.render { name in
             switch name {
             case "ext": return .text(artwork.fileExtension)
             case "job": return .text(exporter.job)
             default: return property(name)
             }
-        }
-        try ExportRoot.checkOutputName(relative, root: exporter.export.to)
-        let destination = exporter.export.to + "/" + relative
-        guard exporter.claims.claimNow(destination, for: file.path) else { return }
-        _ = try exporter.output.write(to: destination, fileExtension: artwork.fileExtension) { temporary in
+        }, root: exporter.export.to)
+        guard exporter.claims.claimNow(name.path, for: file.path) else { return }
+        _ = try exporter.output.write(to: name, fileExtension: artwork.fileExtension) { temporary in
             // Into the temporary file itself (FileManager.createFile would write a file of its own
             // beside it and rename that over it).
             let descriptor: Int32

@@ -104,11 +104,10 @@ struct AudioStage {
         }
     }
 
-    /// The writer for `destination`, whose extension picks the container.
+    /// The writer for an output of extension `ext` (lowercased), which picks the container.
     /// Lossless outputs keep the source's depth unless AVLinearPCMBitDepthKey sets one; a depth
     /// the output cannot hold becomes the nearest it can, noted in `warnings`.
-    func plan(for info: AudioStreamInfo, destination: String, warnings: inout [String]) throws -> Plan {
-        let ext = (destination as NSString).pathExtension.lowercased()
+    func plan(for info: AudioStreamInfo, ext: String, warnings: inout [String]) throws -> Plan {
         let channels = settings.channels ?? info.channels
         var rate = settings.sampleRate ?? info.sampleRate
         func depth(_ supported: [Int], _ what: String) -> Int {
@@ -486,5 +485,28 @@ struct AudioStage {
         }
         return Pass(meter: meter, loudness: try loudness?.measurement(), loudnessMeter: loudness, levels: levels,
                     frames: produced, clipped: clipped, extent: extent)
+    }
+}
+
+/// The stage an audio item goes through, and the measuring stage of a stream as it is.
+extension AudioStage {
+    /// The job's transcode stage, if it can take this stream (checked before anything is named);
+    /// nil for a job that only tags (`tag:` without `transcode:`), whose audio is copied with new
+    /// tags (`Steps/AudioCopyStep`).
+    static func taking(_ reader: AudioSource, format: String, _ stage: AudioStage?, job: Job? = nil) throws -> AudioStage? {
+        guard let stage else {
+            if job?.tag != nil { return nil }
+            throw ItemFailure(.unsupported, "\(format) audio needs a 'transcode' stage in this job")
+        }
+        try stage.check(reader)
+        return stage
+    }
+
+    /// A stage and plan that measure a stream as it is (its own rate and channels), writing nothing.
+    static func measuring(_ info: AudioStreamInfo) -> (AudioStage, AudioStage.Plan) {
+        let stage = AudioStage(settings: TranscodeSettings(), metering: false)
+        let plan = AudioStage.Plan.sndfile(AudioOutputFormat(container: .wav, encoding: .float(bits: 32),
+                                                             sampleRate: info.sampleRate, channels: info.channels))
+        return (stage, plan)
     }
 }

@@ -108,23 +108,8 @@ enum LoudnessNormalizer {
     static func rounded(_ value: Double) -> Double { (value * 100).rounded() / 100 }
 }
 
-/// ACX's audiobook requirements checked on an item as written (its measured levels plus the gain):
-/// RMS −23…−18 dB, sample peak ≤ −3 dBFS, noise floor ≤ −60 dB, each per channel.
-struct AudiobookCheck: Codable, Equatable {
-    /// Each channel's RMS after the gain, dBFS (null: silent).
-    var rms: [Double?]
-    /// The highest sample after the gain, dBFS.
-    var peak: Double?
-    /// Each channel's quietest 500 ms window after the gain, dBFS.
-    var noiseFloor: [Double?]
-    var rmsOK: Bool
-    var peakOK: Bool
-    var noiseFloorOK: Bool
 
-    static let rmsRange = -23.0...(-18.0)
-    static let peakLimit = -3.0
-    static let noiseFloorLimit = -60.0
-
+extension AudiobookCheck {
     /// `limitedTo`: the ceiling a true-peak limiter holds the peaks at, when one runs.
     init(_ levels: LevelStatistics, samplePeak: Double, gain: Double, limitedTo ceiling: Double? = nil) {
         func after(_ value: Double?) -> Double? { value.map { LoudnessNormalizer.rounded($0 + gain) } }
@@ -134,22 +119,5 @@ struct AudiobookCheck: Codable, Equatable {
         rmsOK = rms.allSatisfy { $0.map(Self.rmsRange.contains) ?? false }
         peakOK = peak.map { $0 <= Self.peakLimit } ?? true
         noiseFloorOK = noiseFloor.allSatisfy { $0.map { $0 <= Self.noiseFloorLimit } ?? true }
-    }
-
-    var warnings: [String] {
-        func list(_ values: [Double?]) -> String {
-            values.map { $0.map { String(format: "%.1f", $0) } ?? "silent" }.joined(separator: ", ")
-        }
-        var found: [String] = []
-        if !rmsOK { found.append("ACX: RMS \(list(rms)) dB is outside -23…-18 dB") }
-        if !peakOK, let peak { found.append(String(format: "ACX: peak %.1f dBFS is over -3 dBFS", peak)) }
-        if !noiseFloorOK { found.append("ACX: noise floor \(list(noiseFloor)) dB is over -60 dB (quietest 500 ms)") }
-        return found
-    }
-
-    var json: JSONValue {
-        func numbers(_ values: [Double?]) -> JSONValue { .array(values.map { $0.map { .number($0) } ?? .null }) }
-        return .object([("rms", numbers(rms)), ("peak", peak.map { .number($0) } ?? .null), ("noiseFloor", numbers(noiseFloor)),
-                        ("rmsOK", .bool(rmsOK)), ("peakOK", .bool(peakOK)), ("noiseFloorOK", .bool(noiseFloorOK))])
     }
 }

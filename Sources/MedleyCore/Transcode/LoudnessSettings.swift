@@ -118,3 +118,15 @@ public struct AlbumLoudness: Sendable, Equatable {
         self.tracks = tracks
     }
 }
+
+extension AlbumRecord {
+    /// An album's loudness as the manifest records it: LUFS, dBFS and dBTP to 0.01.
+    init(_ album: AlbumLoudness) {
+        func rounded(_ value: Double?) -> Double? { value.map { ($0 * 100).rounded() / 100 } }
+        group = album.group
+        integrated = rounded(album.integrated)
+        samplePeak = rounded(LoudnessMeasurement.decibels(album.samplePeak))
+        truePeak = rounded(LoudnessMeasurement.decibels(album.truePeak))
+        tracks = album.tracks
+    }
+}

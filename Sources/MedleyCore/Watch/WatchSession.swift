@@ -1,14 +1,35 @@
 import Foundation
 import MedleySystem
 
+/// `medley watch` as the command line starts it (the runner's public face; the watch itself is `WatchSession`).
+extension PipelineRunner {
+    /// Why a pipeline cannot be watched (said before anything runs).
+    public static func watchRefusal(_ pipeline: Pipeline, options: RunOptions) -> String? {
+        WatchSession.refusal(pipeline, options: options)
+    }
+
+    /// The catch-up pass, then batches of arrivals until `stop()`; returns the jobs' counts since the watch began.
+    public func watch(_ settings: WatchSettings) throws -> RunSummary {
+        try WatchSession(jobs: jobs).run(settings)
+    }
+}
+
 /// `medley watch`: the pipeline's jobs run over what is there, as `run` does (incrementally), then
 /// over each file that arrives in their ingest roots once it is complete — in batches of what is
 /// complete at once, each item on the same journey as in `run` (atomic output, run state
 /// committed per item, its own failure). After batches, once nothing has been due for `quiet`
 /// seconds (or every `refreshEvery` seconds during a long burst), each job's manifest, playlist, summary and report
 /// are written again. The export roots stay locked for the whole watch. `stop()` (SIGINT,
-/// SIGTERM) ends it after the items in flight, with the outputs written.
-extension PipelineRunner {
+/// SIGTERM) ends it after the items in flight, with the outputs written. It drives the run's
+/// `JobRunner` (plan, schedule, finish) per batch.
+struct WatchSession {
+    let jobs: JobRunner
+
+    private var session: RunSession { jobs.session }
+    private var options: RunOptions { session.options }
+    private var console: Console { session.console }
+    private var scheduler: Scheduler { session.scheduler }
+
     /// What a job keeps between batches.
     private final class WatchedJob {
         let context: JobContext
@@ -30,7 +51,7 @@ extension PipelineRunner {
     }
 
     /// Why a pipeline cannot be watched (said before anything runs).
-    public static func watchRefusal(_ pipeline: Pipeline, options: RunOptions) -> String? {
+    static func refusal(_ pipeline: Pipeline, options: RunOptions) -> String? {
         let jobs = pipeline.jobs.filter { options.onlyJob == nil || options.onlyJob == $0.name }
         if let job = jobs.first(where: { $0.albumGrouping != nil && ($0.transcode != nil || $0.tag != nil) }) {
             return "job \(job.name) measures album loudness, which needs every track of an album at once; "
@@ -43,14 +64,11 @@ extension PipelineRunner {
     }
 
     /// Runs the catch-up pass, then watches until `stop()`; returns the jobs' counts since the watch began.
-    public func watch(_ settings: WatchSettings) throws -> RunSummary {
+    func run(_ settings: WatchSettings) throws -> RunSummary {
         var summary = RunSummary()
-        let jobs = pipeline.jobs.filter { options.onlyJob == nil || options.onlyJob == $0.name }
-        defer {
-            roots.values.forEach { $0.finish() }
-            roots = [:]
-        }
-        try openExportRoots(of: jobs)
+        let jobs = session.jobs
+        defer { session.closeExportRoots() }
+        try session.openExportRoots(of: jobs)
         // Watches first, then the catch-up pass: a file that arrives meanwhile is seen by one or both
         // (twice is harmless: the second finds it unchanged).
         let filters = jobs.map { ArrivalFilter(job: $0, shard: options.shard) }
@@ -67,9 +85,9 @@ extension PipelineRunner {
 
         var watched: [WatchedJob] = []
         for (job, filter) in zip(jobs, filters) {
-            let context = try makeContext(job)
-            emit(.jobStarted(job: job.name))
-            let next = runItems(of: job, context)
+            let context = try self.jobs.makeContext(job)
+            session.emit(.jobStarted(job: job.name))
+            let next = self.jobs.runItems(of: job, context)
             let state = WatchedJob(context: context, filter: filter, next: next)
             state.rewalked = true
             watched.append(state)
@@ -78,7 +96,7 @@ extension PipelineRunner {
         for state in watched { refresh(state) }
 
         if !scheduler.isStopping {
-            emit(.watchStarted(jobs: jobs.map(\.name), folders: watcher.folderCount, settleSeconds: settings.settle))
+            session.emit(.watchStarted(jobs: jobs.map(\.name), folders: watcher.folderCount, settleSeconds: settings.settle))
             if !options.quiet {
                 console.say("watching \(watcher.folderCount) folder\(watcher.folderCount == 1 ? "" : "s") of "
                             + "\(jobs.map(\.name).joined(separator: ", ")) (settle \(settings.settle) s); stop with Ctrl-C or SIGTERM")
@@ -87,11 +105,11 @@ extension PipelineRunner {
         }
         for state in watched {
             if state.changed { refresh(state) }
-            finishJob(state.context)
+            self.jobs.finishJob(state.context)
             summary.jobs.append((state.context.job.name, state.context.counts))
         }
-        summary.reportFailures = currentReportFailures
-        summary.diskFull = diskFull
+        summary.reportFailures = session.currentReportFailures
+        summary.diskFull = session.diskFull
         return summary
     }
 
@@ -112,24 +130,24 @@ extension PipelineRunner {
                     lastRefresh = FolderWatcher.now()
                 }
             case .rescan(let reason):
-                emit(.watchRescan(reason: reason))
+                session.emit(.watchRescan(reason: reason))
                 console.say("medley: \(reason); walking the ingest roots again (unchanged files are skipped)")
                 // What the batches did is put in place first: the walk then writes a whole manifest of its own.
                 for state in watched where state.changed { refresh(state) }
                 for state in watched where !scheduler.isStopping {
                     let before = state.next
-                    state.next = runItems(of: state.context.job, state.context, numberedFrom: state.next)
+                    state.next = jobs.runItems(of: state.context.job, state.context, numberedFrom: state.next)
                     state.rewalked = true
                     state.changed = true
                     lastBatch = FolderWatcher.now()
-                    emit(.batchFinished(job: state.context.job.name, items: state.next - before, counts: counts(state)))
+                    session.emit(.batchFinished(job: state.context.job.name, items: state.next - before, counts: counts(state)))
                 }
             case .files(let paths):
                 for state in watched where !scheduler.isStopping {
                     let files = paths.compactMap(state.filter.file(at:))
                     guard !files.isEmpty else { continue }
                     run(batch: files, state)
-                    emit(.batchFinished(job: state.context.job.name, items: files.count, counts: counts(state)))
+                    session.emit(.batchFinished(job: state.context.job.name, items: files.count, counts: counts(state)))
                 }
                 lastBatch = FolderWatcher.now()
                 if FolderWatcher.now() - lastRefresh >= settings.refreshEvery {
@@ -147,8 +165,8 @@ extension PipelineRunner {
         state.changed = true
         state.redone.formUnion(files.map(\.path))
         let context = state.context
-        scheduler.run(files.enumerated()) { [self] offset, file in
-            self.process(file, context, index: first + offset)
+        scheduler.run(files.enumerated()) { [session] offset, file in
+            ItemJourney(session: session, context: context).run(file, index: first + offset)
         }
     }
 
@@ -161,22 +179,22 @@ extension PipelineRunner {
             carryLines(from: manifest.realPath, into: manifest, leaving: state.redone)
         }
         do {
-            try writeOutputs(of: job, context)
+            try jobs.writeOutputs(of: job, context)
         } catch {
             console.say("medley: \(error)", color: "31")
-            countReportFailure()
+            session.countReportFailure()
         }
         state.redone = []
         state.rewalked = false
         state.changed = false
-        emit(.outputsRefreshed(job: job.name, counts: counts(state)))
-        if let to = job.export?.to, let root = roots[to] {
+        session.emit(.outputsRefreshed(job: job.name, counts: counts(state)))
+        if let to = job.export?.to, let root = session.roots[to] {
             do {
                 context.manifest = try ManifestWriter(root: root, job: job.name, shard: options.shard)
             } catch {
                 context.manifest = nil
                 console.say("medley: \(error); the run state keeps every item, and the next run writes the manifest again", color: "31")
-                countReportFailure()
+                session.countReportFailure()
             }
         }
     }
@@ -205,8 +223,8 @@ extension PipelineRunner {
     }
 
     private func counts(_ state: WatchedJob) -> JobCounts {
-        lock.lock()
-        defer { lock.unlock() }
+        session.lock.lock()
+        defer { session.lock.unlock() }
         return state.context.counts
     }
 

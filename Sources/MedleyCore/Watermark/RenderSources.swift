@@ -5,7 +5,7 @@ import MedleyMedia
 /// The images a graph reads besides its input: image nodes' files, decoded once per job, and text
 /// nodes (CITextImageGenerator), drawn per item from the item's properties. The renderer asks for
 /// a recipe source (`.source("asset:logo")`, `.source("text:caption")`) by name.
-struct RenderSources {
+struct RenderSources: GraphImageSources {
     /// Image node → its file as 8-bit sRGB + alpha.
     private var assets: [String: VipsImage] = [:]
     /// Text node → what to draw.

@@ -69,7 +69,7 @@ public struct Watermark: Sendable {
 
 /// A job's watermark with its picture decoded once (libvips images are immutable: every item reads
 /// the same one).
-struct PreparedWatermark {
+struct PreparedWatermark: ImageOverlay {
     let watermark: Watermark
     /// The logo as 8-bit sRGB + alpha; nil for text.
     let logo: VipsImage?
@@ -124,26 +124,6 @@ struct PreparedWatermark {
             return (marked, warnings)
         } catch let error as MediaError {
             throw ItemFailure(error, .stage, context: "cannot watermark")
-        }
-    }
-}
-
-/// Pictures a pipeline names (graph image nodes, watermark logos), decoded once per job.
-enum AssetImages {
-    /// The most pixels such a picture may have: it is decoded whole (4 bytes a pixel) and kept for the job.
-    static let maximumPixels = 40_000_000
-
-    /// The file decoded whole, in sRGB (its ICC profile applied), 8-bit RGB + alpha.
-    static func rgba(_ asset: AssetFile) throws -> VipsImage {
-        do {
-            var image = try VipsImage.decoded(bytes: asset.bytes).inRGBSpace().image
-            let profile = image.iccProfile
-            if !profile.isEmpty && !ICCProfile.isSRGB(profile) && image.bands >= 3 { image = try image.importingICCProfile() }
-            image = try image.rgb(deep: false)
-            if !image.hasAlpha { image = try image.appendingBand(255) }
-            return image
-        } catch let error as MediaError {
-            throw ItemFailure(error, .input, context: "cannot decode '\(asset.path)'")
         }
     }
 }

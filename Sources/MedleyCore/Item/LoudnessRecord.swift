@@ -77,3 +77,56 @@ struct NormalizationRecord: Codable, Equatable {
         return .object(fields)
     }
 }
+
+/// An album's loudness in the manifest line of each of its tracks: LUFS, dBFS and dBTP to 0.01.
+struct AlbumRecord: Codable, Equatable {
+    var group: String
+    var integrated: Double?
+    var samplePeak: Double?
+    var truePeak: Double?
+    var tracks: Int
+
+    var json: JSONValue { .object(jsonFields) }
+
+    /// Its fields, as the manifest and the `albumMeasured` event list them.
+    var jsonFields: [(String, JSONValue)] {
+        func number(_ value: Double?) -> JSONValue { value.map { .number($0) } ?? .null }
+        return [("group", .string(group)), ("integrated", number(integrated)), ("samplePeak", number(samplePeak)),
+                ("truePeak", number(truePeak)), ("tracks", .number(Double(tracks)))]
+    }
+}
+
+/// ACX's audiobook requirements checked on an item as written (its measured levels plus the gain):
+/// RMS −23…−18 dB, sample peak ≤ −3 dBFS, noise floor ≤ −60 dB, each per channel.
+struct AudiobookCheck: Codable, Equatable {
+    /// Each channel's RMS after the gain, dBFS (null: silent).
+    var rms: [Double?]
+    /// The highest sample after the gain, dBFS.
+    var peak: Double?
+    /// Each channel's quietest 500 ms window after the gain, dBFS.
+    var noiseFloor: [Double?]
+    var rmsOK: Bool
+    var peakOK: Bool
+    var noiseFloorOK: Bool
+
+    static let rmsRange = -23.0...(-18.0)
+    static let peakLimit = -3.0
+    static let noiseFloorLimit = -60.0
+
+    var warnings: [String] {
+        func list(_ values: [Double?]) -> String {
+            values.map { $0.map { String(format: "%.1f", $0) } ?? "silent" }.joined(separator: ", ")
+        }
+        var found: [String] = []
+        if !rmsOK { found.append("ACX: RMS \(list(rms)) dB is outside -23…-18 dB") }
+        if !peakOK, let peak { found.append(String(format: "ACX: peak %.1f dBFS is over -3 dBFS", peak)) }
+        if !noiseFloorOK { found.append("ACX: noise floor \(list(noiseFloor)) dB is over -60 dB (quietest 500 ms)") }
+        return found
+    }
+
+    var json: JSONValue {
+        func numbers(_ values: [Double?]) -> JSONValue { .array(values.map { $0.map { .number($0) } ?? .null }) }
+        return .object([("rms", numbers(rms)), ("peak", peak.map { .number($0) } ?? .null), ("noiseFloor", numbers(noiseFloor)),
+                        ("rmsOK", .bool(rmsOK)), ("peakOK", .bool(peakOK)), ("noiseFloorOK", .bool(noiseFloorOK))])
+    }
+}

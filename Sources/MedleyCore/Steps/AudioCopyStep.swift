@@ -10,22 +10,14 @@ enum AudioCopyStep {
     /// Measures the stream's loudness as decoded, at its own rate and channels (no mix, no
     /// resample): what a player of the copy hears. The reader is left at its end.
     static func measure(_ reader: AudioSource) throws -> AudioStage.Pass {
-        let (stage, plan) = measuring(reader.info)
+        let (stage, plan) = AudioStage.measuring(reader.info)
         return try stage.measureLoudness(reader, plan: plan)
-    }
-
-    /// A stage and plan that measure a stream as it is (its own rate and channels), writing nothing.
-    static func measuring(_ info: AudioStreamInfo) -> (AudioStage, AudioStage.Plan) {
-        let stage = AudioStage(settings: TranscodeSettings(), metering: false)
-        let plan = AudioStage.Plan.sndfile(AudioOutputFormat(container: .wav, encoding: .float(bits: 32),
-                                                             sampleRate: info.sampleRate, channels: info.channels))
-        return (stage, plan)
     }
 
     /// Copies the item's stream with its new tags into its export. `album` is the loudness of the
     /// item's album (ReplayGain album mode).
     static func copy(_ opened: OpenedItem, reader: AudioSource, tags: MediaTags, _ item: Item, job: Job, exporter: Exporter,
-                     album: AlbumLoudness?, _ entry: inout ManifestRecord) throws {
+                     album: AlbumLoudness?) throws -> StepOutcome {
         let format = item.sniffed.format
         let sourceExt = (item.file.path as NSString).pathExtension.lowercased()
         guard let container = AudioContainer(extension: format) ?? AudioContainer(extension: sourceExt) else {
@@ -39,15 +31,14 @@ enum AudioCopyStep {
         var dropped: [String] = []
         var converted: [String] = []
         var written = ""
-        try exporter.write(&entry, item.file, ext: ext, memory: AudioStep.workingMemory, property: { opened[$0] },
-                           check: { destination in
-            let named = (destination as NSString).pathExtension.lowercased()
-            guard AudioContainer(extension: named) == container else {
+        let exported = try exporter.write(item.file, ext: ext, memory: AudioStep.workingMemory, property: { opened[$0] },
+                                          check: { name in
+            guard AudioContainer(extension: name.ext) == container else {
                 throw ItemFailure(.unsupported, "the job copies the audio without re-encoding (no 'transcode' stage), so its "
-                                  + "\(format) stream cannot become .\(named); name the output .\(ext) or add a 'transcode' stage")
+                                  + "\(format) stream cannot become .\(name.ext); name the output .\(ext) or add a 'transcode' stage")
             }
-        }) { temporary, destination in
-            written = (destination as NSString).pathExtension.lowercased()
+        }) { temporary, name in
+            written = name.ext
             var artwork = tags.artwork
             if case .embed(let path)? = job.tag?.artwork { artwork = try CoverArt.artwork(fromFileAt: path) }
             var outputTags = AudioProperties.tags(from: opened.properties, artwork: artwork, read: tags)
@@ -64,23 +55,24 @@ enum AudioCopyStep {
             dropped = report.unsupported
             converted = report.converted
         }
-        guard entry.status != .skipped else { return }
-        entry.warnings += warnings
+        guard var output = exported.written else { return exported }
+        output.warnings += warnings
         if reader.damagedFrames > 0 {
-            entry.warnings.append("skipped \(reader.damagedFrames) damaged frame\(reader.damagedFrames == 1 ? "" : "s") while measuring; the copy keeps them as they are")
+            output.warnings.append("skipped \(reader.damagedFrames) damaged frame\(reader.damagedFrames == 1 ? "" : "s") while measuring; the copy keeps them as they are")
         }
-        entry.warnings += AudioStep.droppedWarnings(dropped, ext: written)
-        entry.warnings += converted.map { "ID3v2.3: " + $0 }
+        output.warnings += AudioStep.droppedWarnings(dropped, ext: written)
+        output.warnings += converted.map { "ID3v2.3: " + $0 }
         if !tags.uncarried.isEmpty {
-            entry.warnings.append("tags Medley does not model, not carried into the output: " + tags.uncarried.joined(separator: "; "))
+            output.warnings.append("tags Medley does not model, not carried into the output: " + tags.uncarried.joined(separator: "; "))
         }
         if let measured, reader.info.sampleRate > 0 {
-            entry.duration = Double(measured.frames) / Double(reader.info.sampleRate)
+            output.duration = Double(measured.frames) / Double(reader.info.sampleRate)
         } else if reader.info.frames > 0 {
-            entry.duration = reader.info.duration
+            output.duration = reader.info.duration
         }
         if case .export(let template)? = job.tag?.artwork, let artwork = tags.artwork {
             try CoverArt.export(artwork, template: template, for: item.file, exporter: exporter) { opened[$0] }
         }
+        return .written(output)
     }
 }

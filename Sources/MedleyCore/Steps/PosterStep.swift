@@ -5,15 +5,15 @@ import MedleyMedia
 enum PosterStep {
     /// The frame of `item` as the job's image output (PNG unless the export names a format).
     static func render(_ opened: OpenedItem, info: MovieInfo, poster: PosterStage, _ item: Item, stage: ImageStage?,
-                       exporter: Exporter, _ entry: inout ManifestRecord) throws {
+                       exporter: Exporter) throws -> StepOutcome {
         guard let stage else { throw ItemFailure(.unsupported, "the job has no image stage") }
         // A poster is a PNG frame until the export says otherwise (`format: same`).
         let format: ImageFormat
         if case .image(let chosen) = exporter.export.format { format = chosen } else { format = .png }
         var messages = LibraryMessages()
         var rendered = ImageStep.Rendered()
-        try exporter.write(&entry, item.file, ext: format.fileExtension, fileExtension: format.fileExtension,
-                           memory: MovieStep.workingMemory(info, transcode: false), property: { opened[$0] }) { temporary, _ in
+        let exported = try exporter.write(item.file, ext: format.fileExtension, fileExtension: format.fileExtension,
+                                          memory: MovieStep.workingMemory(info, transcode: false), property: { opened[$0] }) { temporary, _ in
             // The frame goes through the image path as a lossless temporary PNG.
             let frame = try exporter.output.scratchPath(fileExtension: "png")
             defer { exporter.output.removeScratch(frame) }
@@ -24,8 +24,9 @@ enum PosterStep {
             rendered = try ImageStep.render(frame.path, header: header, format: format, to: temporary, stage: stage,
                                             messages: &messages, property: { opened[$0] })
         }
-        guard entry.status != .skipped else { return }
-        rendered.record(into: &entry)
-        entry.warnings += messages.lines
+        guard var written = exported.written else { return exported }
+        rendered.record(into: &written)
+        written.warnings += messages.lines
+        return .written(written)
     }
 }

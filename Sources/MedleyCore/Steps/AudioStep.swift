@@ -10,37 +10,24 @@ enum AudioStep {
 
     /// Opens the stream and reads the tags of an audio item; tags that cannot be read are a
     /// warning, unless the job uses them (`CoverArt.tagUse`).
-    static func read(_ item: Item, job: Job, _ entry: inout ManifestRecord) throws -> OpenedItem {
+    static func read(_ item: Item, job: Job) throws -> OpenedItem {
         let reader = try AudioStage.open(item.source, format: item.sniffed.format)
         let (tags, tagWarnings, tagFailure) = AudioStage.readTags(item.source)
         if let tagFailure, let use = CoverArt.tagUse(job) {
             throw ItemFailure(.stage, "\(tagFailure); the job's \(use) needs them")
         }
-        entry.warnings += tagWarnings
         let properties = AudioProperties(file: item.file, persistentID: item.persistentID, info: reader.info,
                                          format: item.sniffed.format, tags: tags)
         return OpenedItem(content: .audio(reader: reader, tags: tags), mediaType: properties.mediaType,
-                          properties: properties.values)
-    }
-
-    /// The job's transcode stage, if it can take this stream (checked before anything is named);
-    /// nil for a job that only tags (`tag:` without `transcode:`), whose audio is copied with new
-    /// tags (`AudioCopyStep`).
-    static func stage(for reader: AudioSource, format: String, _ stage: AudioStage?, job: Job? = nil) throws -> AudioStage? {
-        guard let stage else {
-            if job?.tag != nil { return nil }
-            throw ItemFailure(.unsupported, "\(format) audio needs a 'transcode' stage in this job")
-        }
-        try stage.check(reader)
-        return stage
+                          properties: properties.values, warnings: tagWarnings)
     }
 
     /// Transcodes the stream into its output with the tags as the tag stage left them, then
     /// exports the cover art when `tag.artwork.export` asks.
     static func transcode(_ opened: OpenedItem, reader: AudioSource, tags: MediaTags, _ item: Item, stage: AudioStage?,
-                          job: Job, exporter: Exporter, album: AlbumLoudness? = nil, _ entry: inout ManifestRecord) throws {
+                          job: Job, exporter: Exporter, album: AlbumLoudness? = nil) throws -> StepOutcome {
         guard var stage else {
-            return try AudioCopyStep.copy(opened, reader: reader, tags: tags, item, job: job, exporter: exporter, album: album, &entry)
+            return try AudioCopyStep.copy(opened, reader: reader, tags: tags, item, job: job, exporter: exporter, album: album)
         }
         // ReplayGain values are of the output as written: measured as it is encoded.
         if job.tag?.replayGain != nil { stage.measuresLoudness = true }
@@ -52,10 +39,10 @@ enum AudioStep {
         var dropped: [String] = []
         var converted: [String] = []
         var ext = ""
-        try exporter.write(&entry, item.file, ext: stage.defaultExtension, memory: workingMemory, property: { opened[$0] },
-                           check: { plan = try stage.plan(for: reader.info, destination: $0, warnings: &planWarnings) }) { temporary, destination in
-            guard let plan else { throw ItemFailure(.unsupported, "no transcode plan for \(destination)") }
-            ext = (destination as NSString).pathExtension.lowercased()
+        let exported = try exporter.write(item.file, ext: stage.defaultExtension, memory: workingMemory, property: { opened[$0] },
+                                          check: { plan = try stage.plan(for: reader.info, ext: $0.ext, warnings: &planWarnings) }) { temporary, name in
+            guard let plan else { throw ItemFailure(.unsupported, "no transcode plan for \(name.path)") }
+            ext = name.ext
             var artwork = tags.artwork
             if case .embed(let path)? = job.tag?.artwork { artwork = try CoverArt.artwork(fromFileAt: path) }
             var outputTags = AudioProperties.tags(from: opened.properties, artwork: artwork, read: tags)
@@ -79,26 +66,27 @@ enum AudioStep {
             }
             (dropped, converted) = (report.unsupported, report.converted)
         }
-        guard entry.status != .skipped else { return }
-        entry.warnings += planWarnings
-        entry.warnings += outcome?.warnings ?? []
-        entry.warnings += levelWarnings
+        guard var written = exported.written else { return exported }
+        written.warnings += planWarnings
+        written.warnings += outcome?.warnings ?? []
+        written.warnings += levelWarnings
         if let damaged = outcome?.damagedFrames, damaged > 0 {
-            entry.warnings.append("skipped \(damaged) damaged frame\(damaged == 1 ? "" : "s"); decoding resumed after each")
+            written.warnings.append("skipped \(damaged) damaged frame\(damaged == 1 ? "" : "s"); decoding resumed after each")
         }
-        if let clipped = outcome?.clipped, clipped > 0 { entry.warnings.append(AudioStage.clippingWarning(clipped)) }
-        entry.warnings += droppedWarnings(dropped, ext: ext)
-        entry.warnings += converted.map { "ID3v2.3: " + $0 }
+        if let clipped = outcome?.clipped, clipped > 0 { written.warnings.append(AudioStage.clippingWarning(clipped)) }
+        written.warnings += droppedWarnings(dropped, ext: ext)
+        written.warnings += converted.map { "ID3v2.3: " + $0 }
         if !tags.uncarried.isEmpty {
-            entry.warnings.append("tags Medley does not model, not carried into the output: " + tags.uncarried.joined(separator: "; "))
+            written.warnings.append("tags Medley does not model, not carried into the output: " + tags.uncarried.joined(separator: "; "))
         }
-        entry.duration = outcome?.duration
-        entry.meter = stage.metering ? outcome?.meter : nil
-        entry.loudness = job.analyzesLoudness ? outcome?.loudness.map(LoudnessRecord.init) : nil
-        entry.normalization = outcome?.normalization
+        written.duration = outcome?.duration
+        written.meter = stage.metering ? outcome?.meter : nil
+        written.loudness = job.analyzesLoudness ? outcome?.loudness.map(LoudnessRecord.init) : nil
+        written.normalization = outcome?.normalization
         if case .export(let template)? = job.tag?.artwork, let artwork = tags.artwork {
             try CoverArt.export(artwork, template: template, for: item.file, exporter: exporter) { opened[$0] }
         }
+        return .written(written)
     }
 
     /// Properties of SPEC §4 the container cannot hold in one sentence; other tags (by their

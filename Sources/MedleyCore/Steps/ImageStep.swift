@@ -14,20 +14,21 @@ enum ImageStep {
                           properties: properties.values)
     }
 
-    /// Renders the image through the job's filters into its output, named in `entry`.
+    /// Renders the image through the job's filters into its output.
     static func render(_ opened: OpenedItem, header: VipsImage, messages: LibraryMessages, _ item: Item,
-                       stage: ImageStage, exporter: Exporter, threads: Int, _ entry: inout ManifestRecord) throws {
+                       stage: ImageStage, exporter: Exporter, threads: Int) throws -> StepOutcome {
         var messages = messages
         let format = stage.outputFormat(for: header)
         var rendered = Rendered()
-        try exporter.write(&entry, item.file, ext: format.fileExtension, fileExtension: format.fileExtension,
-                           memory: stage.workingMemory(header, threads: threads), property: { opened[$0] }) { temporary, _ in
+        let exported = try exporter.write(item.file, ext: format.fileExtension, fileExtension: format.fileExtension,
+                                          memory: stage.workingMemory(header, threads: threads), property: { opened[$0] }) { temporary, _ in
             rendered = try render(item.source, header: header, format: format, to: temporary, stage: stage, messages: &messages,
                                   property: { opened[$0] })
         }
-        guard entry.status != .skipped else { return }
-        rendered.record(into: &entry)
-        entry.warnings += messages.lines
+        guard var written = exported.written else { return exported }
+        rendered.record(into: &written)
+        written.warnings += messages.lines
+        return .written(written)
     }
 
     /// What rendering one image output made besides the file.
@@ -36,10 +37,10 @@ enum ImageStep {
         var adjustment: AutoAdjustment?
         var analysis: ImageAnalysis?
 
-        func record(into entry: inout ManifestRecord) {
-            entry.autoAdjust = adjustment
-            entry.analysis = analysis
-            entry.warnings += warnings
+        func record(into written: inout WrittenOutput) {
+            written.autoAdjust = adjustment
+            written.analysis = analysis
+            written.warnings += warnings
         }
     }
 

@@ -26,17 +26,16 @@ enum MovieStep {
     }
 
     /// Re-encodes the movie at the job's `videoQuality` into its output.
-    static func reencode(_ opened: OpenedItem, info: MovieInfo, _ item: Item, job: Job, exporter: Exporter,
-                         _ entry: inout ManifestRecord) throws {
+    static func reencode(_ opened: OpenedItem, info: MovieInfo, _ item: Item, job: Job,
+                         exporter: Exporter) throws -> StepOutcome {
         guard let preset = job.transcode?.videoQuality else {
             throw ItemFailure(.unsupported, "a movie needs 'poster:' (its frame as an image) or 'transcode: {videoQuality: …}' in this job")
         }
         var result: MovieTranscodeResult?
-        try exporter.write(&entry, item.file, ext: "mp4", memory: workingMemory(info, transcode: true), property: { opened[$0] },
-                           check: { destination in
-            let ext = (destination as NSString).pathExtension.lowercased()
-            guard ["mp4", "m4v", "mov"].contains(ext) else {
-                throw ItemFailure(.unsupported, "a videoQuality re-encode is H.264 + AAC in MP4; name the output .mp4, not .\(ext)")
+        let exported = try exporter.write(item.file, ext: "mp4", memory: workingMemory(info, transcode: true),
+                                          property: { opened[$0] }, check: { name in
+            guard ["mp4", "m4v", "mov"].contains(name.ext) else {
+                throw ItemFailure(.unsupported, "a videoQuality re-encode is H.264 + AAC in MP4; name the output .mp4, not .\(name.ext)")
             }
         }) { temporary, _ in
             result = try ItemFailure.converting(context: "cannot re-encode") {
@@ -44,16 +43,17 @@ enum MovieStep {
                                     mode: job.transcode?.scalingMode ?? .aspectFit)
             }
         }
-        guard entry.status != .skipped else { return }
-        entry.duration = result?.duration
+        guard var written = exported.written else { return exported }
+        written.duration = result?.duration
         if let result {
             if result.damagedFrames > 0 {
-                entry.warnings.append("\(result.damagedFrames) damaged frame(s) in the source, re-encoded as the decoder concealed them")
+                written.warnings.append("\(result.damagedFrames) damaged frame(s) in the source, re-encoded as the decoder concealed them")
             }
-            for tag in result.tagsNotKept { entry.warnings.append("container tag \(tag); not kept") }
+            for tag in result.tagsNotKept { written.warnings.append("container tag \(tag); not kept") }
             if job.transcode?.trim != nil || job.transcode?.fade != nil {
-                entry.warnings.append("trim and fade apply to audio items; this movie's sound was re-encoded without them")
+                written.warnings.append("trim and fade apply to audio items; this movie's sound was re-encoded without them")
             }
         }
+        return .written(written)
     }
 }

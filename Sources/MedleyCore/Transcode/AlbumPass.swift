@@ -126,59 +126,54 @@ struct AlbumMember {
     let channels: Int
 }
 
-/// An album's loudness in the manifest line of each of its tracks: LUFS, dBFS and dBTP to 0.01.
-struct AlbumRecord: Codable, Equatable {
-    var group: String
-    var integrated: Double?
-    var samplePeak: Double?
-    var truePeak: Double?
-    var tracks: Int
+/// The measurement itself, given what the run provides: how to run work `--jobs` at once, how to
+/// read a file up to the tag stage (`member`), the run state, and where to say what it did.
+struct AlbumPass {
+    let job: Job
+    /// The job's transcode stage (nil: a tag-only job, whose audio is copied and measured as it is).
+    let audio: AudioStage?
+    let grouping: AlbumGrouping
+    let shard: (index: Int, count: Int)?
+    /// `--force`: measure albums the run state knows too.
+    let force: Bool
+    /// `--dry-run`: measure nothing; read the albums the run state knows.
+    let dryRun: Bool
+    let quiet: Bool
+    /// Albums earlier runs measured (nil: no run state).
+    let lookup: RunState?
+    /// Where a measured album is saved (nil: nowhere, as in a dry run).
+    let store: RunState?
+    /// Runs every closure of the sequence, `--jobs` at once, pulling the next only when a slot is
+    /// free; false when the run was stopped before the end.
+    let inParallel: (AnySequence<() -> Void>) -> Bool
+    /// Says a line on the console (in the colour given, if any).
+    let say: (String, String?) -> Void
+    /// An album measured now or (`reused`) known from the last run: its event.
+    let measured: (AlbumLoudness, _ reused: Bool) -> Void
 
-    init(_ album: AlbumLoudness) {
-        func rounded(_ value: Double?) -> Double? { value.map { ($0 * 100).rounded() / 100 } }
-        group = album.group
-        integrated = rounded(album.integrated)
-        samplePeak = rounded(LoudnessMeasurement.decibels(album.samplePeak))
-        truePeak = rounded(LoudnessMeasurement.decibels(album.truePeak))
-        tracks = album.tracks
-    }
-
-    var json: JSONValue { .object(jsonFields) }
-
-    /// Its fields, as the manifest and the `albumMeasured` event list them.
-    var jsonFields: [(String, JSONValue)] {
-        func number(_ value: Double?) -> JSONValue { value.map { .number($0) } ?? .null }
-        return [("group", .string(group)), ("integrated", number(integrated)), ("samplePeak", number(samplePeak)),
-                ("truePeak", number(truePeak)), ("tracks", .number(Double(tracks)))]
-    }
-}
-
-extension PipelineRunner {
-    /// The album pass of a job in album mode: groups every audio item of the ingest, then measures
-    /// the albums this run (or shard) takes that the run state does not already know. Returns
-    /// the index the write pass reads; a stop request (SIGINT, a full disk) ends it early, with
-    /// every album measured so far saved.
-    func measureAlbums(_ context: JobContext, grouping: AlbumGrouping, files: some Sequence<Result<IngestedFile, IngestError>>)
-        -> AlbumIndex {
-        let job = context.job
-        let index = AlbumIndex(shard: options.shard)
+    /// Groups every audio item of the ingest (`member` reads one as its journey would, up to the
+    /// tag stage), then measures the albums this run (or shard) takes that the run state does not
+    /// already know. Returns the index the write pass reads; a stop request (SIGINT, a full disk)
+    /// ends it early, with every album measured so far saved.
+    func run(files: some Sequence<Result<IngestedFile, IngestError>>,
+             member: @escaping (IngestedFile, Int) -> AlbumMember?) -> AlbumIndex {
+        let index = AlbumIndex(shard: shard)
         // 1. Group: headers and tags only, every file (a shard must see whole albums).
         let collected = NSLock()
         var members: [AlbumMember] = []
-        let complete = scheduler.run(files.enumerated()) { [self] position, result in
-            guard case .success(let file) = result,
-                  let member = self.albumMember(file, index: position, context, grouping: grouping) else { return }
-            index.add(member)
+        let complete = inParallel(AnySequence(files.enumerated().lazy.map { position, result in {
+            guard case .success(let file) = result, let found = member(file, position) else { return }
+            index.add(found)
             collected.lock()
-            members.append(member)
+            members.append(found)
             collected.unlock()
-        }
+        } }))
         guard complete else { return index }
 
         // 2. Measure the albums this run takes, unless the run state knows them already.
         let settings = ContentHash.hex(ContentHash.of(text: job.settings.audio))
         var byGroup: [String: [AlbumMember]] = [:]
-        for member in members where AlbumIndex.takes(group: member.group, shard: options.shard) {
+        for member in members where AlbumIndex.takes(group: member.group, shard: shard) {
             byGroup[member.group, default: []].append(member)
         }
         var queue: [AlbumMember] = []
@@ -187,33 +182,33 @@ extension PipelineRunner {
         for (group, tracks) in byGroup.sorted(by: { $0.key < $1.key }) {
             let key = Self.albumKey(group: group, members: tracks, settings: settings)
             keys[group] = key
-            if let row = context.incremental?.lookup.album(job: job.name, key: key), !options.force {
+            if let row = lookup?.album(job: job.name, key: key), !force {
                 let value = AlbumLoudness(group: group, integrated: row.integrated, samplePeak: row.samplePeak,
                                           truePeak: row.truePeak, tracks: row.tracks)
                 index.set(value, notes: [])
                 reused += 1
-                emit(.albumMeasured(job: job.name, album: value, reused: true))
+                measured(value, true)
             } else {
                 queue += tracks.sorted { $0.index < $1.index }
             }
         }
-        if options.dryRun {
+        if dryRun {
             // A dry run writes nothing, so it measures nothing: its listing shows albums already known.
-            if !options.quiet, !queue.isEmpty {
-                console.say("albums: \(Set(queue.map(\.group)).count) not measured in a dry run")
+            if !quiet, !queue.isEmpty {
+                say("albums: \(Set(queue.map(\.group)).count) not measured in a dry run", nil)
             }
             return index
         }
-        let measured = measure(queue, context, index: index, keys: keys)
-        if !options.quiet, !byGroup.isEmpty {
-            console.say("albums: \(measured) measured, \(reused) unchanged since the last run")
+        let count = measure(queue, index: index, keys: keys)
+        if !quiet, !byGroup.isEmpty {
+            say("albums: \(count) measured, \(reused) unchanged since the last run", nil)
         }
         return index
     }
 
     /// Measures `queue` (tracks in album order) concurrently; each album is pooled, saved and
     /// emitted as soon as its last track is measured, and its meters freed. Returns albums measured.
-    private func measure(_ queue: [AlbumMember], _ context: JobContext, index: AlbumIndex, keys: [String: String]) -> Int {
+    private func measure(_ queue: [AlbumMember], index: AlbumIndex, keys: [String: String]) -> Int {
         final class Pending {
             var meters: [LoudnessMeter] = []
             var samplePeak = 0.0, truePeak = 0.0
@@ -228,13 +223,13 @@ extension PipelineRunner {
             album.remaining += 1
             pending[member.group] = album
         }
-        var measured = 0
-        scheduler.run(queue) { [self] member in
+        var count = 0
+        _ = inParallel(AnySequence(queue.lazy.map { member in {
             var meter: LoudnessMeter?
             var measurement: LoudnessMeasurement?
             var failure: String?
             do {
-                (meter, measurement) = try self.measure(member, context)
+                (meter, measurement) = try self.measure(member)
             } catch {
                 failure = "\(member.file.relativePath): \(error)"
             }
@@ -253,20 +248,20 @@ extension PipelineRunner {
             let done = album.remaining == 0
             if done {
                 pending[member.group] = nil
-                measured += 1
+                count += 1
             }
             lock.unlock()
             if done { self.finish(album: member.group, meters: album.meters, samplePeak: album.samplePeak,
-                                  truePeak: album.truePeak, failures: album.failures, context, index: index,
+                                  truePeak: album.truePeak, failures: album.failures, index: index,
                                   key: keys[member.group]) }
-        }
-        return measured
+        } }))
+        return count
     }
 
     /// An album whose every track was measured: its pooled loudness, saved in the run state
     /// before anything is written (a crash after this only means it need not be measured again).
     private func finish(album group: String, meters: [LoudnessMeter], samplePeak: Double, truePeak: Double,
-                        failures: [String], _ context: JobContext, index: AlbumIndex, key: String?) {
+                        failures: [String], index: AlbumIndex, key: String?) {
         let notes = failures.isEmpty ? [] : ["album loudness measured without "
             + failures.joined(separator: "; ") + " (could not be measured)"]
         guard !meters.isEmpty else {
@@ -277,17 +272,16 @@ extension PipelineRunner {
                                   truePeak: truePeak, tracks: meters.count)
         index.set(value, notes: notes)
         // An album with a track that could not be measured is measured again next time.
-        if let key, failures.isEmpty, let store = context.incremental?.store {
+        if let key, failures.isEmpty, let store {
             do {
-                try store.saveAlbum(job: context.job.name, AlbumRow(key: key, album: group, integrated: value.integrated,
+                try store.saveAlbum(job: job.name, AlbumRow(key: key, album: group, integrated: value.integrated,
                                                                     samplePeak: samplePeak, truePeak: truePeak,
                                                                     tracks: value.tracks))
             } catch {
-                console.say("medley: album '\(group)': not recorded in the run state (\(error)); the next run measures it again",
-                            color: "31")
+                say("medley: album '\(group)': not recorded in the run state (\(error)); the next run measures it again", "31")
             }
         }
-        emit(.albumMeasured(job: context.job.name, album: value, reused: false))
+        measured(value, false)
     }
 
     /// The run-state key of an album: its group, each member's path, size, modification time and
@@ -295,57 +289,29 @@ extension PipelineRunner {
     static func albumKey(group: String, members: [AlbumMember], settings: String) -> String {
         var text = settings + "\n" + group
         for member in members.sorted(by: { $0.file.path < $1.file.path }) {
-            text += "\n\(member.file.path)\t\(member.file.size)\t\(IncrementalState.nanoseconds(member.file.modified))"
+            text += "\n\(member.file.path)\t\(member.file.size)\t\(member.file.modifiedNanoseconds)"
                 + "\t\(member.sampleRate)\t\(member.channels)"
         }
         return ContentHash.hex(ContentHash.of(text: text)) + "-\(members.count)"
     }
 
-    /// One file as its journey would see it up to the tag stage, and the album it belongs to; nil
-    /// for anything that is not an audio item the job selects (the write pass says why).
-    private func albumMember(_ file: IngestedFile, index: Int, _ context: JobContext, grouping: AlbumGrouping) -> AlbumMember? {
-        let job = context.job
-        guard context.audio != nil || job.tag != nil, let opened = try? InputFile.open(file) else { return nil }
-        defer { opened.close() }
-        do {
-            guard let sniffed = try Identify.format(of: opened.file, reading: opened), sniffed.kind == .audio,
-                  job.ingest.media.contains(where: { $0.selects(sniffed.kind) }) else { return nil }
-            // The content hash reads every byte: only when the grouping or `where` asks for it.
-            let wantsID = grouping.template.properties.contains("persistentID")
-                || job.where?.propertyNames.contains("persistentID") == true
-            let item = Item(file: opened.file, source: opened.readPath, sniffed: sniffed,
-                            persistentID: wantsID ? try Identify.persistentID(of: opened) : 0)
-            var entry = ManifestRecord(job: job.name, item: file.relativePath, input: file.path, status: .failed)
-            var media = try AudioStep.read(item, job: job, &entry)
-            try select(media, job)
-            _ = try job.tag?.apply(to: &media.properties, relativePath: file.relativePath)
-            guard case .audio(let reader, _) = media.content else { return nil }
-            let (_, plan) = try Self.measuringPlan(reader, format: sniffed.format, context)
-            let group = (try? grouping.template.render { media[$0] }) ?? "/" + file.relativePath
-            return AlbumMember(file: file, index: index, format: sniffed.format, group: group,
-                               sampleRate: plan.sampleRate, channels: plan.channels)
-        } catch {
-            return nil
-        }
-    }
-
     /// The stage and plan the write pass will use for a track (its rate and channels): the job's
     /// transcode, or — a job that copies audio with new tags — the stream as it is.
-    private static func measuringPlan(_ reader: AudioSource, format: String,
-                                      _ context: JobContext) throws -> (AudioStage, AudioStage.Plan) {
-        guard let stage = try AudioStep.stage(for: reader, format: format, context.audio, job: context.job) else {
-            return AudioCopyStep.measuring(reader.info)
+    static func measuringPlan(_ reader: AudioSource, format: String, audio: AudioStage?,
+                              job: Job) throws -> (AudioStage, AudioStage.Plan) {
+        guard let stage = try AudioStage.taking(reader, format: format, audio, job: job) else {
+            return AudioStage.measuring(reader.info)
         }
         var warnings: [String] = []
-        return (stage, try stage.plan(for: reader.info, destination: "album." + stage.defaultExtension, warnings: &warnings))
+        return (stage, try stage.plan(for: reader.info, ext: stage.defaultExtension, warnings: &warnings))
     }
 
     /// One track's loudness as the write pass will write it (mixed and resampled by its plan).
-    private func measure(_ member: AlbumMember, _ context: JobContext) throws -> (LoudnessMeter, LoudnessMeasurement) {
+    private func measure(_ member: AlbumMember) throws -> (LoudnessMeter, LoudnessMeasurement) {
         let opened = try InputFile.open(member.file)
         defer { opened.close() }
         let reader = try AudioStage.open(opened.readPath, format: member.format)
-        let (stage, plan) = try Self.measuringPlan(reader, format: member.format, context)
+        let (stage, plan) = try Self.measuringPlan(reader, format: member.format, audio: audio, job: job)
         let pass = try stage.measureLoudness(reader, plan: plan)
         guard let meter = pass.loudnessMeter, let measurement = pass.loudness else {
             throw ItemFailure(.stage, "its loudness could not be measured")
