@@ -91,18 +91,6 @@ static void store_samples(AVFrame *frame, int offset, const float *in, int count
     }
 }
 
-static int drain(MedleyEncoder *e, char *error, size_t size) {
-    for (;;) {
-        int r = avcodec_receive_packet(e->codec, e->packet);
-        if (r == AVERROR(EAGAIN) || r == AVERROR_EOF) return 0;
-        if (r < 0) { medley_ffmpeg_set_error(error, size, "encoding failed", r); return -1; }
-        av_packet_rescale_ts(e->packet, e->codec->time_base, e->stream->time_base);
-        e->packet->stream_index = e->stream->index;
-        r = av_interleaved_write_frame(e->format, e->packet);
-        if (r < 0) { medley_ffmpeg_set_error(error, size, "cannot write", r); return -1; }
-    }
-}
-
 static int send_frame(MedleyEncoder *e, AVFrame *frame, char *error, size_t size) {
     if (frame) {
         frame->pts = e->next_pts;
@@ -110,7 +98,7 @@ static int send_frame(MedleyEncoder *e, AVFrame *frame, char *error, size_t size
     }
     int r = avcodec_send_frame(e->codec, frame);
     if (r < 0) { medley_ffmpeg_set_error(error, size, "encoding failed", r); return -1; }
-    return drain(e, error, size);
+    return medley_output_drain(e->codec, e->stream, e->format, e->packet, error, size);
 }
 
 MedleyEncoder *medley_encoder_open(const char *path, const char *format_name, const char *codec_name, int sample_rate,

@@ -60,4 +60,12 @@ int medley_frame_is_damaged(const AVFrame *frame);
  * `matrix_out` (when not NULL) gets the display matrix, or NULL without one. */
 int medley_displayed_rotation(const AVStream *stream, const int32_t **matrix_out);
 
+/* ---- medley_output.c: writing ---- */
+
+/* Receives every packet `encoder` has ready into `packet` and writes it to `out` as `stream`'s, its
+ * timestamps in the stream's time base. Returns 0 when the encoder wants more (or has ended), −1
+ * with `error` set ("encoding failed: …", "cannot write: …"). */
+int medley_output_drain(AVCodecContext *encoder, AVStream *stream, AVFormatContext *out, AVPacket *packet,
+                        char *error, size_t size);
+
 #endif

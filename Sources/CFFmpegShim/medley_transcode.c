@@ -36,18 +36,6 @@ typedef struct Transcoder {
     int sound_channels, sound_format, sound_rate; /* the decoded sound's shape the converter was set up for */
 } Transcoder;
 
-static int write_packets(Transcoder *t, AVCodecContext *encoder, AVStream *stream, char *error, size_t size) {
-    for (;;) {
-        int r = avcodec_receive_packet(encoder, t->encoded);
-        if (r == AVERROR(EAGAIN) || r == AVERROR_EOF) return 0;
-        if (r < 0) { medley_ffmpeg_set_error(error, size, "encoding failed", r); return -1; }
-        av_packet_rescale_ts(t->encoded, encoder->time_base, stream->time_base);
-        t->encoded->stream_index = stream->index;
-        r = av_interleaved_write_frame(t->out, t->encoded);
-        if (r < 0) { medley_ffmpeg_set_error(error, size, "cannot write", r); return -1; }
-    }
-}
-
 static int open_video_encoder(Transcoder *t, char *error, size_t size) {
     const MedleyTranscodeSettings *s = t->settings;
     const AVStream *source = t->in.format->streams[t->in.video];
@@ -163,7 +151,7 @@ static int encode_picture(Transcoder *t, AVFrame *frame, char *error, size_t siz
     if (!frame) {
         int r = avcodec_send_frame(t->video_encoder, NULL);
         if (r < 0) { medley_ffmpeg_set_error(error, size, "encoding failed", r); return -1; }
-        return write_packets(t, t->video_encoder, t->video_out, error, size);
+        return medley_output_drain(t->video_encoder, t->video_out, t->out, t->encoded, error, size);
     }
     const AVCodecParameters *par = t->in.format->streams[t->in.video]->codecpar;
     int64_t pts = frame->best_effort_timestamp;
@@ -199,7 +187,7 @@ static int encode_picture(Transcoder *t, AVFrame *frame, char *error, size_t siz
     r = avcodec_send_frame(t->video_encoder, t->picture);
     if (r < 0) { medley_ffmpeg_set_error(error, size, "encoding failed", r); return -1; }
     t->report->video_frames++;
-    return write_packets(t, t->video_encoder, t->video_out, error, size);
+    return medley_output_drain(t->video_encoder, t->video_out, t->out, t->encoded, error, size);
 }
 
 /* Encodes whole encoder frames from the FIFO; `all` also sends the short remainder. */
@@ -216,7 +204,7 @@ static int encode_fifo(Transcoder *t, int all, char *error, size_t size) {
         r = avcodec_send_frame(t->audio_encoder, t->sound);
         if (r < 0) { medley_ffmpeg_set_error(error, size, "encoding failed", r); return -1; }
         t->report->audio_samples += n;
-        if (write_packets(t, t->audio_encoder, t->audio_out, error, size) < 0) return -1;
+        if (medley_output_drain(t->audio_encoder, t->audio_out, t->out, t->encoded, error, size) < 0) return -1;
     }
     return 0;
 }
@@ -435,7 +423,7 @@ int medley_movie_transcode(const char *input, const char *output, const MedleyTr
         if (encode_fifo(&t, 1, error, size) < 0) goto done;
         r = avcodec_send_frame(t.audio_encoder, NULL);
         if (r < 0) { medley_ffmpeg_set_error(error, size, "encoding failed", r); goto done; }
-        if (write_packets(&t, t.audio_encoder, t.audio_out, error, size) < 0) goto done;
+        if (medley_output_drain(t.audio_encoder, t.audio_out, t.out, t.encoded, error, size) < 0) goto done;
     }
     r = av_write_trailer(t.out);
     if (r < 0) { medley_ffmpeg_set_error(error, size, "cannot finish the file", r); goto done; }
