@@ -5,7 +5,10 @@
  * Interleaved float frames in and out: an encoder that writes a container
  * (M4A/MP4 with AAC or ALAC, CAF with IMA4, Ogg with Opus, MP3) and a decoder that reads the
  * first audio stream of any file FFmpeg opens. FFmpeg's error macros and sample-format zoo stay
- * in here. Errors are written as text into the caller's buffer.
+ * in the C files. Errors are written as text into the caller's buffer.
+ *
+ * One C file per mechanism; each section below names its file (medley_ffmpeg_internal.h holds what
+ * the files share: the one error writer, the one open of an input).
  */
 #ifndef MEDLEY_FFMPEG_H
 #define MEDLEY_FFMPEG_H
@@ -16,12 +19,16 @@
 typedef struct MedleyEncoder MedleyEncoder;
 typedef struct MedleyDecoder MedleyDecoder;
 
+/* ---- medley_error.c: error codes, kept per thread ---- */
+
 /* The FFmpeg code (a negative AVERROR; AVERROR(ENOSPC) is a full disk) behind the last error this
  * thread wrote into an error buffer, or 0 when that error was words only; reading it clears it. An
  * encoder thread's failure is handed on with its code. */
 int medley_ffmpeg_take_error_code(void);
 /* Records `code` as this thread's last error code (the movie shim's errors too). */
 void medley_ffmpeg_note_error_code(int code);
+
+/* ---- medley_encoder.c: the audio encoder and its thread ---- */
 
 /* Opens `path` for writing with the muxer `format` ("ipod" for .m4a, "caf", "ogg", "mp3") and
  * the encoder `codec` ("aac", "alac", "adpcm_ima_qt", "libopus", "libmp3lame"). bit_rate in
@@ -41,9 +48,13 @@ int medley_encoder_finish(MedleyEncoder *encoder, char *error, size_t size);
 /* Frees everything (also after a failure; the file may be partial — the caller deletes it). */
 void medley_encoder_free(MedleyEncoder *encoder);
 
+/* ---- medley_probe.c: which kinds of stream a file holds ---- */
+
 /* Which kinds of stream `path` holds, by libavformat: a video stream that is not attached cover
  * art, an audio stream. Returns 0, or −1 when libavformat cannot open or read it. */
 int medley_probe_streams(const char *path, int *has_video, int *has_audio);
+
+/* ---- medley_decoder.c: the audio decoder ---- */
 
 /* Opens the first audio stream of `path`. */
 MedleyDecoder *medley_decoder_open(const char *path, char *error, size_t size);

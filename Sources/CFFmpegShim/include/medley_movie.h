@@ -1,13 +1,19 @@
 /*
  * medley_movie.h — movies through libavformat/libavcodec/libswscale/libswresample: probe a file,
  * decode the frame shown at a time as RGB, re-encode to H.264 + AAC in MP4. FFmpeg's macros and
- * structs stay in medley_movie.c. Errors are written as text into the caller's buffer.
+ * structs stay in the C files. Errors are written as text into the caller's buffer (and their
+ * FFmpeg code kept per thread: medley_ffmpeg_take_error_code in medley_ffmpeg.h).
+ *
+ * One C file per mechanism; each section below names its file. Opening the input, the choice of
+ * streams and their decoders are medley_input.c's, shared by all three.
  */
 #ifndef MEDLEY_MOVIE_H
 #define MEDLEY_MOVIE_H
 
 #include <stddef.h>
 #include <stdint.h>
+
+/* ---- medley_probe.c: a movie's headers ---- */
 
 /* What medley_movie_probe reads. Times in seconds; text fields are NUL-terminated. */
 typedef struct MedleyMovieInfo {
@@ -34,6 +40,8 @@ typedef void (*MedleyMovieTagVisitor)(void *context, const char *key, const char
 int medley_movie_probe(const char *path, MedleyMovieInfo *info, MedleyMovieTagVisitor visit, void *context,
                        char *error, size_t size);
 
+/* ---- medley_frames.c: the frame at a time ---- */
+
 /* Decodes the first frame whose timestamp is at or after `seconds` from the container's start
  * (what `ffmpeg -ss seconds -i path -frames:v 1` returns). When the stream ends first, the last
  * frame is returned if it is still on screen at `seconds`, else it fails. Pixels are 8-bit RGB,
@@ -42,6 +50,8 @@ int medley_movie_probe(const char *path, MedleyMovieInfo *info, MedleyMovieTagVi
  * in seconds from the container's start; `rotation` the clockwise degrees it is displayed turned. */
 uint8_t *medley_movie_frame_rgb(const char *path, double seconds, int *width, int *height, double *time,
                                 int *rotation, char *error, size_t size);
+
+/* ---- medley_transcode.c: re-encoding to H.264 + AAC in MP4 ---- */
 
 /* How medley_movie_transcode encodes. Sizes are in stored orientation. */
 typedef struct MedleyTranscodeSettings {

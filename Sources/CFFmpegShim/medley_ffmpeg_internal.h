@@ -1,0 +1,71 @@
+/* What CFFmpegShim's files share with each other (private to CFFmpegShim; the Swift side sees
+ * include/medley_ffmpeg.h and include/medley_movie.h only). Each section names the file that
+ * defines it. */
+#ifndef MEDLEY_FFMPEG_INTERNAL_H
+#define MEDLEY_FFMPEG_INTERNAL_H
+
+#include "medley_ffmpeg.h"
+#include "medley_movie.h"
+
+#include <libavcodec/avcodec.h>
+#include <libavformat/avformat.h>
+
+/* ---- medley_error.c: an error's text, and its code kept for the thread ---- */
+
+/* Writes "what: FFmpeg's words for code" (just `what` when code is 0) into `error` and keeps
+ * `code` as the thread's last error code (medley_ffmpeg_take_error_code). */
+void medley_ffmpeg_set_error(char *error, size_t size, const char *what, int code);
+
+/* ---- medley_input.c: opening a file for reading, and a movie's streams ---- */
+
+/* A damaged file makes decoders reject packets; FFmpeg's CLI skips them, and so does Medley,
+ * up to this many per file before giving up on it. */
+#define MAX_DECODE_ERRORS 100
+/* av_read_frame returns EAGAIN only for live sources; a file that keeps saying it is stuck. */
+#define MAX_READ_RETRIES 1000
+
+/* The one way a file is opened for reading: the demuxer (its failure is `cannot_open`: FFmpeg's
+ * words), then the stream parameters ("cannot read the streams: …"). On failure *format is closed
+ * and NULL, and the error is written unless `error` is NULL (then no code is kept either).
+ * Returns 0 or FFmpeg's negative code. */
+int medley_input_open(AVFormatContext **format, const char *path, const char *cannot_open, char *error, size_t size);
+/* The first video stream that is not cover art, preferring one marked default; −1 without one. */
+int medley_input_pick_video(const AVFormatContext *format);
+
+/* A movie opened for decoding: its video stream and best audio stream, and their decoders once
+ * opened. */
+typedef struct MedleyMovieInput {
+    AVFormatContext *format;
+    int video, audio;          /* stream indexes; audio is −1 without one */
+    AVCodecContext *video_decoder, *audio_decoder;
+} MedleyMovieInput;
+
+/* Opens `path` as a movie: fails without a video stream or without its picture size. Returns 0,
+ * or −1 with `error` set; either way medley_movie_input_close frees it. */
+int medley_movie_input_open(MedleyMovieInput *in, const char *path, char *error, size_t size);
+void medley_movie_input_close(MedleyMovieInput *in);
+/* Opens a decoder for `stream`. threads: 0 lets FFmpeg choose (one per core), 1 decodes on the
+ * calling thread. Returns 0, or −1 with `error` set. */
+int medley_movie_open_decoder(MedleyMovieInput *in, int stream, AVCodecContext **decoder, int threads, char *error,
+                              size_t size);
+
+/* The container's first timestamp in AV_TIME_BASE units (0 when unknown). */
+int64_t medley_container_start(const AVFormatContext *format);
+/* How long `frame` is shown, in the stream's time base (from the frame, else the frame rate, else 1). */
+int64_t medley_frame_duration(const AVFrame *frame, const AVStream *stream);
+/* Whether the decoder says a frame is damaged: concealed errors (decode_error_flags) or missing
+ * references (AV_FRAME_FLAG_CORRUPT). */
+int medley_frame_is_damaged(const AVFrame *frame);
+/* The display matrix (or, in older files, the `rotate` tag) as clockwise quarter turns in degrees;
+ * `matrix_out` (when not NULL) gets the display matrix, or NULL without one. */
+int medley_displayed_rotation(const AVStream *stream, const int32_t **matrix_out);
+
+/* ---- medley_output.c: writing ---- */
+
+/* Receives every packet `encoder` has ready into `packet` and writes it to `out` as `stream`'s, its
+ * timestamps in the stream's time base. Returns 0 when the encoder wants more (or has ended), −1
+ * with `error` set ("encoding failed: …", "cannot write: …"). */
+int medley_output_drain(AVCodecContext *encoder, AVStream *stream, AVFormatContext *out, AVPacket *packet,
+                        char *error, size_t size);
+
+#endif

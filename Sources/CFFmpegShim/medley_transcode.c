@@ -1,0 +1,436 @@
+/* Re-encoding a movie to H.264 + AAC in MP4 (medley_movie_transcode, medley_movie.h): decode with
+ * libavcodec, crop and scale with libswscale, mix and resample the sound with libswresample, encode
+ * with libx264 and FFmpeg's AAC, mux moov first. */
+#include "medley_ffmpeg_internal.h"
+
+#include <libavutil/audio_fifo.h>
+#include <libavutil/avstring.h>
+#include <libavutil/channel_layout.h>
+#include <libavutil/display.h>
+#include <libavutil/log.h>
+#include <libavutil/pixdesc.h>
+#include <libswresample/swresample.h>
+#include <libswscale/swscale.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct Transcoder {
+    MedleyMovieInput in;
+    const MedleyTranscodeSettings *settings;
+    MedleyTranscodeReport *report;
+    AVFormatContext *out;
+    AVCodecContext *video_encoder, *audio_encoder;
+    AVStream *video_out, *audio_out;
+    struct SwsContext *sws;
+    SwrContext *swr;
+    AVAudioFifo *fifo;
+    AVFrame *decoded, *picture, *sound;
+    AVPacket *packet, *encoded;
+    uint8_t **converted;       /* swr output planes */
+    int converted_capacity;    /* samples per plane */
+    int64_t origin_video;      /* the input video timestamp that becomes 0 */
+    int64_t last_video_pts;
+    int64_t next_audio_pts;    /* in samples */
+    int audio_started;
+    int sound_channels, sound_format, sound_rate; /* the decoded sound's shape the converter was set up for */
+} Transcoder;
+
+static int open_video_encoder(Transcoder *t, char *error, size_t size) {
+    const MedleyTranscodeSettings *s = t->settings;
+    const AVStream *source = t->in.format->streams[t->in.video];
+    const AVCodecContext *decoder = t->in.video_decoder;
+    const AVCodec *codec = avcodec_find_encoder_by_name("libx264");
+    if (!codec) { snprintf(error, size, "this FFmpeg has no libx264 encoder"); return -1; }
+    AVCodecContext *e = t->video_encoder = avcodec_alloc_context3(codec);
+    t->video_out = avformat_new_stream(t->out, NULL);
+    if (!e || !t->video_out) { snprintf(error, size, "out of memory"); return -1; }
+    e->width = s->width;
+    e->height = s->height;
+    e->pix_fmt = AV_PIX_FMT_YUV420P;
+    e->sample_aspect_ratio = (AVRational){s->sar_num > 0 ? s->sar_num : 1, s->sar_den > 0 ? s->sar_den : 1};
+    e->time_base = source->time_base;
+    AVRational rate = source->avg_frame_rate.num > 0 ? source->avg_frame_rate : source->r_frame_rate;
+    if (rate.num > 0 && rate.den > 0) e->framerate = rate;
+    e->color_range = AVCOL_RANGE_MPEG;
+    e->colorspace = decoder->colorspace;
+    e->color_primaries = decoder->color_primaries;
+    e->color_trc = decoder->color_trc;
+    if (s->gop > 0) e->gop_size = s->gop;
+    if (s->gop == 1) e->max_b_frames = 0;
+    if (s->max_bit_rate > 0) {
+        e->rc_max_rate = s->max_bit_rate;
+        e->rc_buffer_size = (int)(s->buffer_bits > 0 ? s->buffer_bits : s->max_bit_rate);
+    }
+    if (t->out->oformat->flags & AVFMT_GLOBALHEADER) e->flags |= AV_CODEC_FLAG_GLOBAL_HEADER;
+    e->thread_count = 0;
+    AVDictionary *options = NULL;
+    char crf[16];
+    snprintf(crf, sizeof crf, "%d", s->crf);
+    av_dict_set(&options, "crf", crf, 0);
+    av_dict_set(&options, "preset", s->x264_preset ? s->x264_preset : "medium", 0);
+    av_dict_set(&options, "profile", "high", 0);
+    int r = avcodec_open2(e, codec, &options);
+    av_dict_free(&options);
+    if (r < 0) { medley_ffmpeg_set_error(error, size, "cannot start the H.264 encoder", r); return -1; }
+    r = avcodec_parameters_from_context(t->video_out->codecpar, e);
+    if (r < 0) { medley_ffmpeg_set_error(error, size, "cannot describe the video stream", r); return -1; }
+    t->video_out->time_base = e->time_base;
+    t->video_out->sample_aspect_ratio = e->sample_aspect_ratio;
+    if (rate.num > 0 && rate.den > 0) t->video_out->avg_frame_rate = rate;
+    const AVDictionaryEntry *language = av_dict_get(source->metadata, "language", NULL, 0);
+    if (language) av_dict_set(&t->video_out->metadata, "language", language->value, 0);
+
+    /* The display matrix as it was (a hand-written one may also mirror), else the rotate tag's. */
+    const int32_t *matrix = NULL;
+    medley_displayed_rotation(source, &matrix);
+    int32_t built[9];
+    if (!matrix && s->rotation) {
+        av_display_rotation_set(built, -s->rotation);
+        matrix = built;
+    }
+    if (matrix) {
+#if LIBAVFORMAT_VERSION_INT >= AV_VERSION_INT(60, 15, 100)
+        AVPacketSideData *sd = av_packet_side_data_new(&t->video_out->codecpar->coded_side_data,
+                                                       &t->video_out->codecpar->nb_coded_side_data,
+                                                       AV_PKT_DATA_DISPLAYMATRIX, sizeof built, 0);
+        uint8_t *copy = sd ? sd->data : NULL;
+#else
+        uint8_t *copy = av_stream_new_side_data(t->video_out, AV_PKT_DATA_DISPLAYMATRIX, sizeof built);
+#endif
+        if (!copy) { snprintf(error, size, "out of memory"); return -1; }
+        memcpy(copy, matrix, sizeof built);
+    }
+
+    t->picture = av_frame_alloc();
+    if (!t->picture) { snprintf(error, size, "out of memory"); return -1; }
+    t->picture->format = e->pix_fmt;
+    t->picture->width = e->width;
+    t->picture->height = e->height;
+    r = av_frame_get_buffer(t->picture, 0);
+    if (r < 0) { medley_ffmpeg_set_error(error, size, "cannot allocate a picture", r); return -1; }
+    return 0;
+}
+
+static int open_audio_encoder(Transcoder *t, char *error, size_t size) {
+    const MedleyTranscodeSettings *s = t->settings;
+    const AVCodec *codec = avcodec_find_encoder_by_name("aac");
+    if (!codec) { snprintf(error, size, "this FFmpeg has no aac encoder"); return -1; }
+    AVCodecContext *e = t->audio_encoder = avcodec_alloc_context3(codec);
+    t->audio_out = avformat_new_stream(t->out, NULL);
+    if (!e || !t->audio_out) { snprintf(error, size, "out of memory"); return -1; }
+    e->sample_fmt = AV_SAMPLE_FMT_FLTP;
+    e->sample_rate = s->audio_sample_rate;
+    av_channel_layout_default(&e->ch_layout, s->audio_channels);
+    e->bit_rate = s->audio_bit_rate;
+    e->time_base = (AVRational){1, s->audio_sample_rate};
+    if (t->out->oformat->flags & AVFMT_GLOBALHEADER) e->flags |= AV_CODEC_FLAG_GLOBAL_HEADER;
+    int r = avcodec_open2(e, codec, NULL);
+    if (r < 0) { medley_ffmpeg_set_error(error, size, "cannot start the AAC encoder", r); return -1; }
+    r = avcodec_parameters_from_context(t->audio_out->codecpar, e);
+    if (r < 0) { medley_ffmpeg_set_error(error, size, "cannot describe the audio stream", r); return -1; }
+    t->audio_out->time_base = e->time_base;
+    const AVDictionaryEntry *language = av_dict_get(t->in.format->streams[t->in.audio]->metadata, "language", NULL, 0);
+    if (language) av_dict_set(&t->audio_out->metadata, "language", language->value, 0);
+    t->fifo = av_audio_fifo_alloc(e->sample_fmt, s->audio_channels, 4 * e->frame_size);
+    t->sound = av_frame_alloc();
+    if (!t->fifo || !t->sound) { snprintf(error, size, "out of memory"); return -1; }
+    t->sound->format = e->sample_fmt;
+    r = av_channel_layout_copy(&t->sound->ch_layout, &e->ch_layout);
+    if (r < 0) { medley_ffmpeg_set_error(error, size, "cannot describe the sound's channels", r); return -1; }
+    t->sound->sample_rate = e->sample_rate;
+    t->sound->nb_samples = e->frame_size;
+    r = av_frame_get_buffer(t->sound, 0);
+    if (r < 0) { medley_ffmpeg_set_error(error, size, "cannot allocate a sound frame", r); return -1; }
+    return 0;
+}
+
+/* Scales one decoded picture (after the crop) into the encoder's size and encodes it; NULL flushes. */
+static int encode_picture(Transcoder *t, AVFrame *frame, char *error, size_t size) {
+    const MedleyTranscodeSettings *s = t->settings;
+    if (!frame) {
+        int r = avcodec_send_frame(t->video_encoder, NULL);
+        if (r < 0) { medley_ffmpeg_set_error(error, size, "encoding failed", r); return -1; }
+        return medley_output_drain(t->video_encoder, t->video_out, t->out, t->encoded, error, size);
+    }
+    const AVCodecParameters *par = t->in.format->streams[t->in.video]->codecpar;
+    int64_t pts = frame->best_effort_timestamp;
+    if (s->crop_width > 0 && s->crop_height > 0 && frame->width == par->width && frame->height == par->height &&
+        (s->crop_width != frame->width || s->crop_height != frame->height)) {
+        frame->crop_left = s->crop_x;
+        frame->crop_top = s->crop_y;
+        frame->crop_right = frame->width - s->crop_x - s->crop_width;
+        frame->crop_bottom = frame->height - s->crop_y - s->crop_height;
+        int r = av_frame_apply_cropping(frame, AV_FRAME_CROP_UNALIGNED);
+        if (r < 0) { medley_ffmpeg_set_error(error, size, "cannot crop the picture", r); return -1; }
+    }
+    t->sws = sws_getCachedContext(t->sws, frame->width, frame->height, frame->format, s->width, s->height,
+                                  AV_PIX_FMT_YUV420P, SWS_BICUBIC, NULL, NULL, NULL);
+    if (!t->sws) { snprintf(error, size, "cannot scale %s pictures", av_get_pix_fmt_name(frame->format)); return -1; }
+    int *inverse, *table, source_full, destination_full, brightness, contrast, saturation;
+    if (sws_getColorspaceDetails(t->sws, &inverse, &source_full, &table, &destination_full, &brightness, &contrast,
+                                 &saturation) >= 0) {
+        if (frame->colorspace != AVCOL_SPC_UNSPECIFIED) inverse = table = (int *)sws_getCoefficients(frame->colorspace);
+        if (frame->color_range != AVCOL_RANGE_UNSPECIFIED) source_full = frame->color_range == AVCOL_RANGE_JPEG;
+        sws_setColorspaceDetails(t->sws, inverse, source_full, table, 0, brightness, contrast, saturation);
+    }
+    int r = av_frame_make_writable(t->picture);
+    if (r < 0) { medley_ffmpeg_set_error(error, size, "cannot reuse a picture", r); return -1; }
+    sws_scale(t->sws, (const uint8_t *const *)frame->data, frame->linesize, 0, frame->height, t->picture->data,
+              t->picture->linesize);
+    const AVStream *source = t->in.format->streams[t->in.video];
+    if (pts == AV_NOPTS_VALUE) pts = t->last_video_pts + medley_frame_duration(frame, source) + t->origin_video;
+    pts -= t->origin_video;
+    if (pts <= t->last_video_pts) pts = t->last_video_pts + 1;
+    t->last_video_pts = pts;
+    t->picture->pts = pts;
+    r = avcodec_send_frame(t->video_encoder, t->picture);
+    if (r < 0) { medley_ffmpeg_set_error(error, size, "encoding failed", r); return -1; }
+    t->report->video_frames++;
+    return medley_output_drain(t->video_encoder, t->video_out, t->out, t->encoded, error, size);
+}
+
+/* Encodes whole encoder frames from the FIFO; `all` also sends the short remainder. */
+static int encode_fifo(Transcoder *t, int all, char *error, size_t size) {
+    int frame_size = t->audio_encoder->frame_size;
+    while (av_audio_fifo_size(t->fifo) >= frame_size || (all && av_audio_fifo_size(t->fifo) > 0)) {
+        int r = av_frame_make_writable(t->sound);
+        if (r < 0) { medley_ffmpeg_set_error(error, size, "cannot reuse a sound frame", r); return -1; }
+        int n = av_audio_fifo_read(t->fifo, (void **)t->sound->data, frame_size);
+        if (n <= 0) { snprintf(error, size, "cannot buffer sound"); return -1; }
+        t->sound->nb_samples = n;
+        t->sound->pts = t->next_audio_pts;
+        t->next_audio_pts += n;
+        r = avcodec_send_frame(t->audio_encoder, t->sound);
+        if (r < 0) { medley_ffmpeg_set_error(error, size, "encoding failed", r); return -1; }
+        t->report->audio_samples += n;
+        if (medley_output_drain(t->audio_encoder, t->audio_out, t->out, t->encoded, error, size) < 0) return -1;
+    }
+    return 0;
+}
+
+/* Converts one decoded sound frame (NULL: drains the resampler) into the FIFO and encodes. */
+static int encode_sound(Transcoder *t, AVFrame *frame, char *error, size_t size) {
+    const AVStream *source = t->in.format->streams[t->in.audio];
+    int rate = t->audio_encoder->sample_rate;
+    /* The converter is set up for the first frame's layout, format and rate; a frame that differs (a stream
+     * that changes mid-way) would have it read planes the frame does not have. */
+    if (frame && t->swr && (frame->ch_layout.nb_channels != t->sound_channels || frame->format != t->sound_format ||
+                            frame->sample_rate != t->sound_rate)) {
+        snprintf(error, size, "the sound changes its layout mid-way (%d channels at %d Hz, then %d at %d Hz)",
+                 t->sound_channels, t->sound_rate, frame->ch_layout.nb_channels, frame->sample_rate);
+        return -1;
+    }
+    if (frame && !t->swr) {
+        t->sound_channels = frame->ch_layout.nb_channels;
+        t->sound_format = frame->format;
+        t->sound_rate = frame->sample_rate;
+        AVChannelLayout layout;
+        if (frame->ch_layout.order == AV_CHANNEL_ORDER_UNSPEC || frame->ch_layout.nb_channels <= 0)
+            av_channel_layout_default(&layout, frame->ch_layout.nb_channels > 0 ? frame->ch_layout.nb_channels : 2);
+        else
+            av_channel_layout_copy(&layout, &frame->ch_layout);
+        int r = swr_alloc_set_opts2(&t->swr, &t->audio_encoder->ch_layout, t->audio_encoder->sample_fmt, rate,
+                                    &layout, frame->format, frame->sample_rate, 0, NULL);
+        av_channel_layout_uninit(&layout);
+        if (r >= 0) r = swr_init(t->swr);
+        if (r < 0) { medley_ffmpeg_set_error(error, size, "cannot convert the sound", r); return -1; }
+    }
+    if (!t->swr) return 0;
+    if (frame && !t->audio_started) {
+        t->audio_started = 1;
+        int64_t pts = frame->best_effort_timestamp;
+        if (pts != AV_NOPTS_VALUE) {
+            int64_t from_start = av_rescale_q(pts, source->time_base, AV_TIME_BASE_Q) - medley_container_start(t->in.format);
+            int64_t samples = av_rescale(from_start, rate, AV_TIME_BASE);
+            t->next_audio_pts = samples > 0 ? samples : 0;
+        }
+    }
+    int wanted = swr_get_out_samples(t->swr, frame ? frame->nb_samples : 0);
+    if (wanted < 0) { snprintf(error, size, "cannot convert the sound"); return -1; }
+    if (wanted > t->converted_capacity) {
+        if (t->converted) av_freep(&t->converted[0]);
+        av_freep(&t->converted);
+        int r = av_samples_alloc_array_and_samples(&t->converted, NULL, t->audio_encoder->ch_layout.nb_channels,
+                                                   wanted, t->audio_encoder->sample_fmt, 0);
+        if (r < 0) { t->converted_capacity = 0; medley_ffmpeg_set_error(error, size, "cannot allocate sound", r); return -1; }
+        t->converted_capacity = wanted;
+    }
+    int n = swr_convert(t->swr, t->converted, t->converted_capacity,
+                        frame ? (const uint8_t **)frame->extended_data : NULL, frame ? frame->nb_samples : 0);
+    if (n < 0) { medley_ffmpeg_set_error(error, size, "cannot convert the sound", n); return -1; }
+    if (n > 0 && av_audio_fifo_write(t->fifo, (void **)t->converted, n) < n) {
+        snprintf(error, size, "cannot buffer sound");
+        return -1;
+    }
+    return encode_fifo(t, 0, error, size);
+}
+
+/* Sends a packet (NULL: flush) to a decoder and handles every frame it gives back. */
+static int decode(Transcoder *t, AVCodecContext *decoder, AVPacket *packet, int is_video, char *error, size_t size) {
+    int r = avcodec_send_packet(decoder, packet);
+    if (r < 0 && r != AVERROR(EAGAIN) && r != AVERROR_EOF) {
+        if (is_video) t->report->damaged_frames++;  /* a rejected picture is a damaged one too */
+        if (++t->report->decode_errors > MAX_DECODE_ERRORS) {
+            medley_ffmpeg_set_error(error, size, "too many undecodable packets", r);
+            return -1;
+        }
+        return 0;
+    }
+    for (;;) {
+        r = avcodec_receive_frame(decoder, t->decoded);
+        if (r == AVERROR(EAGAIN) || r == AVERROR_EOF) return 0;
+        if (r < 0) {
+            if (++t->report->decode_errors > MAX_DECODE_ERRORS) {
+                medley_ffmpeg_set_error(error, size, "too many undecodable frames", r);
+                return -1;
+            }
+            return 0;
+        }
+        const AVStream *stream = t->in.format->streams[is_video ? t->in.video : t->in.audio];
+        int64_t pts = t->decoded->best_effort_timestamp;
+        if (pts != AV_NOPTS_VALUE) {
+            double end = pts * av_q2d(stream->time_base) - medley_container_start(t->in.format) / (double)AV_TIME_BASE;
+            if (is_video) {
+                end += medley_frame_duration(t->decoded, stream) * av_q2d(stream->time_base);
+                if (end > t->report->video_end) t->report->video_end = end;
+            } else if (t->decoded->sample_rate > 0) {
+                end += t->decoded->nb_samples / (double)t->decoded->sample_rate;
+                if (end > t->report->audio_end) t->report->audio_end = end;
+            }
+        }
+        if (is_video && medley_frame_is_damaged(t->decoded)) t->report->damaged_frames++;
+        r = is_video ? encode_picture(t, t->decoded, error, size) : encode_sound(t, t->decoded, error, size);
+        av_frame_unref(t->decoded);
+        if (r < 0) return -1;
+    }
+}
+
+static void transcoder_free(Transcoder *t) {
+    sws_freeContext(t->sws);
+    swr_free(&t->swr);
+    if (t->fifo) av_audio_fifo_free(t->fifo);
+    if (t->converted) av_freep(&t->converted[0]);
+    av_freep(&t->converted);
+    av_frame_free(&t->decoded);
+    av_frame_free(&t->picture);
+    av_frame_free(&t->sound);
+    av_packet_free(&t->packet);
+    av_packet_free(&t->encoded);
+    avcodec_free_context(&t->video_encoder);
+    avcodec_free_context(&t->audio_encoder);
+    if (t->out) {
+        if (t->out->pb) avio_closep(&t->out->pb);
+        avformat_free_context(t->out);
+    }
+    medley_movie_input_close(&t->in);
+}
+
+/* Container tags that describe the file's structure, not its content: the muxer writes its own. */
+static int is_structural_tag(const char *key) {
+    static const char *const names[] = {"major_brand", "minor_version", "compatible_brands", "encoder", "duration"};
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+        if (av_strcasecmp(key, names[i]) == 0) return 1;
+    return 0;
+}
+
+/* Tags the MP4 muxer writes verbatim as iTunes-style atoms (©nam, ©ART, …) or, creation_time,
+ * in the movie header. */
+static int is_mp4_atom_tag(const char *key) {
+    static const char *const names[] = {"title", "artist", "album_artist", "album", "composer", "comment", "genre",
+                                        "copyright", "grouping", "lyrics", "description", "synopsis", "show",
+                                        "episode_id", "network", "keywords", "date", "creation_time"};
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+        if (strcmp(key, names[i]) == 0) return 1;
+    return 0;
+}
+
+int medley_movie_transcode(const char *input, const char *output, const MedleyTranscodeSettings *settings,
+                           MedleyTranscodeReport *report, char *error, size_t size) {
+    av_log_set_level(AV_LOG_QUIET);
+    Transcoder t = {0};
+    t.settings = settings;
+    t.report = report;
+    memset(report, 0, sizeof *report);
+    int result = -1;
+    if (settings->width <= 0 || settings->height <= 0 || settings->width % 2 || settings->height % 2) {
+        snprintf(error, size, "the output size %d×%d is not a positive even size", settings->width, settings->height);
+        memset(&t.in, 0, sizeof t.in);
+        goto done;
+    }
+    if (medley_movie_input_open(&t.in, input, error, size) < 0) goto done;
+    /* One decoding thread, as for poster frames: with frame threads the H.264 decoder's error
+     * concealment (and so its damaged-frame flags) depends on timing, and a damaged source could
+     * re-encode without a word. x264's encoding, not decoding, is what takes the time here. */
+    if (medley_movie_open_decoder(&t.in, t.in.video, &t.in.video_decoder, 1, error, size) < 0) goto done;
+    if (t.in.audio >= 0 && settings->audio_channels > 0 &&
+        medley_movie_open_decoder(&t.in, t.in.audio, &t.in.audio_decoder, 1, error, size) < 0) {
+        /* A sound track FFmpeg cannot decode is dropped rather than failing the picture. */
+        avcodec_free_context(&t.in.audio_decoder);
+        t.in.audio = -1;
+    }
+    if (settings->audio_channels <= 0) t.in.audio = -1;
+
+    int r = avformat_alloc_output_context2(&t.out, NULL, "mp4", output);
+    if (r < 0 || !t.out) { medley_ffmpeg_set_error(error, size, "cannot create the MP4 container", r); goto done; }
+    const AVDictionaryEntry *tag = NULL;
+    int keyed = 0;
+    while ((tag = av_dict_get(t.in.format->metadata, "", tag, AV_DICT_IGNORE_SUFFIX))) {
+        if (is_structural_tag(tag->key)) continue;
+        av_dict_set(&t.out->metadata, tag->key, tag->value, 0);
+        if (!is_mp4_atom_tag(tag->key)) keyed = 1;
+    }
+    if (open_video_encoder(&t, error, size) < 0) goto done;
+    if (t.in.audio >= 0 && open_audio_encoder(&t, error, size) < 0) goto done;
+    t.origin_video = av_rescale_q(medley_container_start(t.in.format), AV_TIME_BASE_Q,
+                                  t.in.format->streams[t.in.video]->time_base);
+    t.last_video_pts = -1;
+    t.decoded = av_frame_alloc();
+    t.packet = av_packet_alloc();
+    t.encoded = av_packet_alloc();
+    if (!t.decoded || !t.packet || !t.encoded) { snprintf(error, size, "out of memory"); goto done; }
+
+    r = avio_open(&t.out->pb, output, AVIO_FLAG_WRITE);
+    if (r < 0) { medley_ffmpeg_set_error(error, size, "cannot create the file", r); goto done; }
+    AVDictionary *options = NULL;
+    /* Tags the MP4 atoms cannot hold as they are (make, model, com.apple.quicktime.*, a location
+     * the `loci` atom would reparse) need the QuickTime keys list, which holds every tag verbatim. */
+    av_dict_set(&options, "movflags", keyed ? "+faststart+use_metadata_tags" : "+faststart", 0);
+    r = avformat_write_header(t.out, &options);
+    av_dict_free(&options);
+    if (r < 0) { medley_ffmpeg_set_error(error, size, "cannot write the header", r); goto done; }
+
+    int retries = 0;
+    for (;;) {
+        r = av_read_frame(t.in.format, t.packet);
+        if (r == AVERROR(EAGAIN)) {
+            if (++retries > MAX_READ_RETRIES) { snprintf(error, size, "the file stopped delivering data"); goto done; }
+            continue;
+        }
+        if (r < 0) break; /* the end, or where a truncated file stops */
+        int status = 0;
+        if (t.packet->stream_index == t.in.video) status = decode(&t, t.in.video_decoder, t.packet, 1, error, size);
+        else if (t.packet->stream_index == t.in.audio) status = decode(&t, t.in.audio_decoder, t.packet, 0, error, size);
+        av_packet_unref(t.packet);
+        if (status < 0) goto done;
+    }
+    if (decode(&t, t.in.video_decoder, NULL, 1, error, size) < 0) goto done;
+    if (report->video_frames == 0) { snprintf(error, size, "no video frame could be decoded"); goto done; }
+    if (encode_picture(&t, NULL, error, size) < 0) goto done;
+    if (t.in.audio >= 0) {
+        if (decode(&t, t.in.audio_decoder, NULL, 0, error, size) < 0) goto done;
+        if (t.swr && encode_sound(&t, NULL, error, size) < 0) goto done;
+        if (encode_fifo(&t, 1, error, size) < 0) goto done;
+        r = avcodec_send_frame(t.audio_encoder, NULL);
+        if (r < 0) { medley_ffmpeg_set_error(error, size, "encoding failed", r); goto done; }
+        if (medley_output_drain(t.audio_encoder, t.audio_out, t.out, t.encoded, error, size) < 0) goto done;
+    }
+    r = av_write_trailer(t.out);
+    if (r < 0) { medley_ffmpeg_set_error(error, size, "cannot finish the file", r); goto done; }
+    r = avio_closep(&t.out->pb);
+    if (r < 0) { medley_ffmpeg_set_error(error, size, "cannot finish the file", r); goto done; }
+    result = 0;
+done:
+    transcoder_free(&t);
+    return result;
+}
