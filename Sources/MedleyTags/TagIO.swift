@@ -138,7 +138,7 @@ public enum TagIO {
     private static func write(_ tags: MediaTags, from file: ByteSource, container: AudioContainer, id3 version: ID3Version,
                               into output: ByteSink) throws -> WriteReport {
         let keys = container.tagKeys
-        var unsupported = Set(TagValues.present(tags).keys.filter { !keys.contains($0) && !($0 == "mediaKind" && tags[$0] == "music") })
+        var unsupported = Set(TagValues.present(tags).keys.filter { !keys.contains($0) && !($0 == "mediaKind" && tags.entries[$0] == .text("music")) })
         if tags.artwork != nil, !keys.contains("artwork") { unsupported.insert("artwork") }
         var converted: [String] = []
         let rejected: [String]
