@@ -218,8 +218,8 @@ enum ID3v2 {
             return joined.isEmpty ? nil : joined
         }
         for (id, key) in textFrames {
-            tags[key] = text(id)
-            if let data = first[id], let values = textValues(data), values.count > 1 { tags.lists[key] = values }
+            // Every value of the frame, unless they are all empty.
+            tags.entries[key] = text(id) == nil ? nil : first[id].flatMap(textValues).flatMap(TagValue.several)
         }
         for (id, field) in ExtraTags.fieldsByID3Frame {
             if let data = first[id], let values = textValues(data)?.filter({ !$0.isEmpty }), !values.isEmpty { tags.extra[field] = values }

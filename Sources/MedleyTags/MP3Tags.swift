@@ -83,6 +83,7 @@ enum MP3Tags {
                 }
             }
         }
+        if case .text(let bpm)? = tags.entries["beatsPerMinute"] { tags.entries["beatsPerMinute"] = TagValues.number(bpm) }
         if !skipped.isEmpty {
             tags.warnings.append("APEv2 items not read (binary or links): " + skipped.joined(separator: ", "))
         }

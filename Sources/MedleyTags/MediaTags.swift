@@ -4,8 +4,8 @@
 /// Keys: `title`, `artist`, `albumArtist`, `albumTitle`, `genre`, `composer`, `comments`,
 /// `lyrics`, `userGrouping`, `releaseDate` (as written: "2024" or "2024-05-01"), `podcastTitle`,
 /// `albumTrackNumber`, `albumTrackCount`, `discNumber`, `discCount`, `beatsPerMinute` (integers;
-/// text when the file's text is not a plain number), `isCompilation` (a flag), and `mediaKind` ("music", "podcast", "audioBook": MP4
-/// `stik`, ID3 podcast frames, or genre Podcast).
+/// text when the file's text is not a plain number), `isCompilation` (a flag), and `mediaKind`
+/// ("music", "podcast", "audioBook": MP4 `stik`, ID3 podcast frames, or genre Podcast).
 public struct MediaTags: Sendable, Equatable {
     /// Each key's value in the type it was read in (see ``TagValue``); writers switch over it.
     public var entries: [String: TagValue] = [:]
@@ -34,8 +34,8 @@ public struct MediaTags: Sendable, Equatable {
         self.artwork = artwork
     }
 
-    /// Every value as text (``TagValue/text``): what `probe` shows and tests compare. Writers and
-    /// the properties use `entries`.
+    /// Every value as text (``TagValue/text``), for tests and messages; writers and the properties
+    /// use `entries`.
     public var values: [String: String] { entries.mapValues(\.text) }
 
     /// A value as text; setting stores `text`.
@@ -44,8 +44,8 @@ public struct MediaTags: Sendable, Equatable {
         set { entries[name] = newValue.map(TagValue.text) }
     }
 
-    /// The keys that hold several values, with their list. Setting a list keeps it for a key whose
-    /// text is that list joined with "; " (as a reader that read several values holds it).
+    /// The keys that hold several values, with their list. Setting a list (as tests build tags)
+    /// makes it the value of a key whose text is that list joined with "; ".
     public var lists: [String: [String]] {
         get { entries.compactMapValues { if case .texts(let list) = $0 { return list } else { return nil } } }
         set {

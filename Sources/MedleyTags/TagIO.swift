@@ -15,7 +15,7 @@ import Foundation
 /// that says nothing is music), so it is never reported.
 ///
 /// Tags outside these keys travel in `MediaTags.extra` by their Vorbis field name, through the
-/// table in ExtraTags; several values of one field in `MediaTags.lists`. Readers skip what is
+/// table in ExtraTags; several values of one field as `TagValue.texts`. Readers skip what is
 /// damaged (an ID3 frame, a FLAC block, a chunk past the end) and say so in `MediaTags.warnings`.
 public enum TagIO {
     /// Reads the tags and embedded cover art of any audio file Medley reads (M4A/MP4, MP3, FLAC, Ogg Vorbis, Opus, WAV, AIFF, CAF).
