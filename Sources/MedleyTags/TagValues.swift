@@ -27,8 +27,8 @@ enum TagValues {
         return .text(text)
     }
 
-    /// A whole number in `range`: an integer as it is, text read as ``integer(_:in:)-swift.method``
-    /// reads it, a flag or several values never.
+    /// A whole number in `range`: an integer as it is; text (given as text, or a file's number
+    /// that was not plain) read as the text overload reads it; a flag or several values never.
     static func integer(_ value: TagValue?, in range: ClosedRange<Int>) -> Int? {
         switch value {
         case .integer(let integer)?: return range.contains(integer) ? integer : nil
@@ -37,7 +37,7 @@ enum TagValues {
         }
     }
 
-    /// A flag as it is; the integer 1 or 0 and text as ``flag(_:)-swift.method`` reads it.
+    /// A flag as it is; the integer 1 or 0; text as the text overload reads it.
     static func flag(_ value: TagValue?) -> Bool? {
         switch value {
         case .flag(let flag)?: return flag
