@@ -86,9 +86,12 @@ enum CAFTags {
         let (found, damage) = try chunks(file)
         if let damage { throw TagIOError(damage) }
         let values = TagValues.present(tags)
-        var entries = fields.compactMap { field, key in values[key].map { (field, TagValues.clean($0)) } }
+        var entries = fields.compactMap { field, key in values[key].map { (field, TagValues.clean($0.text)) } }
         // One value per key: several are joined, and said so.
-        var unsupported = fields.compactMap { _, key in tags.lists[key].flatMap { tags.all(key).count > 1 ? "\(key) (\($0.count) values, written joined with \"; \")" : nil } }
+        var unsupported = fields.compactMap { _, key -> String? in
+            guard case .texts(let list)? = tags.entries[key] else { return nil }
+            return "\(key) (\(list.count) values, written joined with \"; \")"
+        }
         for (field, list) in tags.extra.sorted(by: { $0.key < $1.key }) where !list.isEmpty {
             guard let key = ExtraTags.cafKeys[field] else { unsupported.append(field); continue }
             entries.append((key, list.map(TagValues.clean).joined(separator: "; ")))

@@ -109,7 +109,7 @@ enum ChunkTags {
                 if let key { native[key] = text } else if native.extra["COPYRIGHT"] == nil { native.extra["COPYRIGHT"] = [text] }
             }
         }
-        for (key, value) in native.values where tags[key] == nil { tags[key] = value }
+        for (key, value) in native.entries where tags.entries[key] == nil { tags.entries[key] = value }
         for (field, value) in native.extra where tags.extra[field] == nil { tags.extra[field] = value }
         TagValues.inferKind(&tags)
         // A truncated audio chunk is usually the file's last: say so only when something could follow it.
@@ -136,7 +136,7 @@ enum ChunkTags {
         switch flavour {
         case .wav:
             var info = Array("INFO".utf8)
-            var fields = infoFields.compactMap { field in values[field.key].map { (field.id, $0) } }
+            var fields = infoFields.compactMap { field in values[field.key].map { (field.id, $0.text) } }
             if let track = TagValues.integer(values["albumTrackNumber"], in: 1...Int(Int32.max)) { fields.append(("ITRK", String(track))) }
             for (id, field) in infoExtra {
                 if let list = tags.extra[field], !list.isEmpty { fields.append((id, list.joined(separator: "; "))) }
@@ -147,7 +147,7 @@ enum ChunkTags {
             if fields.count > 0 { native = chunk("LIST", info, flavour) }
         case .aiff:
             for (id, key) in [("NAME", "title"), ("AUTH", "artist"), ("ANNO", "comments")] {
-                if let value = values[key], let text = MacRoman.encode(TagValues.clean(value)) { native.append(contentsOf: chunk(id, text, flavour)) }
+                if let value = values[key], let text = MacRoman.encode(TagValues.clean(value.text)) { native.append(contentsOf: chunk(id, text, flavour)) }
             }
         }
         let tagChunk = chunk(flavour.id3Chunk, id3, flavour)

@@ -218,8 +218,8 @@ enum ID3v2 {
             return joined.isEmpty ? nil : joined
         }
         for (id, key) in textFrames {
-            tags[key] = text(id)
-            if let data = first[id], let values = textValues(data), values.count > 1 { tags.lists[key] = values }
+            // Every value of the frame, unless they are all empty.
+            tags.entries[key] = text(id) == nil ? nil : first[id].flatMap(textValues).flatMap(TagValue.several)
         }
         for (id, field) in ExtraTags.fieldsByID3Frame {
             if let data = first[id], let values = textValues(data)?.filter({ !$0.isEmpty }), !values.isEmpty { tags.extra[field] = values }
@@ -256,9 +256,9 @@ enum ID3v2 {
         }
         if let track = text("TRCK") { TagValues.store(TagValues.pair(track), into: &tags, number: "albumTrackNumber", count: "albumTrackCount") }
         if let disc = text("TPOS") { TagValues.store(TagValues.pair(disc), into: &tags, number: "discNumber", count: "discCount") }
-        if let bpm = text("TBPM") { tags["beatsPerMinute"] = bpm }
+        if let bpm = text("TBPM") { tags.entries["beatsPerMinute"] = TagValues.number(bpm) }
         if let compilation = text("TCMP") ?? userText["TCMP"] ?? userText["COMPILATION"] {
-            tags["isCompilation"] = TagValues.flag(compilation) == true ? "1" : "0"
+            tags.entries["isCompilation"] = .flag(TagValues.flag(compilation) == true)
         }
         if tags["albumArtist"] == nil { tags["albumArtist"] = userText["ALBUMARTIST"] ?? userText["ALBUM ARTIST"] }
         if first["PCST"] != nil { tags["mediaKind"] = "podcast" }
@@ -442,14 +442,14 @@ enum ID3v2 {
         texts("TCON", "genre")
         pair("TRCK", "albumTrackNumber", "albumTrackCount")
         pair("TPOS", "discNumber", "discCount")
-        text("TDRC", values["releaseDate"])
+        text("TDRC", values["releaseDate"]?.text)
         if let bpm = values["beatsPerMinute"] {
             if let value = TagValues.integer(bpm, in: 0...Int(Int32.max)) { text("TBPM", String(value)) } else { unsupported.append("beatsPerMinute") }
         }
         if let compilation = values["isCompilation"] {
             if let flag = TagValues.flag(compilation) { text("TCMP", flag ? "1" : "0") } else { unsupported.append("isCompilation") }
         }
-        switch values["mediaKind"] {
+        switch values["mediaKind"]?.text {
         case nil, "music": break
         case "podcast": frames.append(.binary("PCST", [0, 0, 0, 1]))
         default: unsupported.append("mediaKind")
@@ -465,8 +465,8 @@ enum ID3v2 {
                 frames.append(.userText(TagValues.clean(ExtraTags.userName(field)), values))
             }
         }
-        described("COMM", values["comments"])
-        described("USLT", values["lyrics"])
+        described("COMM", values["comments"]?.text)
+        described("USLT", values["lyrics"]?.text)
         if let artwork = tags.artwork { frames.append(.picture(artwork)) }
         return (frames, unsupported)
     }

@@ -14,7 +14,7 @@ enum MP3Tags {
         if let ape {
             // APEv2 before ID3v1: its fields are longer and Unicode.
             var merged = ape
-            for (key, value) in v1?.values ?? [:] where merged[key] == nil { merged[key] = value }
+            for (key, value) in v1?.entries ?? [:] where merged.entries[key] == nil { merged.entries[key] = value }
             v1 = merged
         }
         guard let length = ID3v2.tagLength(header: header) else { return v1 ?? MediaTags() }
@@ -28,8 +28,7 @@ enum MP3Tags {
         }
         guard let v1 else { return v2 }
         var tags = v2
-        for (key, value) in v1.values where tags[key] == nil { tags[key] = value }
-        for (key, list) in v1.lists where tags.lists[key] == nil && tags[key] == list.joined(separator: "; ") { tags.lists[key] = list }
+        for (key, value) in v1.entries where tags.entries[key] == nil { tags.entries[key] = value }
         for (field, values) in v1.extra where tags.extra[field] == nil { tags.extra[field] = values }
         tags.warnings += v1.warnings
         return tags
@@ -75,16 +74,16 @@ enum MP3Tags {
             switch upper {
             case "TRACK": TagValues.store(TagValues.pair(values[0]), into: &tags, number: "albumTrackNumber", count: "albumTrackCount")
             case "DISC": TagValues.store(TagValues.pair(values[0]), into: &tags, number: "discNumber", count: "discCount")
-            case "COMPILATION": tags["isCompilation"] = TagValues.flag(values[0]) == true ? "1" : "0"
+            case "COMPILATION": tags.entries["isCompilation"] = .flag(TagValues.flag(values[0]) == true)
             default:
                 if let name = apeKeys[upper] {
-                    tags[name] = values.joined(separator: "; ")
-                    if values.count > 1 { tags.lists[name] = values }
+                    tags.entries[name] = TagValue.several(values)
                 } else if tags.extra[upper] == nil {
                     tags.extra[upper] = values
                 }
             }
         }
+        if case .text(let bpm)? = tags.entries["beatsPerMinute"] { tags.entries["beatsPerMinute"] = TagValues.number(bpm) }
         if !skipped.isEmpty {
             tags.warnings.append("APEv2 items not read (binary or links): " + skipped.joined(separator: ", "))
         }
@@ -169,7 +168,7 @@ enum MP3Tags {
         tags["releaseDate"] = field(93..<97)
         if tag[125] == 0, tag[126] != 0 {
             tags["comments"] = field(97..<125)
-            tags["albumTrackNumber"] = String(tag[126])
+            tags.entries["albumTrackNumber"] = .integer(Int(tag[126]))
         } else {
             tags["comments"] = field(97..<127)
         }

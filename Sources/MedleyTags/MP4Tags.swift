@@ -160,8 +160,8 @@ enum MP4Tags {
                 } else {
                     TagValues.store(pair, into: &tags, number: "discNumber", count: "discCount")
                 }
-            case code("tmpo"): if let integer, integer > 0 { tags["beatsPerMinute"] = String(integer) }
-            case code("cpil"): if let integer { tags["isCompilation"] = integer != 0 ? "1" : "0" }
+            case code("tmpo"): if let integer, integer > 0 { tags.entries["beatsPerMinute"] = .integer(integer) }
+            case code("cpil"): if let integer { tags.entries["isCompilation"] = .flag(integer != 0) }
             case code("stik"): kind = integer
             case code("pcst"): podcast = integer.map { $0 != 0 } ?? false
             case code("gnre"):
@@ -181,8 +181,8 @@ enum MP4Tags {
             default:
                 let texts = values.filter { $0.count >= 8 }.compactMap(text).filter { !$0.isEmpty }
                 if let key = textItems[item.type], !joined.isEmpty, typeCode == 1 || typeCode == 2 {
-                    tags[key] = joined
-                    if texts.count > 1 { tags.lists[key] = texts }
+                    // `joined` is not empty, so neither is `texts`.
+                    tags.entries[key] = TagValue.several(texts)
                 } else if let field = extraAtoms[item.type], !texts.isEmpty {
                     tags.extra[field] = texts
                 } else if textItems[item.type] == nil, extraAtoms[item.type] == nil, !values.isEmpty {
@@ -340,7 +340,7 @@ enum MP4Tags {
             if let flag = TagValues.flag(compilation) { item("cpil", type: 21, [flag ? 1 : 0]) } else { unsupported.append("isCompilation") }
         }
         if let kind = values["mediaKind"] {
-            switch kind {
+            switch kind.text {
             case "music": item("stik", type: 21, [1])
             case "audioBook": item("stik", type: 21, [2])
             case "podcast":

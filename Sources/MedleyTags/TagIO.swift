@@ -15,7 +15,7 @@ import Foundation
 /// that says nothing is music), so it is never reported.
 ///
 /// Tags outside these keys travel in `MediaTags.extra` by their Vorbis field name, through the
-/// table in ExtraTags; several values of one field in `MediaTags.lists`. Readers skip what is
+/// table in ExtraTags; several values of one field as `TagValue.texts`. Readers skip what is
 /// damaged (an ID3 frame, a FLAC block, a chunk past the end) and say so in `MediaTags.warnings`.
 public enum TagIO {
     /// Reads the tags and embedded cover art of any audio file Medley reads (M4A/MP4, MP3, FLAC, Ogg Vorbis, Opus, WAV, AIFF, CAF).
@@ -138,7 +138,7 @@ public enum TagIO {
     private static func write(_ tags: MediaTags, from file: ByteSource, container: AudioContainer, id3 version: ID3Version,
                               into output: ByteSink) throws -> WriteReport {
         let keys = container.tagKeys
-        var unsupported = Set(TagValues.present(tags).keys.filter { !keys.contains($0) && !($0 == "mediaKind" && tags[$0] == "music") })
+        var unsupported = Set(TagValues.present(tags).keys.filter { !keys.contains($0) && !($0 == "mediaKind" && tags.entries[$0] == .text("music")) })
         if tags.artwork != nil, !keys.contains("artwork") { unsupported.insert("artwork") }
         var converted: [String] = []
         let rejected: [String]

@@ -1,7 +1,8 @@
 import Foundation
 
-/// Conversions between MediaTags' text values and the typed fields containers store, shared by
-/// every container's mapping.
+/// Conversions between MediaTags' values and the typed fields containers store, shared by
+/// every container's mapping. Text is parsed only where it is text in a file (an ID3 TRCK frame,
+/// a Vorbis TRACKNUMBER field) or where a value was given as text (``MediaTags/init(values:)``).
 enum TagValues {
     /// "3", "3/12" or "/12" → (3, 12); non-numeric parts are nil.
     static func pair(_ text: String) -> (number: Int?, count: Int?) {
@@ -15,8 +16,35 @@ enum TagValues {
 
     /// Stores a number/count pair read from a container; zero means "not set".
     static func store(_ pair: (number: Int?, count: Int?), into tags: inout MediaTags, number: String, count: String) {
-        if let n = pair.number, n > 0 { tags[number] = String(n) }
-        if let c = pair.count, c > 0 { tags[count] = String(c) }
+        if let n = pair.number, n > 0 { tags.entries[number] = .integer(n) }
+        if let c = pair.count, c > 0 { tags.entries[count] = .integer(c) }
+    }
+
+    /// A number field's text as read: an `integer` when the text is the number's plain decimal
+    /// form (so its text is unchanged), else the text, which a writer reads as a number if it can.
+    static func number(_ text: String) -> TagValue {
+        if let integer = Int(text), String(integer) == text { return .integer(integer) }
+        return .text(text)
+    }
+
+    /// A whole number in `range`: an integer as it is; text (given as text, or a file's number
+    /// that was not plain) read as the text overload reads it; a flag or several values never.
+    static func integer(_ value: TagValue?, in range: ClosedRange<Int>) -> Int? {
+        switch value {
+        case .integer(let integer)?: return range.contains(integer) ? integer : nil
+        case .text(let text)?: return integer(text, in: range)
+        case .flag?, .texts?, nil: return nil
+        }
+    }
+
+    /// A flag as it is; the integer 1 or 0; text as the text overload reads it.
+    static func flag(_ value: TagValue?) -> Bool? {
+        switch value {
+        case .flag(let flag)?: return flag
+        case .integer(let integer)?: return integer == 1 ? true : integer == 0 ? false : nil
+        case .text(let text)?: return flag(text)
+        case .texts?, nil: return nil
+        }
     }
 
     /// A whole number in `range`, from integer or decimal text (decimals round), else nil.
@@ -45,8 +73,8 @@ enum TagValues {
     }
 
     /// The non-empty values of `tags` (empty means "no value").
-    static func present(_ tags: MediaTags) -> [String: String] {
-        tags.values.filter { !$0.value.isEmpty }
+    static func present(_ tags: MediaTags) -> [String: TagValue] {
+        tags.entries.filter { $0.value != .text("") }
     }
 
     /// Genre names by ID3v1 index (also MP4 `gnre`, which counts from 1).

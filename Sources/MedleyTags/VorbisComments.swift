@@ -75,11 +75,10 @@ enum VorbisComments {
             byName[aliases[field.name] ?? field.name, default: []].append(field.value)
         }
         var tags = MediaTags()
-        func value(_ name: String) -> String? { byName[name].map { $0.joined(separator: "; ") } }
         for (field, key) in plainFields {
-            tags[key] = value(field)
-            if let all = byName[field], all.count > 1 { tags.lists[key] = all }
+            tags.entries[key] = byName[field].flatMap(TagValue.several)
         }
+        if case .text(let bpm)? = tags.entries["beatsPerMinute"] { tags.entries["beatsPerMinute"] = TagValues.number(bpm) }
         // Everything else is carried as it is (ExtraTags).
         for (name, values) in byName where !known.contains(name) { tags.extra[name] = values }
         for (field, key) in [("TRACKNUMBER", "albumTrackNumber"), ("DISCNUMBER", "discNumber")] {
@@ -90,14 +89,16 @@ enum VorbisComments {
         func numbers(_ numberField: String, _ totalField: String, _ numberKey: String, _ countKey: String) {
             if let number = byName[numberField]?.first {
                 let pair = TagValues.pair(number)
-                if pair.number == nil, pair.count == nil { tags[numberKey] = number }
+                if pair.number == nil, pair.count == nil { tags.entries[numberKey] = .text(number) }
                 TagValues.store(pair, into: &tags, number: numberKey, count: countKey)
             }
             if let total = byName[totalField]?.first { TagValues.store((nil, Int(total)), into: &tags, number: numberKey, count: countKey) }
         }
         numbers("TRACKNUMBER", "TRACKTOTAL", "albumTrackNumber", "albumTrackCount")
         numbers("DISCNUMBER", "DISCTOTAL", "discNumber", "discCount")
-        if let compilation = value("COMPILATION") { tags["isCompilation"] = TagValues.flag(compilation) == true ? "1" : "0" }
+        if let compilation = byName["COMPILATION"] {
+            tags.entries["isCompilation"] = .flag(TagValues.flag(compilation.joined(separator: "; ")) == true)
+        }
         var found = pictures.compactMap(picture)
         for encoded in byName["METADATA_BLOCK_PICTURE"] ?? [] {
             if let bytes = Data(base64Encoded: encoded, options: .ignoreUnknownCharacters), let picture = picture([UInt8](bytes)) {
@@ -125,12 +126,17 @@ enum VorbisComments {
         let numbered = [("TRACKNUMBER", "albumTrackNumber"), ("TRACKTOTAL", "albumTrackCount"),
                         ("DISCNUMBER", "discNumber"), ("DISCTOTAL", "discCount")]
         for (field, key) in numbered {
-            if let value = values[key] { fields.append((field, TagValues.clean(value))) }
+            // A number is written as read; text (a TRACKNUMBER that was not a number) as it was.
+            switch values[key] {
+            case .integer(let number)?: fields.append((field, String(number)))
+            case let value?: fields.append((field, TagValues.clean(value.text)))
+            case nil: break
+            }
         }
         if let compilation = values["isCompilation"] {
             if let flag = TagValues.flag(compilation) { fields.append(("COMPILATION", flag ? "1" : "0")) } else { unsupported.append("isCompilation") }
         }
-        if let kind = values["mediaKind"], kind != "music" { unsupported.append("mediaKind") }
+        if let kind = values["mediaKind"], kind != .text("music") { unsupported.append("mediaKind") }
         for (name, list) in tags.extra.sorted(by: { $0.key < $1.key }) where !known.contains(name) && isFieldName(name) {
             for value in list { fields.append((name, TagValues.clean(value))) }
         }

@@ -31,17 +31,36 @@ struct AudioProperties {
     static func tagValues(_ tags: MediaTags) -> [(name: String, value: TemplateValue)] {
         var values: [(name: String, value: TemplateValue)] = []
         for name in MediaTags.names where name != "mediaKind" {
-            guard let text = tags[name], !text.isEmpty else { continue }
-            switch ItemProperties.kind(of: name) {
-            case .integer?, .boolean?:
-                if let number = Int(text.trimmingCharacters(in: .whitespaces)) { values.append((name, .integer(number))) }
-            default:
-                values.append((name, .text(text)))
-            }
+            if let value = tags.entries[name].flatMap({ property($0, kind: ItemProperties.kind(of: name)) }) { values.append((name, value)) }
         }
         values.append(("artwork", .integer(tags.artwork == nil ? 0 : 1)))
         values += extraValues(tags)
         return values
+    }
+
+    /// A tag's value as a property of `kind`, or nil when it has none (empty text; text a number or
+    /// flag property cannot read). Integers and flags carry over as they are; only text that a
+    /// file held for a number ("3 ") is read as one, here, where it enters the properties.
+    static func property(_ value: TagValue, kind: ItemProperties.Kind?) -> TemplateValue? {
+        switch (value, kind) {
+        case (.integer(let integer), _): return .integer(integer)
+        case (.flag(let flag), _): return .integer(flag ? 1 : 0)
+        case (.text(let text), .integer?), (.text(let text), .boolean?):
+            return Int(text.trimmingCharacters(in: .whitespaces)).map(TemplateValue.integer)
+        case (.text(let text), _): return text.isEmpty ? nil : .text(text)
+        case (.texts(let list), _): return .text(list.joined(separator: "; "))
+        }
+    }
+
+    /// A property as the tag value a writer stores: integers as integers (1/0 of a boolean as a
+    /// flag), text as text. The inverse of ``property(_:kind:)``.
+    static func tagValue(_ value: TemplateValue, kind: ItemProperties.Kind?) -> TagValue {
+        switch (value, kind) {
+        case (.integer(let integer), .boolean?) where integer == 0 || integer == 1: return .flag(integer == 1)
+        case (.integer(let integer), _): return .integer(integer)
+        case (.text(let text), _), (.path(let text), _): return .text(text)
+        case (.number, _): return .text(value.text)
+        }
     }
 
     /// The tags outside SPEC §4 (ExtraTags) as `tag.<FIELD>`, named by their Vorbis field in upper
@@ -56,21 +75,26 @@ struct AudioProperties {
 
     /// The tag properties of `values` (after the tag stage) as tags to write, with `artwork`, and
     /// the tags outside SPEC §4 and the lists of values of `read` (the input's), which the tag
-    /// stage does not change (`MediaTags.all` drops a list whose property was changed).
+    /// stage does not change (a list whose property was changed is written as the one new value).
     static func tags(from values: [(name: String, value: TemplateValue)], artwork: Artwork?, read: MediaTags = MediaTags()) -> MediaTags {
         var tags = MediaTags(artwork: artwork)
         tags.extra = read.extra
-        tags.lists = read.lists
         for (name, value) in values where MediaTags.names.contains(name) {
-            tags[name] = value.text
+            let kind = ItemProperties.kind(of: name)
+            // Several values read stay several while the tag stage left their property as read.
+            if case .texts? = read.entries[name], read.entries[name].flatMap({ property($0, kind: kind) }) == value {
+                tags.entries[name] = read.entries[name]
+            } else {
+                tags.entries[name] = tagValue(value, kind: kind)
+            }
         }
         // The item's `mediaType` is the tags' `mediaKind` (a podcast or an audiobook is marked in the
         // output as in the input; music needs no mark).
         if case .text(let kind)? = values.first(where: { $0.name == "mediaType" })?.value, kind == "podcast" || kind == "audioBook" {
-            tags["mediaKind"] = kind
+            tags.entries["mediaKind"] = .text(kind)
         }
         // A podcast title that is the album (as read) is already stored as the album.
-        if tags["podcastTitle"] == tags["albumTitle"] { tags["podcastTitle"] = nil }
+        if tags["podcastTitle"] == tags["albumTitle"] { tags.entries["podcastTitle"] = nil }
         return tags
     }
 

@@ -9,7 +9,8 @@ import Foundation
 public struct TagStage: Sendable {
     /// What `set:` assigns to one property.
     public enum Assignment: Sendable {
-        /// A name template rendered as text (``NameTemplate/renderText(_:)``), then read as the property's kind.
+        /// A name template rendered as text (``NameTemplate/renderText(_:)``), then read as the property's kind;
+        /// a template that is one property of that kind (`{discNumber}`) passes its value as it is.
         case template(NameTemplate)
         /// `"{-}"`: remove the property.
         case clear
@@ -73,6 +74,12 @@ public struct TagStage: Sendable {
                 results.append((name, nil))
                 continue
             }
+            let kind = ItemProperties.kind(of: name) ?? .text
+            // `{discNumber}` into `albumTrackNumber`: the value as it is, not its text read back.
+            if let found = template.soleValue(lookup), let value = Self.value(found, kind: kind) {
+                results.append((name, value))
+                continue
+            }
             let text: String
             do {
                 text = try template.renderText(lookup)
@@ -83,7 +90,6 @@ public struct TagStage: Sendable {
                 results.append((name, nil))
                 continue
             }
-            let kind = ItemProperties.kind(of: name) ?? .text
             guard let value = Self.value(text, kind: kind, lenient: true) else {
                 throw TagError(property: name,
                                message: "tag.set.\(name): '\(text)' is not \(SchemaReader.kindPhrase(kind))")
@@ -102,6 +108,18 @@ public struct TagStage: Sendable {
         }
         properties.removeAll { $0.name == name }
         if let value { properties.insert((name, value), at: index) }
+    }
+
+    /// A property's value as it is, when it already has `kind` and reads as that kind's text
+    /// would (a whole number ≥ 0, a boolean's 1 or 0, text); nil when only its text can be read
+    /// as `kind` (``value(_:kind:lenient:)``).
+    static func value(_ value: TemplateValue, kind: ItemProperties.Kind) -> TemplateValue? {
+        switch (value, kind) {
+        case (.integer(let integer), .integer) where integer >= 0: return value
+        case (.integer(let integer), .boolean) where integer == 0 || integer == 1: return value
+        case (.text, .text): return value
+        default: return nil
+        }
     }
 
     /// Text read as a property's kind, or nil when it does not read. `lenient` (rendered `set` values)
