@@ -10,10 +10,10 @@ extension SchemaReader {
     /// paths, so a symbolic link on either side changes nothing. (An export root inside an ingest
     /// root is fine: its files are never ingested.)
     func checkExportRoot(_ export: ExportStage, against ingest: IngestStage, exportNode: YAMLNode) {
-        let to = OwnOutputs.realPath(export.to)
+        let to = FileSystem.realPath(export.to)
         let place = field("to", of: exportNode) ?? exportNode
         for root in ingest.roots {
-            let real = OwnOutputs.realPath(Self.fixedPrefix(of: root))
+            let real = FileSystem.realPath(Self.fixedPrefix(of: root))
             guard FileSystem.isWithin(real, directory: to) else { continue }
             sink.error(place, real == to
                        ? "export.to is the ingest folder \(root): every input would be taken for one of the job's own outputs, and nothing would run"

@@ -18,7 +18,7 @@ final class OwnOutputs {
 
     init(exportRoot: String, ingestRoots: [String]) {
         self.exportRoot = exportRoot
-        realExportRoot = Self.realPath(exportRoot)
+        realExportRoot = FileSystem.realPath(exportRoot)
         let real = realExportRoot
         mustResolve = ingestRoots.contains { root in
             guard case .success(let plan) = FileEnumerator.RootPlan.make(root),
@@ -41,19 +41,5 @@ final class OwnOutputs {
             lastFolderIsOwn = FileSystem.resolvedPath(folder).map { FileSystem.isWithin($0, directory: realExportRoot) } ?? false
         }
         return lastFolderIsOwn
-    }
-
-    /// `path` with links resolved in the part that exists; the rest appended as written.
-    static func realPath(_ path: String) -> String {
-        var existing = FileSystem.normalized(path)
-        var missing: [String] = []
-        while existing != "/" {
-            if let resolved = FileSystem.resolvedPath(existing) {
-                return ([resolved == "/" ? "" : resolved] + missing.reversed()).joined(separator: "/")
-            }
-            missing.append(FileSystem.lastComponent(of: existing))
-            existing = FileSystem.parent(of: existing)
-        }
-        return "/" + missing.reversed().joined(separator: "/")
     }
 }

@@ -31,7 +31,7 @@ extension SchemaReader {
                   let real = FileSystem.resolvedPath(root) else { return nil }
             return (FileSystem.normalized(root), real)
         }
-        let real = OwnOutputs.realPath(folder)
+        let real = FileSystem.realPath(folder)
         var isFolder: ObjCBool = false
         if FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder), !isFolder.boolValue {
             sink.error(moveNode, "ingest.afterwards.move: \(folder) exists and is not a folder",
@@ -54,7 +54,7 @@ extension SchemaReader {
             return nil
         }
         for root in roots {
-            let rootReal = OwnOutputs.realPath(Self.fixedPrefix(of: root))
+            let rootReal = FileSystem.realPath(Self.fixedPrefix(of: root))
             if FileSystem.isWithin(rootReal, directory: real) {
                 sink.error(moveNode, "ingest.afterwards.move: \(folder) holds the ingest root \(root): its files would be moved into the folder they are read from",
                            suggestion: "a folder inside an ingest folder that holds no other root")
@@ -66,32 +66,6 @@ extension SchemaReader {
         excluded = excluded.enumerated().filter { !excluded[..<$0.offset].contains($0.element) }.map(\.element)
         return AfterwardsMove(folder: folder, root: home.real, components: components, excludedFolders: excluded,
                               mark: moveNode.mark)
-    }
-
-    /// FOLDER apart from the job's export root: outputs and moved sources never share a folder.
-    func checkMoveFolder(_ move: AfterwardsMove, export: ExportStage) {
-        let to = OwnOutputs.realPath(export.to)
-        let real = OwnOutputs.realPath(move.folder)
-        guard FileSystem.isWithin(real, directory: to) || FileSystem.isWithin(to, directory: real) else { return }
-        sink.error(at: move.mark, "ingest.afterwards.move (\(move.folder)) and export.to (\(export.to)) overlap: moved sources and outputs would share a folder",
-                   suggestion: "move sources to a folder apart from the export root, like 'in/done'")
-    }
-
-    /// A job that moves its sources aside must be the only job reading them: another job would find
-    /// them gone (jobs run one after another), or read the moved copies.
-    func checkMovesAreAlone(_ jobs: [Job]) {
-        for job in jobs {
-            guard let move = job.ingest.afterwards else { continue }
-            let mine = job.ingest.roots.map { OwnOutputs.realPath(Self.fixedPrefix(of: $0)) }
-            for other in jobs where other.name != job.name {
-                let theirs = other.ingest.roots.map { OwnOutputs.realPath(Self.fixedPrefix(of: $0)) }
-                let shared = mine.contains { a in theirs.contains { b in FileSystem.isWithin(a, directory: b) || FileSystem.isWithin(b, directory: a) } }
-                guard shared else { continue }
-                sink.error(at: move.mark, "job '\(job.name)' moves its sources aside, but job '\(other.name)' reads the same folders: it would find them gone",
-                           suggestion: "one job per ingest folder when sources are moved, or a graph in one job")
-                break
-            }
-        }
     }
 
     /// `path` relative to `folder` when it lies inside it, else as it is.

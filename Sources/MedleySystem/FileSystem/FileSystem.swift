@@ -144,6 +144,20 @@ public enum FileSystem {
         return String(cString: resolved)
     }
 
+    /// `path` with links resolved in the part that exists; the rest appended as written.
+    public static func realPath(_ path: String) -> String {
+        var existing = normalized(path)
+        var missing: [String] = []
+        while existing != "/" {
+            if let resolved = resolvedPath(existing) {
+                return ([resolved == "/" ? "" : resolved] + missing.reversed()).joined(separator: "/")
+            }
+            missing.append(lastComponent(of: existing))
+            existing = parent(of: existing)
+        }
+        return "/" + missing.reversed().joined(separator: "/")
+    }
+
     /// An errno value, kept as a type so results can carry it.
     public struct Errno: ClassifiedError, Equatable {
         public let code: Int32
