@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Installs the Debian packages Medley needs to build and run (idempotent), then builds the
-# release binary. With --tests, also the peer tools the tests use as references and the test
+# release binary. With --test, also the peer tools the tests use as references and the test
 # data they read (scripts/test-data.sh).
-# Usage: scripts/setup.sh [--tests] [--no-build]
+# Usage: scripts/setup.sh [--test] [--no-build]   (--tests is the same)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -28,7 +28,7 @@ RUN_PACKAGES=(
 )
 
 # What the tests call as independent references, and the peers benchmarks compare against
-# (scripts/setup.sh --tests; scripts/test.sh asks for it).
+# (scripts/setup.sh --test; scripts/test.sh asks for it).
 TEST_PACKAGES=(
   # the vips command line, exiftool, ImageMagick: expected values in tests, peers in benchmarks
   libvips-tools libimage-exiftool-perl imagemagick
@@ -70,9 +70,9 @@ TESTS=0
 BUILD=1
 for argument in "$@"; do
   case "$argument" in
-    --tests) TESTS=1 ;;
+    --test|--tests) TESTS=1 ;;
     --no-build) BUILD=0 ;;
-    *) echo "usage: scripts/setup.sh [--tests] [--no-build]" >&2; exit 2 ;;
+    *) echo "usage: scripts/setup.sh [--test] [--no-build]" >&2; exit 2 ;;
   esac
 done
 PACKAGES=("${RUN_PACKAGES[@]}")

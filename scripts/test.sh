@@ -41,7 +41,7 @@ done
 # A class that runs longer than this has hung (the slowest takes a few minutes).
 CLASS_LIMIT=${MEDLEY_TEST_CLASS_LIMIT:-1800}
 
-[ $SETUP -eq 1 ] && scripts/setup.sh --tests --no-build
+[ $SETUP -eq 1 ] && scripts/setup.sh --test --no-build
 export PATH="/opt/swift/usr/bin:$PATH"
 export MEDLEY_TEST_DATA=${MEDLEY_TEST_DATA:-${XDG_CACHE_HOME:-$HOME/.cache}/medley-tests}
 # --build-tests builds every product, so the end-to-end tests find the medley beside the bundle.
