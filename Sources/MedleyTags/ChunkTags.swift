@@ -121,7 +121,7 @@ enum ChunkTags {
         (id: "INAM", key: "title"), (id: "IART", key: "artist"), (id: "IPRD", key: "albumTitle"), (id: "IGNR", key: "genre"),
         (id: "ICMT", key: "comments"), (id: "ICRD", key: "releaseDate"),
     ]
-    /// INFO fields for tags outside SPEC §4 (ExtraTags), also kept in the ID3 chunk.
+    /// INFO fields for tags beyond the named properties (docs/metadata.md; ExtraTags), also kept in the ID3 chunk.
     private static let infoExtra = [(id: "ICOP", field: "COPYRIGHT"), (id: "ISFT", field: "ENCODER")]
 
     // MARK: Writing

@@ -1,4 +1,4 @@
-/// Tags outside SPEC §4 (ReplayGain, MusicBrainz IDs, ISRC, copyright, encoder, sort names, …),
+/// Tags beyond the named properties (docs/metadata.md) (ReplayGain, MusicBrainz IDs, ISRC, copyright, encoder, sort names, …),
 /// named by their Vorbis comment field (upper case), and where each container keeps them.
 ///
 /// | Vorbis field            | ID3v2.4                         | MP4                                   | CAF info              |

@@ -168,7 +168,7 @@ enum ID3v2 {
     /// v2.3's sort-name frames (XSOA, XSOP, XSOT) → the fields v2.4's TSOA, TSOP, TSOT hold.
     static let v23SortFrames = ["XSOA": "ALBUMSORT", "XSOP": "ARTISTSORT", "XSOT": "TITLESORT"]
 
-    /// TXXX descriptions read as SPEC §4 keys, not carried as extra tags.
+    /// TXXX descriptions read as named properties (docs/library.md, "Properties"), not carried as extra tags.
     /// The ffmpeg CLI writes a `comment` as TXXX:comment (its own reader reads it back as the comment).
     private static let consumedUserText: Set<String> = ["TCMP", "COMPILATION", "ALBUMARTIST", "ALBUM ARTIST", "COMMENT"]
 

@@ -1,4 +1,4 @@
-/// The tags of one audio file by their MPMediaItem property names (SPEC §4), independent of the
+/// The tags of one audio file by their MPMediaItem property names (docs/library.md, "Properties"), independent of the
 /// container they came from or go to.
 ///
 /// Keys: `title`, `artist`, `albumArtist`, `albumTitle`, `genre`, `composer`, `comments`,
@@ -13,7 +13,7 @@ public struct MediaTags: Sendable, Equatable {
     /// What a reader found damaged and skipped (a frame, a block, a field), one sentence each;
     /// the rest of the tags was read.
     public var warnings: [String] = []
-    /// Tags outside SPEC §4 by their Vorbis comment field name in upper case ("ISRC",
+    /// Tags beyond the named properties (docs/metadata.md) by their Vorbis comment field name in upper case ("ISRC",
     /// "REPLAYGAIN_TRACK_GAIN", "MUSICBRAINZ_TRACKID"), each with every value read (ExtraTags).
     public var extra: [String: [String]] = [:]
     /// What a reader found that no key or extra tag holds, so no output can carry it: ID3 frames

@@ -1,7 +1,7 @@
 import Foundation
 
 /// Reads and writes the tags and cover art of every audio container Medley handles, in each
-/// container's own fields (SPEC §4). The parsers and writers are Swift over the file's bytes:
+/// container's own fields (docs/metadata.md, "Containers and fields"). The parsers and writers are Swift over the file's bytes:
 /// the audio is copied byte for byte, never decoded or remuxed.
 ///
 /// What each container holds (see each format's type for the exact fields):
@@ -155,7 +155,7 @@ public enum TagIO {
         return WriteReport(unsupported: unsupported.sorted(), converted: converted)
     }
 
-    /// The container from the file's first bytes, not its name (SPEC §3).
+    /// The container from the file's first bytes, not its name (docs/library.md, "Ingest").
     private static func sniff(_ file: ByteSource) throws -> AudioContainer {
         var start: UInt64 = 0
         while let length = ID3v2.tagLength(header: try file.readPrefix(at: start, count: 10)) { start += UInt64(length) }

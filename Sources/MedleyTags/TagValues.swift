@@ -89,7 +89,7 @@ enum TagValues {
         "Trailer", "Lo-Fi", "Tribal", "Acid Punk", "Acid Jazz", "Polka", "Retro", "Musical", "Rock & Roll", "Hard Rock",
     ]
 
-    /// Sets `mediaKind` to podcast from a genre of "Podcast" when nothing else marked the kind (SPEC §3).
+    /// Sets `mediaKind` to podcast from a genre of "Podcast" when nothing else marked the kind (docs/library.md, "Properties": mediaType).
     static func inferKind(_ tags: inout MediaTags) {
         if tags["mediaKind"] == nil, tags["genre"]?.caseInsensitiveCompare("Podcast") == .orderedSame {
             tags["mediaKind"] = "podcast"

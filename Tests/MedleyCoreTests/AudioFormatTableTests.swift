@@ -5,8 +5,8 @@ import XCTest
 
 /// `AudioFormatTable`, the one codec table, against sources outside it: Core Audio's
 /// `kAudioFormat*` codes (CoreAudioTypes.h: four characters read as a big-endian UInt32,
-/// written out here as numbers), the encoders and muxers this ffmpeg lists, and SPEC §8's
-/// default extensions and containers as the audio stage plans them.
+/// written out here as numbers), the encoders and muxers this ffmpeg lists, and the table of
+/// docs/audio.md ("Containers"): default extensions and containers as the audio stage plans them.
 final class AudioFormatTableTests: XCTestCase {
     typealias FormatID = TranscodeSettings.FormatID
 
@@ -50,7 +50,7 @@ final class AudioFormatTableTests: XCTestCase {
         }
     }
 
-    /// Each format's default extension (SPEC §8), the containers it is written in and by whom, and
+    /// Each format's default extension (docs/audio.md, "Containers"), the containers it is written in and by whom, and
     /// the words of a refusal.
     func testPlansByFormatAndExtension() throws {
         let folder = NSTemporaryDirectory() + "medley-format-table-\(UUID().uuidString)"

@@ -3,7 +3,7 @@ import XCTest
 @testable import MedleyCore
 
 /// An item's outcome as a value: the output name checked once when it is made, and each outcome's
-/// manifest fields. Expected lines are written out by hand from SPEC §9's field order.
+/// manifest fields. Expected lines are written out by hand from the fields docs/runs.md ("Manifests") lists.
 final class ItemOutcomeTests: XCTestCase {
     func testAnOutputNameIsCheckedWhenMadeAndKeepsItsExtensionAndFolders() throws {
         let name = try OutputName("music/A Band/01 Song.M4A", root: "/srv/out")

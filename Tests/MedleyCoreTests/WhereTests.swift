@@ -2,7 +2,7 @@ import Foundation
 @testable import MedleyCore
 import XCTest
 
-/// `where:` matching, per property kind. Each expectation is stated by hand from SPEC §5 and the rules
+/// `where:` matching, per property kind. Each expectation is stated by hand from docs/pipelines.md, "where", and the rules
 /// documented on `WhereClause`.
 final class WhereMatchingTests: PipelineTextCase {
     /// The validated clause of `where: <flow>`.

@@ -131,7 +131,7 @@ final class AudioRunTests: EndToEndCase {
     /// on a side that depends on the converter and the channel count (its mono sinc-fastest path
     /// makes 22049 of these 24000 frames, its stereo one 22050). So the expected count is what
     /// libsamplerate's own example program makes with the same converter on the same single
-    /// channel: `sndfile-resample -c 2` (sinc fastest, which AVAudioQuality.medium picks, SPEC §8)
+    /// channel: `sndfile-resample -c 2` (sinc fastest, which AVAudioQuality.medium picks, docs/pipelines.md, "transcode")
     /// on sox's mono mix of the source (Medley mixes down before it resamples).
     func testEveryAvailableFormatIsWhatFfprobeReads() throws {
         // (settings, export name, ffprobe's facts, whether sox reads it: not ALAC)

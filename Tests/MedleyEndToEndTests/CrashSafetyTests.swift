@@ -2,7 +2,7 @@ import Foundation
 import XCTest
 @testable import MedleyCore
 
-/// SIGKILL at random moments (SPEC §9–10): every restart continues, and the finished export has
+/// SIGKILL at random moments (docs/runs.md, "Incremental runs and crash safety"): every restart continues, and the finished export has
 /// every output exactly once, each decodable, no temporary files, and a manifest of every item.
 final class CrashSafetyTests: EndToEndCase {
     static let items = 400

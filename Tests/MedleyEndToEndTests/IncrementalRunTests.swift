@@ -1,7 +1,7 @@
 import Foundation
 import XCTest
 
-/// Incremental runs (SPEC §9–10): the run state skips items whose input, settings and output are
+/// Incremental runs (docs/runs.md, "Incremental runs and crash safety"): the run state skips items whose input, settings and output are
 /// unchanged; everything else is redone, and nothing more.
 final class IncrementalRunTests: EndToEndCase {
     /// (event, input file name, reason) for every item event of the last run.

@@ -1,7 +1,7 @@
 import Foundation
 import XCTest
 
-/// Permissions (SPEC: a pipeline reads only under its ingest roots), against an input swapped for a symbolic link
+/// Permissions (docs/safety.md: a pipeline reads only under its ingest roots), against an input swapped for a symbolic link
 /// after ingest listed it: the item must fail, not read and export the file the link leads to. Deterministic: the
 /// run has `--jobs 1` and goes in ingest order, the test swaps after the first item finished, and the run can be
 /// at most a page of events (a few items) ahead, so the last of 30 items is always still to come.

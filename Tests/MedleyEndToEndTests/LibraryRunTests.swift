@@ -1,7 +1,7 @@
 import Foundation
 import XCTest
 
-/// The media library end to end (SPEC §4–6, §9): tags read from FLAC/Ogg/MP3/M4A written by the
+/// The media library end to end (docs/library.md, docs/metadata.md, docs/runs.md): tags read from FLAC/Ogg/MP3/M4A written by the
 /// ffmpeg CLI, `where`, `tag`, names from tags, tags and cover art carried into AAC, and the
 /// playlist — every check made with ffprobe/ffmpeg or by reading the files, not with Medley.
 final class LibraryRunTests: EndToEndCase {

@@ -1,7 +1,7 @@
 import Foundation
 import XCTest
 
-/// The job manifest (SPEC §9): one JSON line per item in `<to>/.medley/`, with persistentIDs
+/// The job manifest (docs/runs.md, "Manifests"): one JSON line per item in `<to>/.medley/`, with persistentIDs
 /// checked against `xxhsum -H3` and metering against the signal's known levels.
 final class ManifestTests: EndToEndCase {
     func manifest(_ path: String) throws -> [[String: Any]] {

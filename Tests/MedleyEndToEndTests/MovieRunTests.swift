@@ -1,7 +1,7 @@
 import Foundation
 import XCTest
 
-/// Movies through `medley run` (SPEC §11): poster frames into the image path, re-encodes at a
+/// Movies through `medley run` (docs/movies.md): poster frames into the image path, re-encodes at a
 /// videoQuality, broken clips failing alone — checked with the ffmpeg CLI, ffprobe and ImageMagick.
 final class MovieRunTests: EndToEndCase {
     let movies = Tool.fixtures + "/movies"
@@ -49,7 +49,7 @@ final class MovieRunTests: EndToEndCase {
 
     /// A poster through CISepiaTone, checked pixel by pixel: the frame `ffmpeg -ss T -i clip
     /// -frames:v 1` gives at 50 % of ffprobe's duration (rotation applied, as players do), toned
-    /// here with the SPEC's sepia in linear light (`Reference.sepia`). PNG keeps the pixels as
+    /// here with that sepia in linear light (`Reference.sepia`). PNG keeps the pixels as
     /// written; the bound is one 8-bit step, the rounding of the formula's result plus the
     /// kernel's float arithmetic (the same bound as SepiaRunTests). Then a typeLow re-encode of
     /// the same clips: both are stored 320×240, inside typeLow's "at most 640×360" (360×640 for

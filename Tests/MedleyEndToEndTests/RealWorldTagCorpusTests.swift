@@ -192,7 +192,7 @@ final class RealWorldTagCorpusTests: EndToEndCase {
         XCTAssertEqual(try probe(path)["tag.ORIGINALDATE"] as? String, reference)
     }
 
-    /// Tags outside SPEC §4 are shown by probe as tag.<FIELD> and usable in `where` and names.
+    /// Tags beyond the named properties (docs/metadata.md) are shown by probe as tag.<FIELD> and usable in `where` and names.
     func testExtraTagsInProbeWhereAndNames() throws {
         let path = try mp3("isrc.mp3")
         _ = try mutagen("""

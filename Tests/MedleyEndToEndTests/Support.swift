@@ -147,7 +147,7 @@ enum Tool {
     }
 }
 
-/// The SPEC's sepia in linear light, evaluated here in Double (IEC 61966-2-1 transfer functions).
+/// The sepia of docs/images.md (GPUImage's matrix, mixed by intensity) in linear light, evaluated here in Double (IEC 61966-2-1 transfer functions).
 enum Reference {
     static let sepia: [[Double]] = [[0.3588, 0.7044, 0.1368], [0.2990, 0.5870, 0.1140], [0.2392, 0.4696, 0.0912]]
 

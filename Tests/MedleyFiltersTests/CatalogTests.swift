@@ -4,9 +4,9 @@ import MedleyKernels
 import XCTest
 
 /// Properties every filter of the catalog must have, checked over the whole registry, plus the
-/// SPEC §7 defaults table written out by hand.
+/// Core Image's runtime defaults (CIFilter attributes), written out by hand.
 final class CatalogTests: XCTestCase {
-    /// SPEC §7, "Defaults (Core Image's runtime values)", one line per parameter.
+    /// Core Image's runtime defaults, one line per parameter.
     let specDefaults: [(String, String, FilterValue)] = [
         ("CISepiaTone", "inputIntensity", .number(1)),
         ("CIColorControls", "inputSaturation", .number(1)), ("CIColorControls", "inputBrightness", .number(0)),
@@ -36,7 +36,7 @@ final class CatalogTests: XCTestCase {
         ("CIConstantColorGenerator", "inputColor", .color(red: 1, green: 0, blue: 0, alpha: 1)),
     ]
 
-    /// SPEC §7 hard minimums.
+    /// Core Image's hard minimums.
     let specMinimums: [(String, String, Double)] = [
         ("CIColorControls", "inputSaturation", 0), ("CIColorControls", "inputContrast", 0),
         ("CIGaussianBlur", "inputRadius", 0), ("CIBoxBlur", "inputRadius", 1), ("CIPixellate", "inputScale", 1),

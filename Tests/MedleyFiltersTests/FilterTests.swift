@@ -4,7 +4,7 @@ import XCTest
 
 final class FilterTests: XCTestCase {
     func testSepiaDeclarationMatchesCoreImagesRuntimeValues() throws {
-        // Core Image: inputIntensity default 1, identity 0, min 0, max 1, slider 0…1 (SPEC §7).
+        // Core Image: inputIntensity default 1, identity 0, min 0, max 1, slider 0…1.
         let attributes = try XCTUnwrap(FilterRegistry.attributes(of: "CISepiaTone"))
         let intensity = try XCTUnwrap(attributes.parameter("inputIntensity"))
         XCTAssertEqual(intensity.defaultValue, .number(1))

@@ -174,7 +174,7 @@ f.save()
         ])
     }
 
-    /// SPEC §3: a genre of Podcast marks a podcast where nothing else says.
+    /// docs/library.md, "Properties" (mediaType): a genre of Podcast marks a podcast where nothing else says.
     func testGenrePodcastMeansPodcast() throws {
         let source = try tone("source.flac")
         let path = try ffmpegTagged(source, "tagged.flac", metadata: ["genre": "Podcast"])

@@ -4,7 +4,7 @@ import XCTest
 import MedleyTestSupport
 
 /// TagIO.write into files ffmpeg made, then read back by mutagen (raw frame/atom/field names),
-/// ffprobe and exiftool. Expected names and values are written out here from SPEC §4 and the
+/// ffprobe and exiftool. Expected names and values are written out here from docs/metadata.md, "Containers and fields", and the
 /// formats' specifications.
 final class TagRoundTripTests: TagCase {
     /// 300 characters of mixed scripts.

@@ -66,7 +66,7 @@ enum Identify {
         "mp4", "m4v", "mov", "3gp", "3g2", "mkv", "mka", "webm", "avi", "ogv",
     ]
 
-    /// The XXH3 hash of the file's bytes (SPEC §4: stable across runs and machines), read from the open file
+    /// The XXH3 hash of the file's bytes (docs/library.md, "Properties": stable across runs and machines), read from the open file
     /// the decoders read.
     static func persistentID(of input: InputFile) throws -> UInt64 {
         do {

@@ -2,7 +2,7 @@ import Foundation
 import MedleyFilters
 import MedleyKernels
 
-/// What happened to one item, as one line of the job's manifest (SPEC §9: input, persistentID,
+/// What happened to one item, as one line of the job's manifest (docs/runs.md, "Manifests": input, persistentID,
 /// output, status, error, properties, metering, image analysis and auto-adjustment). The one type every reader of a manifest decodes
 /// (`init(line:)`: merge, playlist, report, incremental runs) and every writer renders (`line`);
 /// `CodingKeys` spell its fields once for both.

@@ -10,7 +10,7 @@ import MedleyYAML
 /// A file a pipeline names besides its media — a LUT, a watermark or mask image, an ICC profile, a
 /// font — read once, whole, while the pipeline is validated.
 ///
-/// A pipeline reads only under the roots it declares (SPEC: permissions): such a file must lie inside
+/// A pipeline reads only under the roots it declares (docs/safety.md, "Files a pipeline names"): such a file must lie inside
 /// one of the pipeline's `assets:` folders or one of its job's ingest roots, after every symbolic link
 /// on its path is resolved (a planted link cannot lead outside). It is read here and nowhere else: the
 /// stages get its bytes, never its path, so a file swapped for a link after validation is never read.

@@ -4,7 +4,7 @@ import MedleyKernels
 import MedleyMedia
 import MedleyYAML
 
-/// Reads and validates pipeline files (SPEC §2). Every problem is collected and reported at
+/// Reads and validates pipeline files (docs/pipelines.md). Every problem is collected and reported at
 /// once, each at its FILE:LINE:COL; nothing is run or written when there is any.
 public enum PipelineReader {
     /// Loads a pipeline file. `overrides` are `--set job.key.path=value` assignments applied

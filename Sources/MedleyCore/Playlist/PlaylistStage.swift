@@ -1,7 +1,7 @@
 import MedleySystem
 import MedleyYAML
 
-/// The `playlist:` stage (SPEC §2): the job's exported items as an M3U8 playlist, like an
+/// The `playlist:` stage (docs/pipelines.md): the job's exported items as an M3U8 playlist, like an
 /// `MPMediaItemCollection` queued in `MPMusicPlayerController` (ordered, or shuffled with a seed).
 public struct PlaylistStage: Sendable, Equatable {
     /// How entries are ordered.

@@ -63,10 +63,10 @@ struct AudioProperties {
         }
     }
 
-    /// The tags outside SPEC §4 (ExtraTags) as `tag.<FIELD>`, named by their Vorbis field in upper
+    /// The tags beyond the named properties (docs/metadata.md; ExtraTags) as `tag.<FIELD>`, named by their Vorbis field in upper
     /// case ("tag.ISRC", "tag.REPLAYGAIN_TRACK_GAIN") as a movie's container tags are named, so
     /// probe shows them and `where` and templates can use them; several values joined with "; ",
-    /// as `values` joins those of a SPEC §4 key.
+    /// as `values` joins those of a named property.
     static func extraValues(_ tags: MediaTags) -> [(name: String, value: TemplateValue)] {
         tags.extra.sorted { $0.key < $1.key }.compactMap { field, list in
             list.isEmpty ? nil : ("tag." + field, .text(list.joined(separator: "; ")))
@@ -74,7 +74,7 @@ struct AudioProperties {
     }
 
     /// The tag properties of `values` (after the tag stage) as tags to write, with `artwork`, and
-    /// the tags outside SPEC §4 and the lists of values of `read` (the input's), which the tag
+    /// the tags beyond the named properties (docs/metadata.md) and the lists of values of `read` (the input's), which the tag
     /// stage does not change (a list whose property was changed is written as the one new value).
     static func tags(from values: [(name: String, value: TemplateValue)], artwork: Artwork?, read: MediaTags = MediaTags()) -> MediaTags {
         var tags = MediaTags(artwork: artwork)

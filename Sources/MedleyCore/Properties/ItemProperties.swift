@@ -1,10 +1,10 @@
 import Foundation
 import MedleyMedia
 
-/// The properties of an item (SPEC §4), by their MPMediaItem names. Today Medley reads the
+/// The properties of an item (docs/library.md, "Properties"), by their MPMediaItem names. Today Medley reads the
 /// file facts and image properties; the tag properties arrive with the media library.
 public enum ItemProperties {
-    /// Every property name of SPEC §4 (usable in `where`, templates and `tag` as they arrive).
+    /// Every property name (docs/library.md, "Properties") (usable in `where`, templates and `tag` as they arrive).
     public static let names: [String] = [
         "persistentID", "mediaType", "title", "artist", "albumArtist", "albumTitle", "genre", "composer",
         "comments", "lyrics", "userGrouping", "albumTrackNumber", "albumTrackCount", "discNumber", "discCount",
@@ -128,7 +128,7 @@ public struct MovieProperties: Sendable {
         values.first { $0.name == name }?.value
     }
 
-    /// Tag keys as libavformat names them → SPEC §4 names.
+    /// Tag keys as libavformat names them → property names (docs/library.md, "Properties").
     static let tagNames = [
         "title": "title", "artist": "artist", "album_artist": "albumArtist", "album": "albumTitle", "genre": "genre",
         "composer": "composer", "comment": "comments", "description": "comments", "date": "releaseDate",

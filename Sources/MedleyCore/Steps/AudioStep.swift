@@ -89,7 +89,7 @@ enum AudioStep {
         return .written(written)
     }
 
-    /// Properties of SPEC §4 the container cannot hold in one sentence; other tags (by their
+    /// Named properties (docs/library.md) the container cannot hold in one sentence; other tags (by their
     /// Vorbis field name) one each.
     static func droppedWarnings(_ dropped: [String], ext: String) -> [String] {
         let specKeys = dropped.filter { MediaTags.names.contains($0) || $0 == "artwork" || $0 == "podcastTitle" }

@@ -1,7 +1,7 @@
 import Foundation
 import MedleyFilters
 
-/// A `from_path:` pattern (SPEC §6) such as `"{artist}/{albumTitle}/{albumTrackNumber} {title}"`: literal
+/// A `from_path:` pattern (docs/pipelines.md, "tag") such as `"{artist}/{albumTitle}/{albumTrackNumber} {title}"`: literal
 /// text and `{property}` fields that read tag values out of an item's relative path.
 ///
 /// Matching:

@@ -1,6 +1,6 @@
 import Foundation
 
-/// The `tag:` stage (SPEC §6): derives tag values from the path (`from_path:`), assigns them from
+/// The `tag:` stage (docs/pipelines.md, "tag"): derives tag values from the path (`from_path:`), assigns them from
 /// templates (`set:`), and exports or embeds cover art (`artwork:`).
 ///
 /// `apply` runs `from_path` first, then `set`, so `set` can use what the path gave. Every `set` template
@@ -24,7 +24,7 @@ public struct TagStage: Sendable {
         case embed(path: String)
     }
 
-    /// Tag properties Medley can write (SPEC §4's tag mapping); the rest are read from the file.
+    /// Tag properties Medley can write (docs/metadata.md, "Containers and fields"); the rest are read from the file.
     public static let writableProperties = [
         "title", "artist", "albumArtist", "albumTitle", "genre", "composer", "comments", "lyrics", "userGrouping",
         "albumTrackNumber", "albumTrackCount", "discNumber", "discCount", "beatsPerMinute", "isCompilation",

@@ -5,7 +5,7 @@ import MedleyTags
 struct AudioFormatRow: Sendable {
     /// Core Audio's four-character code ("aac ", ".mp3").
     let fourCC: String
-    /// The extension written when the export name does not choose one (SPEC §8).
+    /// The extension written when the export name does not choose one (docs/audio.md, "Containers").
     let defaultExtension: String
     /// The extensions FFmpeg writes the format into, by its muxer and encoder names.
     let ffmpeg: [(extensions: Set<String>, muxer: String, codec: String)]

@@ -16,7 +16,7 @@ struct AudioStage {
     /// System sounds play for at most 30 seconds (AudioServicesPlaySystemSound).
     static let systemSoundLimit = 30.0
 
-    /// The extension written when the export name does not choose one (SPEC §8: AAC and ALAC →
+    /// The extension written when the export name does not choose one (docs/audio.md, "Containers": AAC and ALAC →
     /// .m4a, FLAC → .flac, Opus → .ogg, MP3 → .mp3, linear PCM and the rest → .caf).
     var defaultExtension: String { AudioFormatTable.row(settings.format).defaultExtension }
 
@@ -67,7 +67,7 @@ struct AudioStage {
         }
     }
 
-    /// Property names that come from tags (SPEC §4), which a job cannot use when the tags could not be read.
+    /// Property names that come from tags (docs/library.md, "Properties"), which a job cannot use when the tags could not be read.
     static let tagProperties = Set(MediaTags.names + ["artwork", "podcastTitle"])
 
     /// How an output is written: by libsndfile (PCM, FLAC, ALAC in CAF, µ-law, A-law) or by

@@ -2,7 +2,7 @@ import Foundation
 import MedleyMedia
 import MedleyYAML
 
-/// AVAudioRecorder's settings dictionary (SPEC §8), validated: the `transcode:` stage.
+/// AVAudioRecorder's settings dictionary (docs/pipelines.md, "transcode"), validated: the `transcode:` stage.
 public struct TranscodeSettings: Sendable, Equatable {
     /// `AVFormatIDKey` values, by Apple's constant names, four-character codes and raw values.
     public enum FormatID: String, Sendable, CaseIterable {
@@ -49,7 +49,7 @@ public struct TranscodeSettings: Sendable, Equatable {
             self = exact
         }
 
-        /// The libsamplerate converter SPEC §8 assigns to each quality.
+        /// The libsamplerate converter each quality picks (docs/pipelines.md, "transcode").
         public var converter: ResamplerQuality {
             switch self {
             case .min: return .linear

@@ -1,6 +1,6 @@
 import Foundation
 
-/// The `where:` stage (SPEC §5): conditions on an item's properties, all of which must hold, like an
+/// The `where:` stage (docs/pipelines.md, "where"): conditions on an item's properties, all of which must hold, like an
 /// `MPMediaQuery` with `MPMediaPropertyPredicate`s.
 ///
 /// Semantics, by the property's kind (``ItemProperties/kind(of:)``):
