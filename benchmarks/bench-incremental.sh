@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench-incremental.sh — first run versus unchanged re-run of a 10,000-item job (SPEC §9: the
+# bench-incremental.sh — first run versus unchanged re-run of a 10,000-item job (docs/runs.md, "Incremental runs": the
 # re-run skips every item from the run state; target ≤ 5% of the first run's time).
 # Items: small distinct JPEGs (one 64×48 image, each copy with its own trailing bytes), sepia to JPEG.
 #

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench-scale.sh — memory and time of a run over many tiny items (SPEC §3 and §10: enumeration is
+# bench-scale.sh — memory and time of a run over many tiny items (docs/runs.md, "The run": enumeration is
 # streamed, so peak memory must not grow with the item count; an unchanged re-run skips every
 # item from the run state). Goal (issue 13): peak RSS ≤ 256 MB at 1,000,000 items, independent of
 # the count; unchanged re-run of 100,000 items ≤ 3% of the first run's time.
