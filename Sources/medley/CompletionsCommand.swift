@@ -10,6 +10,13 @@ import MedleyYAML
 enum CompletionsCommand {
     static let shells = ["bash", "zsh", "fish"]
 
+    /// Where each shell finds a completion script, as a command that puts it there.
+    static let install: [(command: String, note: String)] = [
+        ("medley completions bash > /etc/bash_completion.d/medley", "bash, for everyone (or ~/.local/share/bash-completion/completions/medley)"),
+        ("medley completions zsh > \"${fpath[1]}/_medley\"", "zsh: any folder on $fpath, then a new shell"),
+        ("medley completions fish > ~/.config/fish/completions/medley.fish", "fish"),
+    ]
+
     static let command = Command(
         "completions", operands: "bash | zsh | fish",
         summary: """
@@ -19,11 +26,8 @@ enum CompletionsCommand {
             """,
         options: [],
         notes: """
-            Install: medley completions bash > /etc/bash_completion.d/medley (or
-            ~/.local/share/bash-completion/completions/medley); medley completions zsh > "${fpath[1]}/_medley"
-            (or any folder on $fpath); medley completions fish > ~/.config/fish/completions/medley.fish.
-            To try one in the running shell: source <(medley completions bash). Exit codes: 0 printed,
-            2 unknown shell.
+            Install: \(install.map(\.command).joined(separator: "; ")). To try one in the running shell:
+            source <(medley completions bash). Exit codes: 0 printed, 2 unknown shell.
             """,
         completes: [.words(shells)],
         run: main)
@@ -98,8 +102,12 @@ enum CompletionScripts {
     /// The first sentence of a command's summary, on one line.
     static func gist(_ command: Command) -> String {
         let flat = command.summary.split(whereSeparator: \.isNewline).joined(separator: " ")
-        if let end = flat.range(of: ". ") { return String(flat[..<end.lowerBound]) }
-        return flat.hasSuffix(".") ? String(flat.dropLast()) : flat
+        var gist = flat.range(of: ". ").map { String(flat[..<$0.lowerBound]) } ?? (flat.hasSuffix(".") ? String(flat.dropLast()) : flat)
+        // A long sentence ends at its first aside or list.
+        if gist.count > 70, let cut = [" (", ":", ";", " —"].compactMap({ gist.range(of: $0)?.lowerBound }).min() {
+            gist = String(gist[..<cut])
+        }
+        return gist
     }
 
     /// Every way an option is written: "-j", "--jobs".
