@@ -104,7 +104,7 @@ enum CompletionScripts {
         let flat = command.summary.split(whereSeparator: \.isNewline).joined(separator: " ")
         var gist = flat.range(of: ". ").map { String(flat[..<$0.lowerBound]) } ?? (flat.hasSuffix(".") ? String(flat.dropLast()) : flat)
         // A long sentence ends at its first aside or list.
-        if gist.count > 70, let cut = [" (", ":", ";", " —"].compactMap({ gist.range(of: $0)?.lowerBound }).min() {
+        if gist.count > 70, let cut = [" (", ":", ";", " —"].compactMap({ gist.range(of: $0, range: gist.index(gist.startIndex, offsetBy: 25)..<gist.endIndex)?.lowerBound }).min() {
             gist = String(gist[..<cut])
         }
         return gist

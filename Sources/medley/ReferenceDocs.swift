@@ -43,9 +43,14 @@ enum ReferenceDocs {
         return (option.short.map { ["-\($0)" + value] } ?? []) + [option.name + value]
     }
 
-    /// A Markdown table cell: pipes escaped, on one line.
+    /// Prose for Markdown on one line: `<` and `*` escaped, so "<to>" and "**/thumbs/**" show as written.
+    static func prose(_ text: String) -> String {
+        oneLine(text).replacingOccurrences(of: "<", with: "&lt;").replacingOccurrences(of: "*", with: "\\*")
+    }
+
+    /// A Markdown table cell: prose with pipes escaped.
     static func cell(_ text: String) -> String {
-        oneLine(text).replacingOccurrences(of: "|", with: "\\|")
+        prose(text).replacingOccurrences(of: "|", with: "\\|")
     }
 
     /// GitHub's heading anchor: lower case, punctuation dropped, spaces as hyphens.
@@ -125,9 +130,9 @@ enum ReferenceDocs {
         var text = """
             ### \(filter.name)
 
-            **\(filter.displayName).** \(oneLine(filter.summary))
+            **\(filter.displayName).** \(prose(filter.summary))
 
-            Reference: \(oneLine(filter.reference))
+            Reference: \(prose(filter.reference))
 
             Categories: \(filter.categories.map { "`\($0)`" }.joined(separator: ", "))
 
@@ -188,7 +193,7 @@ enum ReferenceDocs {
         }
         text += "- [Exit status](#exit-status)\n"
         for command in commands {
-            text += "\n## medley \(command.name)\n\n```text\n" + command.synopsis(prefix: "") + "\n```\n\n" + oneLine(command.summary) + "\n\n"
+            text += "\n## medley \(command.name)\n\n```text\n" + command.synopsis(prefix: "") + "\n```\n\n" + prose(command.summary) + "\n\n"
             if command.allOptions.isEmpty == false {
                 text += "| option | description | default |\n|---|---|---|\n"
                 for option in command.allOptions {
@@ -196,7 +201,7 @@ enum ReferenceDocs {
                         + (statedDefault(option.help).map(cell) ?? "—") + " |\n"
                 }
             }
-            if !command.notes.isEmpty { text += "\n" + oneLine(command.notes) + "\n" }
+            if !command.notes.isEmpty { text += "\n" + prose(command.notes) + "\n" }
             text += extraSection(of: command)
         }
         text += """
