@@ -153,8 +153,9 @@ struct StarterTemplate {
               AVEncoderBitRateKey: 256000           # bits per second
             export:
               to: out/library
-              # A missing tag falls back to the next name after |: albumArtist, then artist, then the words.
-              name: "{albumArtist|artist|Unknown Artist}/{albumTitle|Unknown Album}/{albumTrackNumber:02} {title|stem}.m4a"
+              # A missing tag falls back to the next name after |: albumArtist, then artist, then the words;
+              # "00" (quoted: a literal) for a song without a track number, :02 writes 1 as 01.
+              name: '{albumArtist|artist|Unknown Artist}/{albumTitle|Unknown Album}/{albumTrackNumber|"00":02} {title|stem}.m4a'
             playlist: { to: out/library/library.m3u8 }   # every song, in the order of the library
 
         """)
@@ -173,6 +174,7 @@ struct StarterTemplate {
               AVFormatIDKey: kAudioFormatMPEGLayer3   # MP3; kAudioFormatMPEG4AAC for AAC in .m4a
               AVEncoderBitRateKey: 128000
               AVSampleRateKey: 44100
+              AVNumberOfChannelsKey: 2          # MP3 holds at most two: 5.1 and more are mixed down; 1 for mono
               normalize: podcast                # -16 LUFS integrated, -1 dBTP: one gain per episode
               trim: { silence: -50dB, keep: 0.25s }     # cut silence at the ends, keep a quarter second
               fade: { in: 0.01s, out: 0.1s }

@@ -84,6 +84,33 @@ final class InitCommandTests: EndToEndCase {
         }
     }
 
+    /// The podcast starter on four seconds of SoX's pink noise: an MP3 at -16 LUFS (±1 LU: the fades and
+    /// trimmed ends count too) with its peak under -1 dBFS, by ffmpeg's EBU R128 meter; 5.1 mixed to stereo.
+    func testPodcastTemplateMeetsTheLoudnessTarget() throws {
+        let path = work + "/podcast.yaml"
+        XCTAssertEqual(try Tool.medley(["init", "podcast", path]).status, 0)
+        try FileManager.default.createDirectory(atPath: work + "/episodes", withIntermediateDirectories: true)
+        let sox = try Tool.run("sox", ["-n", "-r", "44100", "-c", "2", "-b", "16", work + "/episodes/noise.wav", "synth", "4", "pinknoise", "vol", "0.3"])
+        XCTAssertEqual(sox.status, 0, sox.stderr)
+        try FileManager.default.copyItem(atPath: Tool.fixtures + "/audio/five-one-48000.wav", toPath: work + "/episodes/five-one.wav")
+        let run = try Tool.medley(["run", path])
+        XCTAssertEqual(run.status, 0, run.stderr)
+        let meter = try Tool.run("ffmpeg", ["-hide_banner", "-nostats", "-i", work + "/out/podcast/noise.mp3", "-af", "ebur128=peak=sample", "-f", "null", "-"])
+        func value(_ label: String) -> Double? {
+            // The summary at the end: "    I:         -16.7 LUFS", "    Peak:       -5.9 dBFS".
+            meter.stderr.components(separatedBy: "\n").last { $0.trimmingCharacters(in: .whitespaces).hasPrefix(label + ":") }
+                .flatMap { $0.split(separator: " ").dropFirst().first.flatMap { Double($0) } }
+        }
+        let integrated = try XCTUnwrap(value("I"), meter.stderr)
+        XCTAssertEqual(integrated, -16, accuracy: 1, "integrated loudness")
+        XCTAssertLessThanOrEqual(try XCTUnwrap(value("Peak"), meter.stderr), -1)
+        for (output, channels) in [("noise.mp3", "2"), ("five-one.mp3", "2")] {
+            let probe = try Tool.run("ffprobe", ["-v", "error", "-show_entries", "stream=codec_name,channels", "-of", "csv=p=0",
+                                                 work + "/out/podcast/" + output])
+            XCTAssertEqual(probe.stdout.trimmingCharacters(in: .whitespacesAndNewlines), "mp3,\(channels)", output)
+        }
+    }
+
     func testExistingFileIsNeverOverwritten() throws {
         let path = work + "/mine.yaml"
         try "my own pipeline\n".write(toFile: path, atomically: true, encoding: .utf8)
