@@ -318,11 +318,6 @@ enum ReferenceDocs {
                         + roff(template.folders.map { $0 + "/" }.joined(separator: ", ")) + "\n"
                 }
             }
-            if command.name == CompletionsCommand.command.name {
-                text += ".PP\nInstall:\n.RS\n.nf\n"
-                for line in CompletionsCommand.install { text += roff(line.command) + "\n" }
-                text += ".fi\n.RE\n"
-            }
         }
         text += """
             .SH EXIT STATUS
