@@ -182,7 +182,12 @@ enum ReferenceDocs {
             `-j4`; flags group (`-qn`); `--` ends the options. `--help` (`-h`) prints a command's help and
             `--version` medley's version, after any command. `medley help COMMAND` is `medley COMMAND --help`.
             Messages for people go to standard error; data (`probe`, `filters --json`, `--events -`) to
-            standard output. The same text is the man page, `man medley` (docs/medley.1).
+            standard output. The same reference is the man page docs/medley.1 (`man -l docs/medley.1` in the
+            source tree, `man medley` once installed).
+
+            New to Medley? [`medley init`](#medley-init) writes a commented starter pipeline to edit, and
+            [`medley completions`](#medley-completions) makes TAB complete commands, options, job names and
+            filter names.
 
             ## Contents
 

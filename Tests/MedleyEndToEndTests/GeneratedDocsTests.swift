@@ -101,6 +101,10 @@ final class GeneratedDocsTests: EndToEndCase {
                 XCTAssertTrue(manual.contains(option.replacingOccurrences(of: "-", with: "\\-")), "medley.1, \(command): \(option)")
             }
         }
+        let anchors = Set(page.components(separatedBy: "\n").filter { $0.hasPrefix("#") }.map { line in
+            githubAnchor(String(line.drop(while: { $0 == "#" }).dropFirst()))
+        })
+        for link in links(in: page) { XCTAssertTrue(anchors.contains(link), "cli.md: #\(link) leads nowhere") }
         XCTAssertTrue(section(of: "medley watch", in: page).contains("| `--settle DURATION` |"))
         XCTAssertTrue(section(of: "medley watch", in: page).contains("| 2s |"), "the default --settle states")
         for install in ["medley completions bash > /etc/bash_completion.d/medley", "~/.config/fish/completions/medley.fish"] {
