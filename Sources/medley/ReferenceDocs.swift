@@ -102,7 +102,9 @@ enum ReferenceDocs {
             declarations this page is made from.
 
             In the tables: **type** is Core Image's attribute type (number, angle, distance, position, colour,
-            image, …); **default** is what an attribute left out takes; **range** gives the hard bounds (min …
+            image, …); **default** is what an attribute left out takes, as YAML writes it (a vector or a colour
+            as a list: `inputColor: [1, 0.5, 0, 1]` is red, green, blue, alpha from 0 to 1, an opaque colour has
+            no alpha); **range** gives the hard bounds (min …
             max, outside them the pipeline is refused), the slider range a user interface offers (values outside
             it are allowed), Medley's own limit where Core Image sets none, and the words or the count of numbers
             a value takes. An image attribute takes another step's or the graph's picture. Each filter's
@@ -142,11 +144,21 @@ enum ReferenceDocs {
             """
         for parameter in filter.parameters {
             let type = "\(parameter.type.rawValue.replacingOccurrences(of: "CIAttributeType", with: "").replacingOccurrences(of: "MedleyAttributeType", with: "")) (\(parameter.type.attributeClass))"
-            let value = parameter.defaultValue.map { "`\($0)`" } ?? "—"
+            let value = parameter.defaultValue.map { "`\(yaml($0, opaque: parameter.type == .opaqueColor))`" } ?? "—"
             text += "| `\(parameter.name)` | \(type) | \(value) | \(cell(range(of: parameter))) | "
                 + cell("\(parameter.displayName): \(parameter.description)") + " |\n"
         }
         return text
+    }
+
+    /// A value as a pipeline writes it: vectors and colours as YAML lists (an opaque colour without alpha).
+    static func yaml(_ value: FilterValue, opaque: Bool = false) -> String {
+        switch value {
+        case .vector(let numbers): return "[" + numbers.map(FilterValue.format).joined(separator: ", ") + "]"
+        case .color(let red, let green, let blue, let alpha):
+            return "[" + (opaque ? [red, green, blue] : [red, green, blue, alpha]).map(FilterValue.format).joined(separator: ", ") + "]"
+        default: return value.description
+        }
     }
 
     /// Bounds, slider, Medley's limit, choices and length of a parameter, or "—".
@@ -161,10 +173,10 @@ enum ReferenceDocs {
         if let low = parameter.sliderMinimum, let high = parameter.sliderMaximum {
             facts.append("slider \(FilterValue.format(low)) … \(FilterValue.format(high))")
         }
-        if let limit = parameter.limit { facts.append("at most \(FilterValue.format(limit.maximum)) (\(limit.reason))") }
+        if let limit = parameter.limit { facts.append("at most \(FilterValue.format(limit.maximum)): \(limit.reason)") }
         if let choices = parameter.choices { facts.append("one of " + choices.map { "`\($0)`" }.joined(separator: ", ")) }
         if let length = parameter.vectorLength { facts.append("\(length) numbers") }
-        if let identity = parameter.identity { facts.append("identity `\(identity)`") }
+        if let identity = parameter.identity { facts.append("identity `\(yaml(identity, opaque: parameter.type == .opaqueColor))`") }
         return facts.isEmpty ? "—" : facts.joined(separator: "; ")
     }
 

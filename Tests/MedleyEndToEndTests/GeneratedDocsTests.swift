@@ -72,6 +72,43 @@ final class GeneratedDocsTests: EndToEndCase {
         for link in links(in: page) { XCTAssertTrue(anchors.contains(link), "#\(link) leads nowhere") }
     }
 
+    /// A user copies defaults from the tables into a pipeline: every filter that takes one image, with
+    /// every attribute set to its documented default as written there, is a valid pipeline.
+    func testDocumentedDefaultsAreValidPipelineValues() throws {
+        let page = try String(contentsOfFile: Tool.packageRoot + "/docs/filters.md", encoding: .utf8)
+        var steps: [String] = []
+        for section in page.components(separatedBy: "\n### ").dropFirst() {
+            let lines = section.components(separatedBy: "\n")
+            var attributes: [String] = []
+            var images = 0
+            for row in lines where row.hasPrefix("| `") {
+                // | `name` | type | `default` | range | description |
+                let cells = row.replacingOccurrences(of: "\\|", with: "¦").split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) }
+                guard cells.count >= 3 else { continue }
+                if cells[1].hasPrefix("Image") {
+                    images += 1
+                } else if cells[2] != "—" {
+                    attributes.append(cells[0].trimmingCharacters(in: CharacterSet(charactersIn: "`")) + ": "
+                                      + cells[2].trimmingCharacters(in: CharacterSet(charactersIn: "`")))
+                }
+            }
+            if images == 1 { steps.append("      - \(lines[0]): { \(attributes.joined(separator: ", ")) }") }
+        }
+        XCTAssertGreaterThan(steps.count, 80, "filters taking one image")
+        try FileManager.default.createDirectory(atPath: work + "/photos", withIntermediateDirectories: true)
+        let path = try pipeline("""
+            version: 1
+            jobs:
+              - name: defaults
+                ingest: { from: [photos] }
+                filters:
+            \(steps.joined(separator: "\n"))
+                export: { to: out }
+            """)
+        let result = try Tool.medley(["validate", path])
+        XCTAssertEqual(result.status, 0, result.stderr)
+    }
+
     /// docs/cli.md has a section for each command `medley --help` lists, and each of them lists every
     /// option that command's own `--help` prints.
     func testCommandLineReferenceCoversEveryCommandAndOption() throws {
