@@ -64,6 +64,9 @@ TEST_PACKAGES=(
   mmdebstrap podman buildah runc binutils
   # scripts/test.sh runs each test class under coreutils' timeout (a hang guard)
   coreutils
+  # GeneratedDocsTests formats docs/medley.1 with groff and man; CompletionsTests runs the zsh and
+  # fish scripts in those shells and reads pipelines with PyYAML (independent of Medley's reader)
+  groff-base man-db zsh fish python3-yaml
 )
 
 TESTS=0

@@ -10,8 +10,12 @@ enum CommandLineInterface {
     /// Every subcommand, in the order the usage lists them.
     static let commands: [Command] = [
         RunCommand.command, WatchCommand.command, ValidateCommand.command, FiltersCommand.command, ProbeCommand.command,
-        MergeCommand.command, ReportCommand.command, BenchCommand.command,
+        MergeCommand.command, ReportCommand.command, BenchCommand.command, InitCommand.command, CompletionsCommand.command,
     ]
+
+    /// Commands for scripts, left out of the usage and the docs: `complete` (what the shell
+    /// completions ask) and `docs` (writes the generated reference files).
+    static let hiddenCommands: [Command] = [CompleteCommand.command, DocsCommand.command]
 
     /// The top-level usage, made from the commands' declarations.
     static var usage: String {
@@ -44,7 +48,7 @@ enum CommandLineInterface {
             print(command.help)
             return 0
         default:
-            guard let command = commands.first(where: { $0.name == name }) else { return unknownCommand(name) }
+            guard let command = (commands + hiddenCommands).first(where: { $0.name == name }) else { return unknownCommand(name) }
             return run(command, rest)
         }
     }
@@ -124,6 +128,21 @@ struct Option: Sendable {
         self.help = help
     }
 
+    /// What a shell completes as the option's value, read from its placeholder and name, so an
+    /// option declared anywhere gets its completion without saying so: JOB → the job names of
+    /// the pipeline on the line; FILTER… (or an option named like --filter) → filter names;
+    /// FILE, PATH, PIPELINE… → files; DIR, FOLDER → folders; anything else → nothing.
+    var completion: Completion {
+        guard let value else { return .nothing }
+        let word = value.uppercased()
+        if word == "JOB" { return .jobs }
+        if word.hasPrefix("FILTER") || name == "--filter" { return .filters }
+        if word.hasPrefix("PIPELINE") { return .pipelineFiles }
+        if word.hasPrefix("FILE") || word.hasPrefix("PATH") { return .files }
+        if word.hasPrefix("DIR") || word.hasPrefix("FOLDER") { return .folders }
+        return .nothing
+    }
+
     /// "-j N" or "--only JOB": how the option is written in a usage line.
     var usageForm: String {
         let written = short.map { "-\($0)" } ?? name
@@ -141,15 +160,21 @@ struct Command {
     let options: [Option]
     /// The help's closing paragraphs (exit codes, notes); may be empty.
     let notes: String
+    /// What a shell completes for the first, second, … operand; the last one for any after.
+    let operandCompletions: [Completion]
     let run: (ParsedArguments) throws -> Int32
 
+    /// `completes` says what the operands are for the shell completions; by default it is read
+    /// from `operands`: PIPELINE → pipeline files, FILE → files, else nothing.
     init(_ name: String, operands: String, summary: String, options: [Option], notes: String = "",
-         run: @escaping (ParsedArguments) throws -> Int32) {
+         completes: [Completion]? = nil, run: @escaping (ParsedArguments) throws -> Int32) {
         self.name = name
         self.operands = operands
         self.summary = summary
         self.options = options
         self.notes = notes
+        self.operandCompletions = completes
+            ?? (operands.contains("PIPELINE") ? [.pipelineFiles] : operands.contains("FILE") ? [.files] : [])
         self.run = run
     }
 
@@ -259,6 +284,20 @@ struct Command {
     }
 }
 
+/// What a shell offers for an option's value or an operand (`medley completions`).
+enum Completion: Equatable {
+    case nothing
+    case files
+    case folders
+    /// `.yaml` and `.yml` files, and folders to find them in.
+    case pipelineFiles
+    /// The job names of the pipeline file on the command line (`medley complete jobs FILE`).
+    case jobs
+    /// Filter names (`medley complete filters`).
+    case filters
+    case words([String])
+}
+
 /// A command line that cannot be run as written (exit code 2); `showsUsage` adds the
 /// command's usage line to the message.
 struct UsageError: Error {
@@ -322,5 +361,5 @@ func loadPipeline(_ parsed: ParsedArguments, nothingRun: Bool = false) throws ->
 enum SharedOptions {
     static let only = Option("--only", value: "JOB", "only the job of that name")
     static let set = Option("--set", value: "JOB.KEY=VALUE", "change one value of a job, e.g. --set sepia-photos.export.quality=90\n(may be given more than once)")
-    static let jobs = Option("--jobs", "j", value: "N", "items processed at once (default: \(ProcessInfo.processInfo.activeProcessorCount), the number of cores)")
+    static let jobs = Option("--jobs", "j", value: "N", "items processed at once (default: the number of cores)")
 }

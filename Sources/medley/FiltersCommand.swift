@@ -15,6 +15,7 @@ enum FiltersCommand {
             Option("--json", "print JSON instead of text"),
         ],
         notes: "Exit codes: 0 listed or described, 2 unknown filter, verb or option.",
+        completes: [.words(["list", "describe"]), .filters],
         run: main)
 
     static func main(_ parsed: ParsedArguments) throws -> Int32 {

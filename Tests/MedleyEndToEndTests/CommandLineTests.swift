@@ -4,7 +4,7 @@ import XCTest
 /// The command line as users of other Unix tools expect it: help on standard output, short
 /// flags, `--version` everywhere, unknown options named, a progress line that fits the terminal.
 final class CommandLineTests: EndToEndCase {
-    static let commands = ["run", "validate", "filters", "probe", "merge", "report", "bench"]
+    static let commands = ["run", "validate", "filters", "probe", "merge", "report", "bench", "init", "completions"]
 
     func testHelpGoesToStandardOutputAndExitsZero() throws {
         for command in Self.commands {
