@@ -64,7 +64,7 @@ final class CookbookTests: EndToEndCase {
                 problems.append("\(heading): \(jobs.count) jobs (a recipe's pipeline has one)")
                 continue
             }
-            if !pipelines[0].text.contains("to: out/cookbook/\(job)\n") {
+            if !pipelines[0].text.contains("to: out/cookbook/\(job)") {
                 problems.append("\(heading): the pipeline does not export to out/cookbook/\(job)")
             }
             if !shells[0].text.contains("out/peer/\(job)") {
@@ -186,20 +186,27 @@ final class CookbookTests: EndToEndCase {
             try FileManager.default.copyItem(atPath: Tool.fixtures + "/" + folder, toPath: work + "/fixtures/" + folder)
         }
         for recipe in recipes {
-            let missing = Self.programs(of: recipe.peer).filter { !Self.installed($0) }.sorted()
-            if missing.isEmpty {
-                let peer = try Tool.run("/bin/bash", ["-e", "-o", "pipefail", "-c", recipe.peer], in: work)
-                XCTAssertEqual(peer.status, 0, "\(recipe.job): the peer's command failed: \(peer.stderr)")
-            }
-            let pipeline = try pipeline(recipe.pipeline, name: recipe.job + ".yaml")
-            let run = try Tool.medley(["run", pipeline, "--quiet"])
-            XCTAssertEqual(run.status, 0, "\(recipe.job): medley run: \(run.stdout)\(run.stderr)")
-            let outputs = Outputs(root: work, peer: work + "/out/peer/" + recipe.job, medley: work + "/out/cookbook/" + recipe.job,
-                                  peerRan: missing.isEmpty, name: recipe.job)
-            XCTAssertFalse(Tool.files(under: outputs.medley).isEmpty, "\(recipe.job): medley wrote nothing")
-            guard let measure = Self.measures[recipe.job] else { continue }  // the other test names it
-            try measure(self, outputs)
+            // A recipe that throws (a missing output, an unreadable tag) fails alone; the rest still run.
+            do { try run(recipe) } catch { XCTFail("\(recipe.job): \(error)") }
         }
+    }
+
+    /// Runs one recipe's peer command (when its programs are installed) and pipeline in the scratch
+    /// root, then its measure.
+    func run(_ recipe: Recipe) throws {
+        let missing = Self.programs(of: recipe.peer).filter { !Self.installed($0) }.sorted()
+        if missing.isEmpty {
+            let peer = try Tool.run("/bin/bash", ["-e", "-o", "pipefail", "-c", recipe.peer], in: work)
+            XCTAssertEqual(peer.status, 0, "\(recipe.job): the peer's command failed: \(peer.stderr)")
+        }
+        let pipeline = try pipeline(recipe.pipeline, name: recipe.job + ".yaml")
+        let run = try Tool.medley(["run", pipeline, "--quiet"])
+        XCTAssertEqual(run.status, 0, "\(recipe.job): medley run: \(run.stdout)\(run.stderr)")
+        let outputs = Outputs(root: work, peer: work + "/out/peer/" + recipe.job, medley: work + "/out/cookbook/" + recipe.job,
+                              peerRan: missing.isEmpty, name: recipe.job)
+        XCTAssertFalse(Tool.files(under: outputs.medley).isEmpty, "\(recipe.job): medley wrote nothing")
+        guard let measure = Self.measures[recipe.job] else { return }  // testEveryRecipeHasAPeerAPipelineAndAMeasure names it
+        try measure(self, outputs)
     }
 
     // MARK: pictures
@@ -388,8 +395,10 @@ final class CookbookTests: EndToEndCase {
     // MARK: movies
 
     /// The same codecs, picture size, audio rate and channels as ffmpeg's, the same length within a
-    /// frame (40 ms at 25 fps), and the same pictures: ffmpeg's `psnr` filter averages at least 35 dB
-    /// (both are libx264 at CRF 23; measured identical).
+    /// frame (40 ms at 25 fps), a video bit rate within 10 % and the same pictures: ffmpeg's `psnr`
+    /// filter averages at least 42 dB. Both are libx264 at CRF 23 and measured identical here; libx264
+    /// threaded differently on another machine may differ a little. typeLow's CRF 28 measures
+    /// 39 dB and 20 % fewer bits.
     func compareMovies(_ outputs: Outputs) throws {
         for (peer, medley) in pairs(outputs) {
             func streams(_ path: String) throws -> ([[String: Any]], Double) {
@@ -411,7 +420,13 @@ final class CookbookTests: EndToEndCase {
             let line = try XCTUnwrap(psnr.stderr.split(separator: "\n").first { $0.contains("PSNR") && $0.contains("average:") }, psnr.stderr)
             let field = try XCTUnwrap(line.components(separatedBy: "average:").last?.split(separator: " ").first, String(line))
             let average = field == "inf" ? Double.infinity : try XCTUnwrap(Double(field), String(line))
-            XCTAssertGreaterThanOrEqual(average, 35, "\(medley): PSNR of the pictures against ffmpeg's")
+            XCTAssertGreaterThanOrEqual(average, 42, "\(medley): PSNR of the pictures against ffmpeg's")
+            let rates = try [peer, medley].map { path -> Double in
+                let text = try Tool.run("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries", "stream=bit_rate",
+                                                    "-of", "csv=p=0", path]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+                return try XCTUnwrap(Double(text), "\(path): video bit rate '\(text)'")
+            }
+            XCTAssertEqual(rates[1], rates[0], accuracy: rates[0] / 10, "\(medley): video bit rate against ffmpeg's")
         }
     }
 }
