@@ -12,8 +12,8 @@ import XCTest
 /// The link is structural: a recipe whose job has no measure below, a measure without its recipe,
 /// a section with a pipeline but no peer command, or a pipeline outside a recipe fails
 /// `testEveryRecipeHasAPeerAPipelineAndAMeasure`; so a recipe can't be added without being run.
-/// A peer that is not installed (rsgain) is not run; its recipe is then measured against the
-/// independent reading alone.
+/// A peer that is not installed is not run; its recipe is then measured against the independent
+/// reading alone (`scripts/setup.sh --test` installs them all).
 final class CookbookTests: EndToEndCase {
     struct Recipe {
         let heading: String
@@ -350,7 +350,7 @@ final class CookbookTests: EndToEndCase {
     }
 
     /// REPLAYGAIN_TRACK_GAIN (by ffprobe) is −18 LUFS minus the source's integrated loudness by
-    /// ffmpeg's `ebur128` (to 0.1 LU, so within 0.15 dB); rsgain's tag, where rsgain ran, within 0.1 dB.
+    /// ffmpeg's `ebur128` (to 0.1 LU, so within 0.15 dB); loudgain's tag, where it ran, within 0.1 dB.
     func compareReplayGain(_ outputs: Outputs) throws {
         func gain(_ path: String) throws -> Double {
             let result = try Tool.run("ffprobe", ["-v", "error", "-show_entries", "format_tags", "-of", "json", path])
@@ -366,7 +366,7 @@ final class CookbookTests: EndToEndCase {
             let loudness = try EBUR128.summary([outputs.root + "/fixtures/music/" + source]).integrated
             let ours = try gain(outputs.medley + "/" + file)
             XCTAssertEqual(ours, -18 - loudness, accuracy: 0.15, "\(file): track gain")
-            if outputs.peerRan { XCTAssertEqual(ours, try gain(outputs.peer + "/" + file), accuracy: 0.1, "\(file): rsgain's") }
+            if outputs.peerRan { XCTAssertEqual(ours, try gain(outputs.peer + "/" + file), accuracy: 0.1, "\(file): loudgain's") }
         }
     }
 
