@@ -127,7 +127,9 @@ final class CookbookTests: EndToEndCase {
         // The same libvips thumbnail and libwebp on both sides: measured identical pixels.
         "thumbnails": { try $0.compareImages($1, psnr: 45) },
         "web-800": { try $0.compareImages($1, psnr: 38) },
-        "sepia": { try $0.compareImages($1, psnr: 38) },
+        // Measured 44.1 and 49.3 dB; a toning 0.1 off in one coefficient of the matrix scores
+        // 37.7 dB, an intensity of 0.6 instead of 0.8 under 33, so this one asks for 42.
+        "sepia": { try $0.compareImages($1, psnr: 42) },
         "png-to-jpeg": { try $0.compareImages($1, psnr: 38) },
         "strip": { test, outputs in
             try test.compareImages(outputs, psnr: 38)
