@@ -352,23 +352,35 @@ final class CookbookTests: EndToEndCase {
     }
 
     /// REPLAYGAIN_TRACK_GAIN (by ffprobe) is −18 LUFS minus the source's integrated loudness by
-    /// ffmpeg's `ebur128` (to 0.1 LU, so within 0.15 dB); loudgain's tag, where it ran, within 0.1 dB.
+    /// ffmpeg's `ebur128` (to 0.1 LU, so within 0.15 dB), REPLAYGAIN_ALBUM_GAIN the same of all the
+    /// album's sources played one after another; loudgain's tags, where it ran, within 0.1 dB.
     func compareReplayGain(_ outputs: Outputs) throws {
-        func gain(_ path: String) throws -> Double {
-            let result = try Tool.run("ffprobe", ["-v", "error", "-show_entries", "format_tags", "-of", "json", path])
+        func gain(_ key: String, _ path: String) throws -> Double {
+            // Vorbis comments of Ogg are stream tags to ffprobe, FLAC's and ID3 are format tags.
+            let result = try Tool.run("ffprobe", ["-v", "error", "-show_entries", "format_tags:stream_tags", "-of", "json", path])
             let json = try XCTUnwrap(try JSONSerialization.jsonObject(with: result.data) as? [String: Any], path)
-            let tags = (json["format"] as? [String: Any])?["tags"] as? [String: String] ?? [:]
-            let text = try XCTUnwrap(tags.first { $0.key.uppercased() == "REPLAYGAIN_TRACK_GAIN" }?.value, "\(path): no track gain in \(tags)")
+            var tags = (json["format"] as? [String: Any])?["tags"] as? [String: String] ?? [:]
+            for stream in json["streams"] as? [[String: Any]] ?? [] {
+                tags.merge(stream["tags"] as? [String: String] ?? [:]) { first, _ in first }
+            }
+            let text = try XCTUnwrap(tags.first { $0.key.uppercased() == key }?.value, "\(path): no \(key) in \(tags)")
             return try XCTUnwrap(Double(text.replacingOccurrences(of: " dB", with: "")), text)
         }
         let files = Tool.files(under: outputs.medley)
-        XCTAssertFalse(files.isEmpty)
-        for file in files {
-            let source = try XCTUnwrap(Tool.files(under: outputs.root + "/fixtures/music").first { ($0 as NSString).lastPathComponent == file })
-            let loudness = try EBUR128.summary([outputs.root + "/fixtures/music/" + source]).integrated
-            let ours = try gain(outputs.medley + "/" + file)
-            XCTAssertEqual(ours, -18 - loudness, accuracy: 0.15, "\(file): track gain")
-            if outputs.peerRan { XCTAssertEqual(ours, try gain(outputs.peer + "/" + file), accuracy: 0.1, "\(file): loudgain's") }
+        XCTAssertGreaterThanOrEqual(files.count, 2, "\(outputs.name): an album has tracks")
+        let music = outputs.root + "/fixtures/music"
+        let sources = try files.map { file in
+            try XCTUnwrap(Tool.files(under: music).first { ($0 as NSString).lastPathComponent == file }.map { music + "/" + $0 }, file)
+        }
+        let album = -18 - (try EBUR128.summary(sources).integrated)
+        for (file, source) in zip(files, sources) {
+            let ours = try gain("REPLAYGAIN_TRACK_GAIN", outputs.medley + "/" + file)
+            XCTAssertEqual(ours, -18 - (try EBUR128.summary([source]).integrated), accuracy: 0.15, "\(file): track gain")
+            let ourAlbum = try gain("REPLAYGAIN_ALBUM_GAIN", outputs.medley + "/" + file)
+            XCTAssertEqual(ourAlbum, album, accuracy: 0.15, "\(file): album gain")
+            guard outputs.peerRan else { continue }
+            XCTAssertEqual(ours, try gain("REPLAYGAIN_TRACK_GAIN", outputs.peer + "/" + file), accuracy: 0.1, "\(file): loudgain's track gain")
+            XCTAssertEqual(ourAlbum, try gain("REPLAYGAIN_ALBUM_GAIN", outputs.peer + "/" + file), accuracy: 0.1, "\(file): loudgain's album gain")
         }
     }
 
