@@ -45,6 +45,8 @@ TEST_PACKAGES=(
   # tags into each container (id3v2 writes ID3v2.3, eyeD3, kid3-cli is TagLib, AtomicParsley
   # writes MP4 atoms, flac's metaflac writes Vorbis comments and pictures into FLAC)
   id3v2 eyed3 kid3-cli atomicparsley flac
+  # docs/cookbook.md's ReplayGain peer (CookbookTests runs it): libebur128's tagger, rsgain's forerunner
+  loudgain
   # fixtures/realworld/check-audio.py compares decoded samples of inputs and outputs with numpy
   python3-numpy
   # the real-world image corpus (fixtures/realworld/make-images.sh, check-images.py): cwebp and
