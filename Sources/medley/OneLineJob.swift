@@ -268,7 +268,14 @@ struct OneLineJob {
         if let format = parsed.value("--format") { line("      format: \(YAMLText.scalar(format))", from: Self.flag("--format", format)) }
         if let quality = parsed.value("--quality") { line("      quality: \(YAMLText.scalar(quality))", from: Self.flag("--quality", quality)) }
         if parsed.flag("--strip-metadata") { line("      strip: true", from: "--strip-metadata") }
-        if let profile = parsed.value("--profile") { line("      profile: \(YAMLText.scalar(profile))", from: Self.flag("--profile", profile)) }
+        if let profile = parsed.value("--profile") {
+            line("      profile: \(YAMLText.scalar(profile))", from: Self.flag("--profile", profile))
+            if parsed.flag("--strip-metadata"), profile.lowercased() != "keep" {
+                // The profile named is what the pixels are in: it stays when the rest is stripped.
+                line("      keepProfile: true   # --profile is embedded even with --strip-metadata",
+                     from: "--strip-metadata " + Self.flag("--profile", profile))
+            }
+        }
         if let name = parsed.value("--name") {
             line("      name: \(YAMLText.quoted(name))", from: Self.flag("--name", name))
         } else {
@@ -328,11 +335,11 @@ struct OneLineJob {
 
     /// Text for a comment line: a line break or other control character would end the comment.
     static func commentText(_ text: String) -> String {
-        String(String.UnicodeScalarView(text.unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7F ? "?" : $0 }))
+        String(String.UnicodeScalarView(text.unicodeScalars.map { YAMLText.isPrintable($0) && $0 != "\n" ? $0 : "?" }))
     }
 
     static func shellQuoted(_ text: String) -> String {
-        let plain = CharacterSet(charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-+=./,:@%^")
+        let plain = CharacterSet(charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-+=./,:@%")
         if !text.isEmpty, text.unicodeScalars.allSatisfy(plain.contains) { return text }
         return "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'"
     }
@@ -530,14 +537,24 @@ enum YAMLText {
             case "\n": out += "\\n"
             case "\t": out += "\\t"
             default:
-                if scalar.value < 0x20 || scalar.value == 0x7F || (0x80...0x9F).contains(scalar.value) {
-                    out += String(format: "\\x%02X", scalar.value)
-                } else {
+                if isPrintable(scalar) {
                     out.unicodeScalars.append(scalar)
+                } else {
+                    out += String(format: "\\u%04X", scalar.value)
                 }
             }
         }
         return out + "\""
+    }
+
+    /// Whether YAML lets the character stand as it is in a scalar or a comment (YAML 1.1's printable
+    /// set, which libyaml checks): the rest are written as escapes.
+    static func isPrintable(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.value {
+        case 0x0A, 0x20...0x7E, 0x85, 0xA0...0xD7FF, 0x10000...0x10FFFF: return true
+        case 0xE000...0xFFFD: return scalar.value != 0xFEFF
+        default: return false
+        }
     }
 }
 

@@ -164,6 +164,26 @@ final class OneLineJobTests: EndToEndCase {
         }
     }
 
+    func testValuesWithYAMLCharactersReachTheReaderAsTyped() throws {
+        try makePhotos()
+        // A file name full of what YAML reads as syntax ('#' comments, ': ' keys, quotes, braces), as a glob:
+        // only that file is taken if the glob reached the reader unchanged.
+        let odd = #"it's a "test": {1} #2.png"#
+        try FileManager.default.copyItem(atPath: work + "/photos/tall.png", toPath: work + "/photos/" + odd)
+        let result = try medley(["run", "-i", "photos/", "-o", "out", "--include", odd, "--name", "{stem} #copy.{ext}",
+                                 "--format", "png", "--quiet"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        XCTAssertEqual(Tool.files(under: work + "/out"), [#"it's a "test": {1} #2 #copy.png"#])
+        // And the same file printed and read back.
+        let printed = try medley(["run", "-i", "photos/", "-o", "out", "--include", odd, "--name", "{stem} #copy.{ext}",
+                                  "--format", "png", "--print-pipeline"])
+        XCTAssertEqual(printed.status, 0, printed.stderr)
+        let file = try pipeline(printed.stdout, name: "odd.yaml")
+        let dry = try medley(["run", file, "--dry-run"])
+        XCTAssertEqual(dry.status, 0, dry.stderr)
+        XCTAssertTrue(dry.stderr.contains("1 skipped") || dry.stderr.contains("unchanged 1"), dry.stderr)
+    }
+
     // MARK: problems at their flags
 
     func testBadFlagValuesAreNamedAtTheFlagAndNothingIsWritten() throws {
