@@ -123,6 +123,13 @@ final class OneLineJobTests: EndToEndCase {
         XCTAssertEqual(stream["sample_rate"], "48000")
         XCTAssertEqual(stream["channels"], "1")
         XCTAssertEqual(Double(stream["bit_rate"] ?? "") ?? 0, 96_000, accuracy: 9_600)
+        // --normalize: the integrated loudness ffmpeg's EBU R128 meter measures in the output.
+        let loud = try medley(["run", "-i", "wavs/chirp.wav", "-o", "loud", "--transcode", "aac", "--normalize", "-20LUFS", "--quiet"])
+        XCTAssertEqual(loud.status, 0, loud.stderr)
+        let meter = try Tool.run("ffmpeg", ["-hide_banner", "-nostats", "-i", work + "/loud/chirp.m4a", "-af", "ebur128", "-f", "null", "-"])
+        let integrated = meter.stderr.components(separatedBy: "\n").last { $0.contains(" I: ") }?
+            .split(separator: " ").compactMap { Double($0) }.first
+        XCTAssertEqual(integrated ?? 0, -20, accuracy: 0.5, "ffmpeg ebur128: \(meter.stderr.suffix(400))")
         // --transcode wav: linear PCM in a WAV container, as sox reads it.
         let wav = try medley(["run", "-i", "wavs/chirp.wav", "-o", "pcm", "--transcode", "wav", "--sample-rate", "44100", "--quiet"])
         XCTAssertEqual(wav.status, 0, wav.stderr)
