@@ -131,7 +131,9 @@ struct OneLineJob {
                  from: Self.flags(parsed, ["--filter", "--lut", "--profile"]))
         }
         line("jobs:")
-        line("  - name: \(YAMLText.scalar(jobName))", from: parsed.value("--job-name").map { Self.flag("--job-name", $0) })
+        // A problem of the whole job (its export folder against its inputs) is told at the flags that place it.
+        line("  - name: \(YAMLText.scalar(jobName))",
+             from: parsed.value("--job-name").map { Self.flag("--job-name", $0) } ?? Self.flags(parsed, ["--input", "--output"]))
 
         try writeIngest(parsed, inputs: inputs)
         try writeWhere(parsed)
@@ -143,8 +145,8 @@ struct OneLineJob {
     // MARK: stages
 
     private mutating func writeIngest(_ parsed: ParsedArguments, inputs: [String]) throws {
-        line("    ingest:")
-        line("      from: [\(inputs.map(YAMLText.scalar).joined(separator: ", "))]", from: Self.flags(parsed, ["--input"], short: "-i"))
+        line("    ingest:", from: Self.flags(parsed, ["--input"]))
+        line("      from: [\(inputs.map(YAMLText.scalar).joined(separator: ", "))]", from: Self.flags(parsed, ["--input"]))
         var media = parsed.all("--media")
         var comment = ""
         if media.isEmpty, parsed.value("--transcode") == nil, let format = parsed.value("--format"),
@@ -182,7 +184,7 @@ struct OneLineJob {
             if byProperty[split.property] == nil { order.append(split.property) }
             byProperty[split.property, default: []].append((split.operator, split.value, flag))
         }
-        line("    where:")
+        line("    where:", from: Self.flags(parsed, ["--where"]))
         for property in order {
             let tests = byProperty[property] ?? []
             let flags = tests.map(\.flag).joined(separator: " ")
@@ -204,7 +206,7 @@ struct OneLineJob {
         }
         let lut = parsed.value("--lut")
         guard resize != nil || !filters.isEmpty || lut != nil else { return }
-        line("    filters:")
+        line("    filters:", from: Self.flags(parsed, ["--resize", "--filter", "--lut"]))
         if let resize {
             let origin = Self.flags(parsed, ["--resize", "--resize-mode", "--no-enlarge"])
             line("      - resize: { \(resize.fields) }   # first: a JPEG shrinks while it decodes", from: origin)
@@ -228,7 +230,7 @@ struct OneLineJob {
             return
         }
         let formatFlag = Self.flag("--transcode", format)
-        line("    transcode:")
+        line("    transcode:", from: formatFlag)
         if Self.moviePresets.contains(format) {
             line("      videoQuality: \(format)   # H.264 and AAC in MP4", from: formatFlag)
         } else if let known = Self.audioFormats.first(where: { $0.name == format.lowercased() }) {
@@ -263,7 +265,7 @@ struct OneLineJob {
     }
 
     private mutating func writeExport(_ parsed: ParsedArguments, output: String) {
-        line("    export:")
+        line("    export:", from: Self.flag("-o", output))
         line("      to: \(YAMLText.scalar(output))", from: Self.flag("-o", output))
         if let format = parsed.value("--format") { line("      format: \(YAMLText.scalar(format))", from: Self.flag("--format", format)) }
         if let quality = parsed.value("--quality") { line("      quality: \(YAMLText.scalar(quality))", from: Self.flag("--quality", quality)) }
@@ -316,8 +318,9 @@ struct OneLineJob {
     static func flags(_ parsed: ParsedArguments, _ names: [String], short: String? = nil) -> String? {
         var parts: [String] = []
         for name in names {
-            if parsed.flag(name) { parts.append(name) }
-            for value in parsed.all(name) { parts.append(flag(short ?? name, value)) }
+            let written = short ?? ["--input": "-i", "--output": "-o"][name] ?? name
+            if parsed.flag(name) { parts.append(written) }
+            for value in parsed.all(name) { parts.append(flag(written, value)) }
         }
         return parts.isEmpty ? nil : parts.joined(separator: " ")
     }
