@@ -114,8 +114,8 @@ struct OneLineJob {
 
         // Files a filter or the profile names are read from declared folders only: those the flags name.
         var assetFolders: [String] = []
-        let filters = try parsed.all("--filter").map { spec -> FilterStep in
-            let step = try FilterStep(spec)
+        let filters = try parsed.all("--filter").map { spec -> FilterFlag in
+            let step = try FilterFlag(spec)
             for (key, value) in step.parameters
             where FilterRegistry.attributes(of: step.name)?.parameter(key)?.type == .file {
                 assetFolders.append(Self.folder(of: value))
@@ -177,7 +177,7 @@ struct OneLineJob {
         var byProperty: [String: [(operator: String, value: String, flag: String)]] = [:]
         for condition in conditions {
             let flag = Self.flag("--where", condition)
-            guard let split = WhereCondition(condition) else {
+            guard let split = WhereFlag(condition) else {
                 throw UsageError("\(flag): write PROPERTY OPERATOR VALUE, e.g. 'genre=ambient' or 'year>=2000' "
                                  + "(operators = != < <= > >= and ~ for contains)")
             }
@@ -197,8 +197,8 @@ struct OneLineJob {
         }
     }
 
-    private mutating func writeFilters(_ parsed: ParsedArguments, filters: [FilterStep]) throws {
-        let resize = try parsed.value("--resize").map { try Resize($0, mode: parsed.value("--resize-mode"), noEnlarge: parsed.flag("--no-enlarge")) }
+    private mutating func writeFilters(_ parsed: ParsedArguments, filters: [FilterFlag]) throws {
+        let resize = try parsed.value("--resize").map { try ResizeFlag($0, mode: parsed.value("--resize-mode"), noEnlarge: parsed.flag("--no-enlarge")) }
         if resize == nil {
             for flag in ["--resize-mode", "--no-enlarge"] where parsed.flag(flag) || parsed.value(flag) != nil {
                 throw UsageError("\(flag) shapes --resize; give --resize SIZE too (e.g. --resize 800x600 \(flag)…)")
@@ -396,7 +396,7 @@ struct OneLineJob {
 }
 
 /// `--filter 'NAME key=value key="a b" key=[1, 2]'`: a filter's name and its parameters in order.
-struct FilterStep {
+struct FilterFlag {
     let spec: String
     let name: String
     let parameters: [(key: String, value: String)]
@@ -450,7 +450,7 @@ struct FilterStep {
 }
 
 /// `--resize 800`, `x600`, `800x600`, with ImageMagick's suffixes: '>' shrink only, '^' cover, '!' stretch.
-struct Resize {
+struct ResizeFlag {
     let fields: String
 
     init(_ text: String, mode: String?, noEnlarge: Bool) throws {
@@ -484,7 +484,7 @@ struct Resize {
 }
 
 /// `--where 'year>=2000'`: a property, a `where:` operator and its operand.
-struct WhereCondition {
+struct WhereFlag {
     let property: String
     let `operator`: String
     let value: String
