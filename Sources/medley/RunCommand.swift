@@ -3,8 +3,12 @@ import MedleyCore
 
 enum RunCommand {
     static let command = Command(
-        "run", operands: "PIPELINE.yaml",
-        summary: "Validates the pipeline, then runs its jobs over their ingested items.",
+        "run", operands: "PIPELINE.yaml | -i PATH -o FOLDER",
+        summary: """
+            Validates the pipeline, then runs its jobs over their ingested items. Without a file, the one-line
+            flags (-i, -o, --filter, --resize, --format, --transcode, …) make a one-job pipeline that is validated
+            and run the same way; --print-pipeline prints it as a file to keep (docs/one-line-jobs.md).
+            """,
         options: [
             SharedOptions.jobs,
             Option("--only", value: "JOB", "run only the job of that name"),
@@ -31,7 +35,7 @@ enum RunCommand {
                 shard of it, or a whole-root run), wait for it to finish instead of stopping
                 """),
             SharedOptions.set,
-        ],
+        ] + OneLineJob.options,
         notes: """
             One run at a time writes an export root (or one shard of it): a second stops at once, naming the
             first (exit 2), unless --wait. On a terminal a progress line shows a bar, counts, rate and ETA. Exit
@@ -44,14 +48,28 @@ enum RunCommand {
         run: main)
 
     static func main(_ parsed: ParsedArguments) throws -> Int32 {
-        guard parsed.positional.count == 1 else {
-            throw UsageError(parsed.positional.isEmpty ? "name the pipeline file" : "expected one pipeline file, not \(parsed.positional.count)",
+        let oneLine = !OneLineJob.given(parsed).isEmpty
+        guard oneLine || parsed.positional.count == 1 else {
+            throw UsageError(parsed.positional.isEmpty ? "name the pipeline file, or give a one-line job (-i PATH -o FOLDER …)"
+                                 : "expected one pipeline file, not \(parsed.positional.count)",
                              showsUsage: true)
         }
         var options = try sharedOptions(parsed)
         options.dryRun = parsed.flag("--dry-run")
         options.force = parsed.flag("--force")
-        guard let pipeline = try loadPipeline(parsed, nothingRun: true) else { return 2 }
+        let pipeline: Pipeline
+        if oneLine {
+            // The flags' pipeline (OneLineJob.swift), validated as a file is.
+            guard let made = try OneLineJob.load(parsed) else { return 2 }
+            if parsed.flag("--print-pipeline") {
+                print(made.job.text, terminator: "")
+                return 0
+            }
+            pipeline = made.pipeline
+        } else {
+            guard let loaded = try loadPipeline(parsed, nothingRun: true) else { return 2 }
+            pipeline = loaded
+        }
 
         let runner: PipelineRunner
         do {
