@@ -162,18 +162,13 @@ struct Command {
     let notes: String
     /// What a shell completes for the first, second, … operand; the last one for any after.
     let operandCompletions: [Completion]
-    /// Options the usage line sums up as one bracket ("[JOB FLAGS…]") instead of listing them;
-    /// `--help`, the docs and the completions still list each.
-    let summedUp: (label: String, names: Set<String>)?
     let run: (ParsedArguments) throws -> Int32
 
     /// `completes` says what the operands are for the shell completions; by default it is read
     /// from `operands`: PIPELINE → pipeline files, FILE → files, else nothing.
-    init(_ name: String, operands: String, summary: String, options: [Option],
-         summedUp: (label: String, names: Set<String>)? = nil, notes: String = "", completes: [Completion]? = nil,
-         run: @escaping (ParsedArguments) throws -> Int32) {
+    init(_ name: String, operands: String, summary: String, options: [Option], notes: String = "",
+         completes: [Completion]? = nil, run: @escaping (ParsedArguments) throws -> Int32) {
         self.name = name
-        self.summedUp = summedUp
         self.operands = operands
         self.summary = summary
         self.options = options
@@ -196,9 +191,8 @@ struct Command {
         let head = prefix + "medley \(name)" + (operands.isEmpty ? "" : " " + operands)
         let continuation = String(repeating: " ", count: min(head.count + 1, 40))
         var lines = [head]
-        var parts = options.filter { !(summedUp?.names.contains($0.name) ?? false) }.map { "[\($0.usageForm)]" }
-        if let summedUp { parts.append("[\(summedUp.label)]") }
-        for part in parts {
+        for option in options {
+            let part = "[\(option.usageForm)]"
             if let last = lines.last, last.count + 1 + part.count <= 100 {
                 lines[lines.count - 1] = last + " " + part
             } else {

@@ -3,7 +3,7 @@ import MedleyCore
 
 enum RunCommand {
     static let command = Command(
-        "run", operands: "PIPELINE.yaml",
+        "run", operands: "PIPELINE.yaml | -i PATH -o FOLDER",
         summary: """
             Validates the pipeline, then runs its jobs over their ingested items. Without a file, the one-line
             flags (-i, -o, --filter, --resize, --format, --transcode, …) make a one-job pipeline that is validated
@@ -36,7 +36,6 @@ enum RunCommand {
                 """),
             SharedOptions.set,
         ] + OneLineJob.options,
-        summedUp: ("-i PATH… -o FOLDER ONE-LINE FLAGS…", Set(OneLineJob.options.map(\.name))),
         notes: """
             One run at a time writes an export root (or one shard of it): a second stops at once, naming the
             first (exit 2), unless --wait. On a terminal a progress line shows a bar, counts, rate and ETA. Exit
