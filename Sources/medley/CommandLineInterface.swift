@@ -191,7 +191,8 @@ struct Command {
         let head = prefix + "medley \(name)" + (operands.isEmpty ? "" : " " + operands)
         let continuation = String(repeating: " ", count: min(head.count + 1, 40))
         var lines = [head]
-        for option in options {
+        // An option the operands already show ("-i PATH… -o FOLDER") is not repeated after them.
+        for option in options where !operands.contains(option.usageForm) {
             let part = "[\(option.usageForm)]"
             if let last = lines.last, last.count + 1 + part.count <= 100 {
                 lines[lines.count - 1] = last + " " + part

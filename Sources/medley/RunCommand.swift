@@ -3,7 +3,7 @@ import MedleyCore
 
 enum RunCommand {
     static let command = Command(
-        "run", operands: "PIPELINE.yaml | -i PATH -o FOLDER",
+        "run", operands: "PIPELINE.yaml | -i PATH… -o FOLDER",
         summary: """
             Validates the pipeline, then runs its jobs over their ingested items. Without a file, the one-line
             flags (-i, -o, --filter, --resize, --format, --transcode, …) make a one-job pipeline that is validated
