@@ -127,7 +127,7 @@ EOF
   find "$dest" -type d -exec chmod 0755 {} + && find "$dest" -type f -exec chmod 0644 {} +
 }
 
-copyright() {  # copyright COMMIT
+copyright() {  # copyright COMMIT YEARS
   cat <<EOF
 Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/
 Upstream-Name: medley
@@ -136,13 +136,19 @@ Comment: Built by scripts/package.sh from commit $1 of Medley's repository.
  Copyright Apple Inc. and the Swift project authors) are linked into the binary.
 
 Files: *
-Copyright: the Medley authors
+Copyright: $2 the Medley authors
 License: unstated
  The repository states no licence yet; until it does, ask its authors before
  redistributing this package.
 EOF
 }
 commit="$(git -C "$repo" rev-parse --short=12 HEAD 2>/dev/null || echo unknown)"
+first_year="$(git -C "$repo" log --reverse --format=%cd --date=format:%Y 2>/dev/null | head -1 || true)"
+last_year="$(git -C "$repo" log -1 --format=%cd --date=format:%Y 2>/dev/null || date +%Y)"
+years="${first_year:-$last_year}"; [ "$years" = "$last_year" ] || years="$years-$last_year"
+# The package's maintainer: MEDLEY_MAINTAINER, or the author of the commit it is built from.
+maintainer="${MEDLEY_MAINTAINER:-$(git -C "$repo" log -1 --format='%an <%ae>' 2>/dev/null || true)}"
+[ -n "$maintainer" ] || fail "say who maintains the package: MEDLEY_MAINTAINER='Name <address>'"
 # Every file gets the time of the commit, so two builds of one commit make the same trees.
 epoch="$(git -C "$repo" log -1 --format=%ct 2>/dev/null || date +%s)"
 
@@ -184,9 +190,9 @@ if [ $make_deb = 1 ]; then
     install -D -m 0644 "$extras/completions/fish" "$root/usr/share/fish/vendor_completions.d/medley.fish"
   fi
   copy_docs "$root/usr/share/doc/medley" /usr/share/doc/medley/examples
-  copyright "$commit" > "$root/usr/share/doc/medley/copyright"
-  printf 'medley (%s) unstable; urgency=medium\n\n  * Built by scripts/package.sh from commit %s.\n\n -- Medley maintainers <medley@localhost>  %s\n' \
-    "$version" "$commit" "$(date -R -d "@$epoch")" | gzip -9n > "$root/usr/share/doc/medley/changelog.gz"
+  copyright "$commit" "$years" > "$root/usr/share/doc/medley/copyright"
+  printf 'medley (%s) unstable; urgency=medium\n\n  * Built by scripts/package.sh from commit %s.\n\n -- %s  %s\n' \
+    "$version" "$commit" "$maintainer" "$(date -R -d "@$epoch")" | gzip -9n > "$root/usr/share/doc/medley/changelog.gz"
   chmod 0644 "$root/usr/share/doc/medley/copyright" "$root/usr/share/doc/medley/changelog.gz"
 
   depends="$(shlib_depends "$root/usr/bin/medley")" || fail "could not derive the Debian packages medley's libraries come from"
@@ -197,7 +203,7 @@ if [ $make_deb = 1 ]; then
 Package: medley
 Version: $version
 Architecture: amd64
-Maintainer: Medley maintainers <medley@localhost>
+Maintainer: $maintainer
 Installed-Size: $installed_kb
 Depends: $depends
 Section: graphics
@@ -218,7 +224,7 @@ EOF
   SOURCE_DATE_EPOCH="$epoch" dpkg-deb --root-owner-group -Zxz --build "$root" "$deb" >/dev/null
   say "$deb: $(stat -c %s "$deb") bytes; Depends: $depends"
   if command -v lintian >/dev/null; then
-    lintian --no-tag-display-limit "$deb" >&2 || warn "lintian reports the tags above"
+    lintian --tag-display-limit 0 "$deb" >&2 || warn "lintian reports the tags above"
   fi
 fi
 
@@ -288,17 +294,27 @@ EOF
     install -D -m 0644 "$extras/completions/fish" "$top/share/fish/vendor_completions.d/medley.fish"
   fi
   copy_docs "$top/share/doc/medley" "$name/share/doc/medley/examples"
-  copyright "$commit" > "$top/share/doc/medley/copyright"
+  copyright "$commit" "$years" > "$top/share/doc/medley/copyright"
 
   # The newest glibc symbol version anything in the tarball asks for is the oldest glibc it runs on.
-  glibc="$(find "$top/libexec" "$top/lib" -type f -name '*' -exec objdump -T {} + 2>/dev/null \
-    | grep -o 'GLIBC_[0-9][0-9.]*' | sed 's/GLIBC_//' | sort -uV | tail -1)"
+  glibc_of() { { objdump -T "$1" 2>/dev/null || true; } | { grep -o 'GLIBC_[0-9][0-9.]*' || true; } | sed 's/GLIBC_//' | sort -uV | tail -1; }
+  glibc="" glibc_files=""
+  while read -r file; do
+    needs="$(glibc_of "$file")"
+    [ -n "$needs" ] || continue
+    if [ -z "$glibc" ] || [ "$(printf '%s\n' "$glibc" "$needs" | sort -V | tail -1)" != "$glibc" ]; then
+      glibc="$needs" glibc_files="${file#"$top/"}"
+    elif [ "$needs" = "$glibc" ]; then
+      glibc_files="$glibc_files ${file#"$top/"}"
+    fi
+  done < <(find "$top/libexec" "$top/lib" -type f | sort)
   [ -n "$glibc" ] || fail "found no glibc symbol versions in the binary"
   cat > "$top/README" <<EOF
 Medley $version for Linux on x86-64 (any x86-64 CPU)
 
-Needs glibc $glibc or newer (Debian 12, Ubuntu 22.04, Fedora 35, RHEL 9 and later have it); every
-other library medley loads is in lib/. Nothing needs installing: unpack anywhere and run
+Needs glibc $glibc or newer (\`ldd --version\` prints yours; $glibc_files ask for it): these are
+Debian 12's libraries. Every other library medley loads is in lib/. Nothing needs installing:
+unpack anywhere and run
 
   $name/bin/medley --help
 
@@ -325,5 +341,5 @@ EOF
   tar -C "$work" --sort=name --owner=0 --group=0 --numeric-owner --mtime="@$epoch" \
     -cf - "$name" | xz -6 -T0 > "$tarball.tmp"
   mv "$tarball.tmp" "$tarball"
-  say "$tarball: $(stat -c %s "$tarball") bytes; $bundled libraries, ${#modules[@]} libvips modules; needs glibc $glibc"
+  say "$tarball: $(stat -c %s "$tarball") bytes; $bundled libraries, ${#modules[@]} libvips modules; needs glibc $glibc ($glibc_files)"
 fi
