@@ -1,4 +1,5 @@
 import Foundation
+import MedleyTestSupport
 import XCTest
 
 /// The packages `scripts/package.sh` makes, installed where a user would install them: clean
@@ -263,7 +264,8 @@ final class PackageTests: EndToEndCase {
     /// by vips' own judgement of what is an image.
     private func sepiaSources() throws -> [String] {
         try Tool.files(under: Tool.fixtures + "/images").filter { file in
-            !file.hasPrefix("thumbs/") && (try Tool.run("vipsheader", [Tool.fixtures + "/images/" + file])).status == 0
+            if file.hasPrefix("thumbs/") { return false }
+            return try Tool.run("vipsheader", [Tool.fixtures + "/images/" + file]).status == 0
         }
     }
 
