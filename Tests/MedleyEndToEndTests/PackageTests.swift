@@ -80,7 +80,7 @@ final class PackageTests: EndToEndCase {
         if FileManager.default.fileExists(atPath: tarball) { return tarball }
         try FileManager.default.createDirectory(atPath: cache, withIntermediateDirectories: true)
         let partial = tarball + ".\(getpid()).partial"
-        let made = try Tool.run("mmdebstrap", ["--quiet"] + options + ["bookworm", partial, sources], timeLimit: 1800)
+        let made = try Tool.run("mmdebstrap", ["--quiet", "--format=tar"] + options + ["bookworm", partial, sources], timeLimit: 1800)
         guard made.status == 0 else {
             try? FileManager.default.removeItem(atPath: partial)
             throw NSError(domain: "mmdebstrap", code: Int(made.status), userInfo: [NSLocalizedDescriptionKey: made.stderr])
