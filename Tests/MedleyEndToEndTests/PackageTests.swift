@@ -167,6 +167,7 @@ final class PackageTests: EndToEndCase {
         try checkCompletions(listing: listing, paths: ["./usr/share/bash-completion/completions/medley",
                                                        "./usr/share/zsh/vendor-completions/_medley",
                                                        "./usr/share/fish/vendor_completions.d/medley.fish"])
+        try checkBashCompletion(root: root, listing: listing, path: "/usr/share/bash-completion/completions/medley")
 
         // The examples, copied where the user can write, as examples/README says.
         let copied = try inRoot(root, ["cp", "-R", "/usr/share/doc/medley/examples", "/root/examples"])
@@ -233,6 +234,8 @@ final class PackageTests: EndToEndCase {
         try checkCompletions(listing: listing, paths: ["./share/bash-completion/completions/medley",
                                                        "./share/zsh/site-functions/_medley",
                                                        "./share/fish/vendor_completions.d/medley.fish"])
+        try checkBashCompletion(root: root, listing: listing, path: top + "/share/bash-completion/completions/medley",
+                                relative: "./share/bash-completion/completions/medley")
 
         let copied = try inRoot(root, ["cp", "-R", top + "/share/doc/medley/examples", "/root/examples"])
         XCTAssertEqual(copied.status, 0, copied.stderr)
@@ -248,6 +251,15 @@ final class PackageTests: EndToEndCase {
             XCTAssertEqual(listing.contains(" " + path + "\n") || listing.contains("\n" + path + "\n"),
                            bash.status == 0 && !bash.stdout.isEmpty, path)
         }
+    }
+
+    /// A packaged bash completion loads in the root's bash and registers itself for `medley`.
+    private func checkBashCompletion(root: String, listing: String, path: String, relative: String? = nil) throws {
+        let entry = relative ?? "." + path
+        guard listing.contains(" " + entry + "\n") || listing.contains("\n" + entry + "\n") else { return }
+        let loaded = try inRoot(root, ["bash", "-c", ". \(path) && complete -p medley"])
+        XCTAssertEqual(loaded.status, 0, loaded.stderr)
+        XCTAssertTrue(loaded.stdout.hasPrefix("complete ") && loaded.stdout.hasSuffix(" medley\n"), loaded.stdout)
     }
 
     /// Runs the sepia and AAC examples inside the root and checks their outputs from the host.
