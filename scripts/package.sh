@@ -5,7 +5,8 @@
 #                                         libraries it links (dpkg-shlibdeps, or ldd → dpkg -S),
 #                                         man page, shell completions, examples and docs in
 #                                         /usr/share/doc/medley
-#   medley-VERSION-linux-x86_64.tar.xz    any glibc Linux: bin/medley (a launcher setting the
+#   medley-VERSION-linux-x86_64.tar.xz    Linux with glibc as new as its README says (2.36 for Debian
+#                                         12's libraries): bin/medley (a launcher setting the
 #                                         library path), libexec/medley (the binary), lib/ (every
 #                                         shared library it loads but glibc's, and libvips' loader
 #                                         modules), share/ (man page, completions, docs, examples)
