@@ -64,6 +64,9 @@ TEST_PACKAGES=(
   # the Debian root, podman imports and runs it, buildah adds medley's layer; runc is the runtime
   # (crun 1.8 refuses this machine's hybrid cgroups); binutils' objcopy strips debug sections
   mmdebstrap podman buildah runc binutils
+  # scripts/package.sh and PackageTests: dpkg-shlibdeps derives the .deb's Depends, lintian checks
+  # the .deb, xz packs the tarball (mmdebstrap above makes the clean roots they are installed in)
+  dpkg-dev lintian xz-utils
   # scripts/test.sh runs each test class under coreutils' timeout (a hang guard)
   coreutils
   # GeneratedDocsTests formats docs/medley.1 with groff and man; CompletionsTests runs the zsh and
