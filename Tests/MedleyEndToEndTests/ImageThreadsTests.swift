@@ -62,16 +62,16 @@ final class ImageThreadsTests: EndToEndCase {
             let runner = try PipelineRunner(pipeline: try PipelineReader.load(path: path), options: options)
             // Every core while the items in flight are at most four per core; then 4 × cores ÷ jobs.
             let expected = max(1, min(cores, 4 * cores / jobs))
-            XCTAssertEqual(runner.vipsThreads, expected, "--jobs \(jobs)")
+            XCTAssertEqual(runner.session.vipsThreads, expected, "--jobs \(jobs)")
             XCTAssertEqual(Vips.threadsPerImage, expected, "--jobs \(jobs): the workers libvips gives each sink that starts")
-            XCTAssertEqual(runner.scheduler.concurrency, jobs, "--jobs still bounds the items in flight")
+            XCTAssertEqual(runner.session.scheduler.concurrency, jobs, "--jobs still bounds the items in flight")
         }
         // The rule on other machines: every core up to four workers per core in all, never none.
         let table: [(cores: Int, jobs: Int, workers: Int)] = [
             (2, 1, 2), (2, 2, 2), (2, 4, 2), (2, 8, 1), (2, 100, 1),
             (24, 1, 24), (24, 6, 16), (24, 24, 4), (50, 12, 16), (50, 50, 4), (0, 3, 1), (4, 0, 4)]
         for row in table {
-            XCTAssertEqual(PipelineRunner.threadsPerImage(cores: row.cores, jobs: row.jobs), row.workers, "\(row)")
+            XCTAssertEqual(RunSession.threadsPerImage(cores: row.cores, jobs: row.jobs), row.workers, "\(row)")
         }
     }
 

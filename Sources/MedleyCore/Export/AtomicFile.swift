@@ -11,6 +11,8 @@ import MedleySystem
 final class AtomicFile {
     let root: ExportRoot
     let temporary: TemporaryFile
+    /// The temporary file's path without links (for encoders that write by path).
+    let path: String
     /// Open for writing when created with `open: true`, until `commit` or `discard`.
     private(set) var descriptor: Int32?
     private var finished = false
@@ -19,12 +21,10 @@ final class AtomicFile {
     init(in root: ExportRoot, suffix: String, open: Bool = false) throws {
         self.root = root
         (temporary, descriptor) = try root.createTemporary(suffix: suffix, keepOpen: open)
+        path = temporary.path
     }
 
     deinit { if !finished { discard() } }
-
-    /// The temporary file's path without links (for encoders that write by path).
-    var path: String { temporary.path }
 
     /// Appends `bytes` through the open descriptor; the errno of a failed write, else nil.
     func write(_ bytes: [UInt8]) -> Int32? {
@@ -37,9 +37,6 @@ final class AtomicFile {
         guard let descriptor else { return nil }
         return Descriptor.sync(descriptor)
     }
-
-    /// The size of what was written (it must still be a regular file, not a link put in its place).
-    func size() throws -> Int64 { try root.size(of: temporary) }
 
     /// Renames the file to `relative` under the root, creating its folders (every one a real folder).
     func commit(at name: OutputName) throws {

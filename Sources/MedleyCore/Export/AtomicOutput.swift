@@ -39,7 +39,8 @@ struct AtomicOutput {
         }
         do {
             try encode(temporary.path)
-            let size = try temporary.size()
+            // What was written must still be a regular file, not a link put in its place.
+            let size = try root.size(of: temporary.temporary)
             guard size > 0 else { throw ItemFailure(.output, "the encoder wrote an empty file") }
             do {
                 try temporary.commit(at: name)

@@ -35,13 +35,8 @@ final class ManifestWriter: @unchecked Sendable {
         "manifest-" + fileSafe(job) + (shard.map { "-shard-\($0.index)-of-\($0.count)" } ?? "") + ".jsonl"
     }
 
-    /// Appends one record; the system's failure (its errno, its words) the first time a line cannot be written, else nil.
-    @discardableResult
-    func append(_ record: ManifestRecord) -> MediaError? {
-        append(line: record.line)
-    }
-
-    /// Appends a line already rendered (an unchanged item's line from the run state).
+    /// Appends one rendered line; the system's failure (its errno, its words) the first time a line
+    /// cannot be written, else nil.
     @discardableResult
     func append(line: String) -> MediaError? {
         lock.lock()

@@ -13,6 +13,8 @@ struct OutputName: Hashable, Sendable {
     let components: [String]
     /// The file name's extension, lowercased ("" when it has none): what picks a container.
     let ext: String
+    /// The output's path as the manifest, events and console give it (`root/relative`).
+    let path: String
 
     /// Checks `relative`, a rendered name, as an output under `root`.
     init(_ relative: String, root: String) throws {
@@ -26,8 +28,6 @@ struct OutputName: Hashable, Sendable {
         self.relative = relative
         self.components = components
         ext = (relative as NSString).pathExtension.lowercased()
+        path = root + "/" + relative
     }
-
-    /// The output's path as the manifest, events and console give it.
-    var path: String { root + "/" + relative }
 }

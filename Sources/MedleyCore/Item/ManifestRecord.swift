@@ -253,3 +253,47 @@ extension TemplateValue {
         }
     }
 }
+
+extension ManifestRecord {
+    /// The record with what the step wrote: its output, size, measurements and warnings (after
+    /// those the journey gathered before it).
+    mutating func add(_ written: WrittenOutput) {
+        output = written.output
+        bytes = written.bytes
+        warnings += written.warnings
+        duration = written.duration
+        meter = written.meter
+        loudness = written.loudness
+        normalization = written.normalization
+        analysis = written.analysis
+        autoAdjust = written.autoAdjust
+    }
+}
+
+extension ManifestRecord {
+    /// The record as `outcome` leaves it: its status, and its output, size and measurements, or the
+    /// reason it has none. The one place an outcome becomes manifest fields.
+    mutating func settle(_ outcome: ItemOutcome) {
+        switch outcome {
+        case .written(let written):
+            status = .succeeded
+            add(written)
+        case .skipped(let output, let reason):
+            status = .skipped
+            self.output = output
+            error = reason.description
+        case .excluded(let reason):
+            status = .excluded
+            error = reason.description
+            output = nil
+        case .ignored(let reason):
+            status = .ignored
+            error = reason
+        case .failed(_, let reason):
+            status = .failed
+            error = reason
+            output = nil
+            bytes = nil
+        }
+    }
+}

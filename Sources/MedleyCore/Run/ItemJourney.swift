@@ -68,7 +68,7 @@ struct ItemJourney {
             var line = entry.line
             if let failure = context.incremental?.remember(&entry, file, line: line) {
                 line = entry.line
-                recorder.noteFailure(failure)
+                session.noteFailure(failure, of: job)
             }
             if context.mover != nil {
                 moveAside(file, identity: Self.identity(of: input), &entry)
@@ -106,13 +106,17 @@ struct ItemJourney {
             let wanted = job.ingest.media.map(\.rawValue).joined(separator: ", ")
             return .ignored("\(sniffed.format) \(sniffed.kind), not of the job's media types (\(wanted))")
         }
-        guard let exporter = context.exporter else { throw ItemFailure(.unsupported, "the job has no export stage") }
+        // The exporter and the image stage (filters, encoder; a movie's poster) both come from the
+        // job's `export:` (`JobRunner.makeContext`): asked once, here.
+        guard let exporter = context.exporter, let image = context.image else {
+            throw ItemFailure(.unsupported, "the job has no export stage")
+        }
         let item = Item(file: file, source: opened.readPath, sniffed: sniffed,
                         persistentID: try Identify.persistentID(of: opened))
         entry.persistentID = ContentHash.hex(item.persistentID)
 
         // 2. read: header and properties.
-        var media = try read(item, &entry)
+        var media = try read(item, image: image, &entry)
 
         // 3. select: media type, then `where` on the properties as read.
         try job.select(media.mediaType) { media[$0] }
@@ -123,17 +127,17 @@ struct ItemJourney {
         announced = true
 
         // 5. render | transcode | poster, each into the export.
-        return try output(media, item, exporter: exporter, &entry).item
+        return try output(media, item, exporter: exporter, image: image, &entry).item
     }
 
     /// Step 2: the item's header and properties, read by its kind's step.
-    private func read(_ item: Item, _ entry: inout ManifestRecord) throws -> OpenedItem {
+    private func read(_ item: Item, image: ImageStage, _ entry: inout ManifestRecord) throws -> OpenedItem {
         let media: OpenedItem
         switch item.sniffed.kind {
         case .image:
             // An image that cannot be read is still listed as an image.
             entry.mediaType = .image
-            media = try ImageStep.read(item, stage: context.image)
+            media = try ImageStep.read(item, stage: image)
         case .audio:
             media = try AudioStep.read(item, job: context.job)
         case .movie:
@@ -146,14 +150,13 @@ struct ItemJourney {
 
     /// Step 5: the output of the item's kind — filters for an image, the audio stage for audio,
     /// a poster frame or a re-encode for a movie — each ending in the export.
-    private func output(_ media: OpenedItem, _ item: Item, exporter: Exporter,
+    private func output(_ media: OpenedItem, _ item: Item, exporter: Exporter, image: ImageStage,
                         _ entry: inout ManifestRecord) throws -> StepOutcome {
         let job = context.job
         switch media.content {
         case .image(let header, let messages):
             entry.properties = media.properties
-            guard let stage = context.image else { throw ItemFailure(.unsupported, "the job has no image stage") }
-            return try ImageStep.render(media, header: header, messages: messages, item, stage: stage, exporter: exporter,
+            return try ImageStep.render(media, header: header, messages: messages, item, stage: image, exporter: exporter,
                                         threads: session.vipsThreads)
         case .audio(let reader, let tags):
             let stage = try AudioStage.taking(reader, format: item.sniffed.format, context.audio, job: job)
@@ -170,7 +173,7 @@ struct ItemJourney {
             entry.properties = media.properties
             try MovieStep.checkPixels(info, job: job)
             if let poster = job.poster {
-                return try PosterStep.render(media, info: info, poster: poster, item, stage: context.image, exporter: exporter)
+                return try PosterStep.render(media, info: info, poster: poster, item, stage: image, exporter: exporter)
             }
             return try MovieStep.reencode(media, info: info, item, job: job, exporter: exporter)
         }

@@ -73,7 +73,7 @@ struct OutcomeRecorder {
             if context.failures.count < Self.failuresListed { context.failures.append((input, reason)) }
             session.lock.unlock()
             append(line)
-            noteFailure(error)
+            session.noteFailure(error, of: context.job)
             session.emit(.itemFailed(job: job, input: input, error: reason, milliseconds: milliseconds))
             console.itemLine("FAIL  \(input.isEmpty ? "" : input + ": ")\(reason)", failure: true)
         }
@@ -102,11 +102,6 @@ struct OutcomeRecorder {
     func append(_ line: String) {
         guard let manifest = context.manifest, let failure = manifest.append(line: line) else { return }
         console.say("medley: cannot write the manifest \(manifest.path): \(failure)", color: "31")
-        noteFailure(failure)
-    }
-
-    /// A failure caused by a full disk holding the job's export root stops the run (`RunSession.noteFailure`).
-    func noteFailure(_ error: Error) {
-        session.noteFailure(error, exportRoot: context.job.export?.to ?? "")
+        session.noteFailure(failure, of: context.job)
     }
 }

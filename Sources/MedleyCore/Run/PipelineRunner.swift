@@ -48,18 +48,6 @@ public final class PipelineRunner: Sendable {
         jobs = JobRunner(session: session)
     }
 
-    /// libvips' workers per image: one per core, but at most about four workers per core in all when
-    /// `jobs` items run at once (many items of many workers each only add threads, stacks and regions).
-    static func threadsPerImage(cores: Int, jobs: Int) -> Int {
-        let cores = max(1, cores)
-        return max(1, min(cores, 4 * cores / max(1, jobs)))
-    }
-
-    /// libvips' workers per image (the session's).
-    var vipsThreads: Int { session.vipsThreads }
-    /// The run's scheduler (the session's).
-    var scheduler: Scheduler { session.scheduler }
-
     /// Stops taking new items (SIGINT/SIGTERM); in-flight items finish.
     public func stop() { session.scheduler.requestStop() }
 

@@ -38,7 +38,7 @@ final class RunSession: @unchecked Sendable {
         // so that when fewer items than cores run (a lone big image, the tail of a batch) their workers
         // take the idle cores. A full batch oversubscribes the cores and the kernel shares them
         // (benchmarks/bench-cores.sh: two items of two workers on two cores cost no more CPU time).
-        let perImage = PipelineRunner.threadsPerImage(cores: ProcessInfo.processInfo.activeProcessorCount, jobs: concurrency)
+        let perImage = Self.threadsPerImage(cores: ProcessInfo.processInfo.activeProcessorCount, jobs: concurrency)
         try Vips.setThreadsPerImage(perImage)
         vipsThreads = perImage
         // Under a memory limit, items are admitted against what it leaves (the scheduler's own threads'
@@ -48,6 +48,13 @@ final class RunSession: @unchecked Sendable {
             console.say("medley: memory limit (\(memory.limit.flag)) of \(ResourceLimits.megabytes(memory.limit.bytes)): "
                         + "\(ResourceLimits.megabytes(memory.total)) of it for items, which wait their turn when they would not fit together")
         }
+    }
+
+    /// libvips' workers per image: one per core, but at most about four workers per core in all when
+    /// `jobs` items run at once (many items of many workers each only add threads, stacks and regions).
+    static func threadsPerImage(cores: Int, jobs: Int) -> Int {
+        let cores = max(1, cores)
+        return max(1, min(cores, 4 * cores / max(1, jobs)))
     }
 
     /// The pipeline's jobs this run takes (`--job`).
@@ -124,10 +131,11 @@ final class RunSession: @unchecked Sendable {
     /// A failure caused by a full disk (by its errno or SQLite's code, never its words) stops the run
     /// after the items in flight: every item after it would fail the same way (and leave the disk
     /// fuller of temporary files).
-    func noteFailure(_ error: Error, exportRoot: String) {
+    /// `job`: the job whose item or manifest failed (its export root is the one named as full).
+    func noteFailure(_ error: Error, of job: Job) {
         guard let full = DiskFull.words(for: error) else { return }
         lock.lock()
-        if fullDisk == nil { fullDisk = (exportRoot, full) }
+        if fullDisk == nil { fullDisk = (job.export?.to ?? "", full) }
         lock.unlock()
         scheduler.requestStop()
     }

@@ -4,8 +4,7 @@ import MedleyMedia
 /// its filters rendered and encoded into its export.
 enum ImageStep {
     /// Reads the header (under the pixel limit) and the properties of an image item.
-    static func read(_ item: Item, stage: ImageStage?) throws -> OpenedItem {
-        guard let stage else { throw ItemFailure(.unsupported, "the job has no image stage") }
+    static func read(_ item: Item, stage: ImageStage) throws -> OpenedItem {
         var messages = LibraryMessages()
         let header = try stage.openHeader(item.source, messages: &messages)
         let properties = ImageProperties(file: item.file, persistentID: item.persistentID, image: header,

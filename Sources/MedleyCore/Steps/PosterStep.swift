@@ -4,9 +4,8 @@ import MedleyMedia
 /// through the job's filters and image export like any image.
 enum PosterStep {
     /// The frame of `item` as the job's image output (PNG unless the export names a format).
-    static func render(_ opened: OpenedItem, info: MovieInfo, poster: PosterStage, _ item: Item, stage: ImageStage?,
+    static func render(_ opened: OpenedItem, info: MovieInfo, poster: PosterStage, _ item: Item, stage: ImageStage,
                        exporter: Exporter) throws -> StepOutcome {
-        guard let stage else { throw ItemFailure(.unsupported, "the job has no image stage") }
         // A poster is a PNG frame until the export says otherwise (`format: same`).
         let format: ImageFormat
         if case .image(let chosen) = exporter.export.format { format = chosen } else { format = .png }
