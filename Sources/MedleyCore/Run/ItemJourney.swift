@@ -4,9 +4,9 @@ import MedleyStore
 
 /// One item's journey through a job, top to bottom:
 ///
-/// 1. **identify** — what the file is, from its bytes (`Ingest/Identify.swift`);
+/// 1. **identify** — what the file is, from its bytes (`Ingest/InputFile.swift`);
 /// 2. **read** — its header and properties (`Steps/`: `ImageStep`, `AudioStep`, `MovieStep`);
-/// 3. **select** — the job's media types, then `where` (`Run/Selection.swift`, `Where/`);
+/// 3. **select** — the job's media types, then `where` (`Job.takes`/`Job.select` below, `Where/`);
 /// 4. **tag** — `from_path` and `set` (`Tag/`);
 /// 5. **render | transcode | poster** — filters, the audio stage, a movie's frame or re-encode
 ///    (`Steps/`), each ending in the export (`Export/Exporter.swift`: name, claim, skip policy,
@@ -229,5 +229,25 @@ struct ItemJourney {
         recorder.record(.skipped(output: output, .unchanged(reason)), entry, line: line)
         if options.dryRun { sayWouldMove(file) }
         return true
+    }
+}
+
+
+/// What a job takes, decided here for the three moments that ask: a file's sniffed kind (before it
+/// is read: the journey, album mode's grouping, `medley merge`), an item's media type and
+/// properties once read (the journey's select step, with `where`), and an unchanged item's
+/// stored record (`IncrementalState`).
+extension Job {
+    /// Whether the job's media types could take a file of this kind.
+    func takes(_ kind: MediaKind) -> Bool { ingest.media.contains { $0.selects(kind) } }
+
+    /// Whether the job's media types take an item of this type.
+    func takes(_ type: MediaType) -> Bool { ingest.media.contains { $0.selects(mediaType: type) } }
+
+    /// Throws why the job leaves out an item of `type` whose properties are `property`: its media
+    /// type, then `where` (not an error: the item is listed as excluded).
+    func select(_ type: MediaType, _ property: (String) -> TemplateValue?) throws {
+        guard takes(type) else { throw NotSelected.mediaType(type) }
+        if let clause = self.where, !clause.matches(property) { throw NotSelected.where }
     }
 }

@@ -122,23 +122,3 @@ extension Probe {
         return values
     }
 }
-
-extension TemplateValue {
-    /// The value as a person reads it.
-    public var text: String {
-        switch self {
-        case .text(let s), .path(let s): return s
-        case .integer(let n): return String(n)
-        case .number(let n): return String(n)
-        }
-    }
-
-    /// The value in JSON.
-    public var json: JSONValue {
-        switch self {
-        case .text(let s), .path(let s): return .string(s)
-        case .integer(let n): return .number(Double(n))
-        case .number(let n): return .number(n)
-        }
-    }
-}
