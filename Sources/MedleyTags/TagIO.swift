@@ -94,6 +94,13 @@ public enum TagIO {
         try write(tags, from: source, into: Optional(destination), container: ext, id3: version)
     }
 
+    /// `write(_:from:into:container:id3:)` into a container already decided (the audio stage's
+    /// plan says which container its writer made), rather than named by an extension.
+    @discardableResult public static func write(_ tags: MediaTags, from source: String, into destination: String,
+                                                container: AudioContainer, id3 version: ID3Version) throws -> WriteReport {
+        try write(tags, from: source, into: Optional(destination), container: container, id3: version)
+    }
+
     /// The bytes of a whole file whose container is `ext` with `tags` (and artwork) written in place
     /// of the tags it had, as `write(_:toFileAt:container:id3:)` writes them, and its report.
     public static func write(_ tags: MediaTags, toBytes bytes: [UInt8], container ext: String,
@@ -110,7 +117,11 @@ public enum TagIO {
 
     private static func write(_ tags: MediaTags, from path: String, into destination: String?, container ext: String,
                               id3 version: ID3Version) throws -> WriteReport {
-        let container = try container(ext)
+        try write(tags, from: path, into: destination, container: try container(ext), id3: version)
+    }
+
+    private static func write(_ tags: MediaTags, from path: String, into destination: String?, container: AudioContainer,
+                              id3 version: ID3Version) throws -> WriteReport {
         do {
             // Through a symbolic link to the file itself, so the rename replaces the file, not the link.
             // A copy into `destination` reads `path` as given: an item's checked `/proc/self/fd/N`

@@ -364,3 +364,69 @@ enum SharedOptions {
     static let set = Option("--set", value: "JOB.KEY=VALUE", "change one value of a job, e.g. --set sepia-photos.export.quality=90\n(may be given more than once)")
     static let jobs = Option("--jobs", "j", value: "N", "items processed at once (default: the number of cores)")
 }
+
+extension RunOptions {
+    /// The options of `run` and `watch` from their command line: --quiet, --wait, --events, --only,
+    /// --jobs, --shard, and run's --dry-run and --force (never given to watch, whose parser refuses them).
+    init(_ parsed: ParsedArguments) throws {
+        self.init()
+        quiet = parsed.flag("--quiet")
+        wait = parsed.flag("--wait")
+        eventsPath = parsed.value("--events")
+        onlyJob = parsed.value("--only")
+        if let jobs = try parsed.count("--jobs") { concurrency = jobs }
+        shard = try Self.shard(parsed.value("--shard"))
+        dryRun = parsed.flag("--dry-run")
+        force = parsed.flag("--force")
+    }
+
+    /// `--shard K/N`, or the index a cluster scheduler gives an array task.
+    static func shard(_ text: String?) throws -> (index: Int, count: Int)? {
+        let environment = ProcessInfo.processInfo.environment
+        if let text {
+            let parts = text.split(separator: "/").map { Int($0) }
+            guard parts.count == 2, let k = parts[0], let n = parts[1], n >= 1, (1...n).contains(k) else {
+                throw UsageError("--shard takes K/N with 1 ≤ K ≤ N, e.g. --shard 1/4, not '\(text)'")
+            }
+            return (k, n)
+        }
+        if let id = environment["SLURM_ARRAY_TASK_ID"].flatMap(Int.init),
+           let count = environment["SLURM_ARRAY_TASK_COUNT"].flatMap(Int.init), count >= 1 {
+            // A resubmitted task (`--array=5` of 0-7) is an array of its own, whose size and
+            // minimum say nothing of the shard count: MEDLEY_SHARD_COUNT names it, and the task
+            // counts from MEDLEY_FIRST_TASK (default 0).
+            if let named = environment["MEDLEY_SHARD_COUNT"] {
+                let first = environment["MEDLEY_FIRST_TASK"] ?? "0"
+                guard let n = Int(named), n >= 1, let base = Int(first), (1...n).contains(id - base + 1) else {
+                    throw UsageError("""
+                        SLURM_ARRAY_TASK_ID \(id) with MEDLEY_SHARD_COUNT '\(named)' and MEDLEY_FIRST_TASK '\(first)' \
+                        is not one of the shards: the task must lie in MEDLEY_FIRST_TASK … MEDLEY_FIRST_TASK + N − 1
+                        """)
+                }
+                return (id - base + 1, n)
+            }
+            // A one-task array cannot be told from a resubmitted task of a larger one, which would
+            // take every item as shard 1/1 under a run state of its own.
+            guard count > 1 else {
+                throw UsageError("""
+                    SLURM_ARRAY_TASK_ID is set in an array of one task, which cannot say which shard it is \
+                    (a resubmitted task would take every item): set MEDLEY_SHARD_COUNT=N (and MEDLEY_FIRST_TASK \
+                    if the original array did not start at 0), or pass --shard K/N
+                    """)
+            }
+            // A whole array numbers its tasks as the --array range says (0-3 or 1-4): count from its minimum.
+            let index = id - (environment["SLURM_ARRAY_TASK_MIN"].flatMap(Int.init) ?? 0)
+            guard (0..<count).contains(index) else {
+                throw UsageError("SLURM_ARRAY_TASK_ID \(id) is outside the array of \(count) tasks; use a contiguous --array range")
+            }
+            return (index + 1, count)
+        }
+        if let index = environment["JOB_COMPLETION_INDEX"].flatMap(Int.init) {
+            guard let count = environment["MEDLEY_SHARD_COUNT"].flatMap(Int.init), (0..<count).contains(index) else {
+                throw UsageError("JOB_COMPLETION_INDEX is set: set MEDLEY_SHARD_COUNT to the Indexed Job's completions too")
+            }
+            return (index + 1, count)
+        }
+        return nil
+    }
+}

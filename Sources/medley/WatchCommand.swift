@@ -48,7 +48,7 @@ enum WatchCommand {
             throw UsageError(parsed.positional.isEmpty ? "name the pipeline file" : "expected one pipeline file, not \(parsed.positional.count)",
                              showsUsage: true)
         }
-        let options = try RunCommand.sharedOptions(parsed)
+        let options = try RunOptions(parsed)
         var settings = WatchSettings()
         if let text = parsed.value("--settle") {
             guard let seconds = WatchSettings.duration(text) else {

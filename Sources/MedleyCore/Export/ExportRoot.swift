@@ -380,6 +380,39 @@ final class ExportRoot: @unchecked Sendable {
     }
 }
 
+extension ExportRoot {
+    /// Opens the export roots a run writes (`export.to` of its jobs), before any job starts: every
+    /// one checked for Medley's own files, then locked against other runs in one order (so two
+    /// waiting runs cannot deadlock), then its temporary area made and cleaned. Two paths naming
+    /// one folder share its root. A root that cannot be used stops the run here, with nothing
+    /// written, and the roots opened so far are let go. `waiting` is told when a lock is held by
+    /// another run (`wait`) and again with nil once every lock is held.
+    static func openForRun(_ paths: [String], shard: (index: Int, count: Int)?, wait: Bool, command: String,
+                           waiting: (String?) -> Void) throws -> [String: ExportRoot] {
+        var roots: [String: ExportRoot] = [:]
+        var byRealPath: [String: ExportRoot] = [:]
+        do {
+            for path in Set(paths).sorted() {
+                let root = try open(path)
+                let real = root.root.realPath
+                if byRealPath[real] == nil { byRealPath[real] = root }
+                roots[path] = byRealPath[real]
+            }
+            let ordered = byRealPath.sorted { $0.key < $1.key }.map(\.value)
+            let runState = Sharding.runStateName(shard)
+            for root in ordered { try root.checkOwnFiles(runState: runState, shard: shard) }
+            for root in ordered { try root.claim(shard: shard, wait: wait, command: command) { waiting($0) } }
+            waiting(nil)
+            for root in ordered { try root.prepareTemporaryArea(command: command) }
+        } catch {
+            byRealPath.values.forEach { $0.finish() }
+            throw error
+        }
+        return roots
+    }
+}
+
+
 /// A temporary file of this process: its name in `.medley/tmp/` and a path to it without links.
 struct TemporaryFile: Sendable {
     let name: String

@@ -60,12 +60,6 @@ enum StepOutcome {
     /// Nothing written: `output` (absolute path) is what the item keeps or would write.
     case skipped(output: String, SkipReason)
 
-    /// The written output, or nil for a skip.
-    var written: WrittenOutput? {
-        if case .written(let output) = self { return output }
-        return nil
-    }
-
     /// The step's outcome as the item's.
     var item: ItemOutcome {
         switch self {

@@ -174,9 +174,6 @@ struct ManifestRecord: Decodable {
         return .object(fields.map { ($0.0.rawValue, $0.1) })
     }
 
-    /// Marks the record finished now (`finished`).
-    mutating func markFinished() { finished = Self.timestamp() }
-
     /// `date` (default now) as ISO-8601 UTC with milliseconds: "2026-12-02T13:40:17.125Z".
     static func timestamp(_ date: Date = Date()) -> String {
         let seconds = date.timeIntervalSince1970
@@ -272,8 +269,9 @@ extension ManifestRecord {
 
 extension ManifestRecord {
     /// The record as `outcome` leaves it: its status, and its output, size and measurements, or the
-    /// reason it has none. The one place an outcome becomes manifest fields.
-    mutating func settle(_ outcome: ItemOutcome) {
+    /// reason it has none, finished now. The one place an outcome becomes manifest fields.
+    mutating func settle(_ outcome: ItemOutcome, finished date: Date = Date()) {
+        finished = Self.timestamp(date)
         switch outcome {
         case .written(let written):
             status = .succeeded

@@ -361,8 +361,9 @@ struct AudioProperties {
         }
         // The item's `mediaType` is the tags' `mediaKind` (a podcast or an audiobook is marked in the
         // output as in the input; music needs no mark).
-        if case .text(let kind)? = values.first(where: { $0.name == "mediaType" })?.value, kind == "podcast" || kind == "audioBook" {
-            tags.entries["mediaKind"] = .text(kind)
+        if case .text(let name)? = values.first(where: { $0.name == "mediaType" })?.value,
+           let type = MediaType(rawValue: name), type == .podcast || type == .audioBook {
+            tags.entries["mediaKind"] = .text(type.rawValue)
         }
         // A podcast title that is the album (as read) is already stored as the album.
         if tags["podcastTitle"] == tags["albumTitle"] { tags.entries["podcastTitle"] = nil }

@@ -62,7 +62,6 @@ struct ItemJourney {
             // 6. remember, 7. afterwards: the source moved aside (`ingest.afterwards.move`), its
             //    output being in place and remembered.
             keepsClaim = true
-            entry.markFinished()
             // One rendering of the line for the run state and the manifest; again only when
             // remembering failed, or the source moved, and that changed the entry.
             var line = entry.line

@@ -19,8 +19,6 @@ struct OutcomeRecorder {
     /// `line`: the entry's manifest line when the caller already rendered it (the run state keeps
     /// the same one; an unchanged item's is the last run's). `milliseconds`: time spent on the item.
     func record(_ outcome: ItemOutcome, _ entry: ManifestRecord, line: String? = nil, milliseconds: Double? = nil) {
-        var entry = entry
-        if line == nil { entry.markFinished() }
         let line = line ?? entry.line
         switch outcome {
         case .ignored:

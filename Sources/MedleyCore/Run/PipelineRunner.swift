@@ -152,31 +152,14 @@ final class RunSession: @unchecked Sendable {
     /// other runs (in one order, so two waiting runs cannot deadlock), its temporary area made
     /// and cleaned. A root that cannot be used stops the run here, with nothing written.
     func openExportRoots(of jobs: [Job]) throws {
-        var byRealPath: [String: ExportRoot] = [:]
-        for to in Set(jobs.compactMap { $0.export?.to }).sorted() {
-            let root = try ExportRoot.open(to)
-            if let same = byRealPath[root.root.realPath] {
-                roots[to] = same
-            } else {
-                byRealPath[root.root.realPath] = root
-                roots[to] = root
-            }
-        }
         let command = "run" + (options.shard.map { " --shard \($0.index)/\($0.count)" } ?? "")
-        let ordered = byRealPath.sorted { $0.key < $1.key }.map(\.value)
-        for root in ordered { try root.checkOwnFiles(runState: Sharding.runStateName(options.shard), shard: options.shard) }
-        for root in ordered {
-            try root.claim(shard: options.shard, wait: options.wait, command: command) { [self] message in
-                lock.lock()
-                waitingForLock = true
-                lock.unlock()
-                console.say(message)
-            }
+        roots = try ExportRoot.openForRun(jobs.compactMap { $0.export?.to }, shard: options.shard, wait: options.wait,
+                                          command: command) { [self] message in
+            lock.lock()
+            waitingForLock = message != nil
+            lock.unlock()
+            if let message { console.say(message) }
         }
-        lock.lock()
-        waitingForLock = false
-        lock.unlock()
-        for root in ordered { try root.prepareTemporaryArea(command: command) }
     }
 
     /// Lets go of the export roots (their locks and this process's temporary files).

@@ -55,7 +55,7 @@ enum AudioCopyStep {
             dropped = report.unsupported
             converted = report.converted
         }
-        guard var output = exported.written else { return exported }
+        guard case .written(var output) = exported else { return exported }
         output.warnings += warnings
         if reader.damagedFrames > 0 {
             output.warnings.append("skipped \(reader.damagedFrames) damaged frame\(reader.damagedFrames == 1 ? "" : "s") while measuring; the copy keeps them as they are")

@@ -62,11 +62,11 @@ enum AudioStep {
                                               albumNote: written.note, opus: stage.settings.format == .opus,
                                               levelChange: ReplayGain.levelChange(stage.settings, sourceChannels: reader.info.channels))
             let report = try ItemFailure.converting(.output, context: "cannot write tags") {
-                try TagIO.write(outputTags, from: encoded.path, into: temporary, container: ext, id3: job.export?.id3 ?? .v2_4)
+                try TagIO.write(outputTags, from: encoded.path, into: temporary, container: plan.container, id3: job.export?.id3 ?? .v2_4)
             }
             (dropped, converted) = (report.unsupported, report.converted)
         }
-        guard var written = exported.written else { return exported }
+        guard case .written(var written) = exported else { return exported }
         written.warnings += planWarnings
         written.warnings += outcome?.warnings ?? []
         written.warnings += levelWarnings

@@ -24,7 +24,7 @@ enum ImageStep {
             rendered = try render(item.source, header: header, format: format, to: temporary, stage: stage, messages: &messages,
                                   property: { opened[$0] })
         }
-        guard var written = exported.written else { return exported }
+        guard case .written(var written) = exported else { return exported }
         rendered.record(into: &written)
         written.warnings += messages.lines
         return .written(written)

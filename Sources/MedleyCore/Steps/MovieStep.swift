@@ -43,7 +43,7 @@ enum MovieStep {
                                     mode: job.transcode?.scalingMode ?? .aspectFit)
             }
         }
-        guard var written = exported.written else { return exported }
+        guard case .written(var written) = exported else { return exported }
         written.duration = result?.duration
         if let result {
             if result.damagedFrames > 0 {

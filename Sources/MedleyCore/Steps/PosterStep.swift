@@ -23,7 +23,7 @@ enum PosterStep {
             rendered = try ImageStep.render(frame.path, header: header, format: format, to: temporary, stage: stage,
                                             messages: &messages, property: { opened[$0] })
         }
-        guard var written = exported.written else { return exported }
+        guard case .written(var written) = exported else { return exported }
         rendered.record(into: &written)
         written.warnings += messages.lines
         return .written(written)

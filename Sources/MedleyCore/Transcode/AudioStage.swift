@@ -74,18 +74,33 @@ struct AudioStage {
     /// FFmpeg's encoders (AAC, ALAC in M4A, Opus, MP3, IMA4).
     enum Plan {
         case sndfile(AudioOutputFormat)
-        case ffmpeg(FFmpegOutputFormat)
+        /// FFmpeg's muxer and encoder, and the container the muxer makes.
+        case ffmpeg(FFmpegOutputFormat, AudioContainer)
+
+        /// The container the output is, decided with its writer: the tag writer takes it from here.
+        var container: AudioContainer {
+            switch self {
+            case .sndfile(let format):
+                switch format.container {
+                case .caf: return .caf
+                case .wav: return .wav
+                case .aiff: return .aiff
+                case .flac: return .flac
+                }
+            case .ffmpeg(_, let container): return container
+            }
+        }
 
         var sampleRate: Int {
             switch self {
             case .sndfile(let format): return format.sampleRate
-            case .ffmpeg(let format): return format.sampleRate
+            case .ffmpeg(let format, _): return format.sampleRate
             }
         }
         var channels: Int {
             switch self {
             case .sndfile(let format): return format.channels
-            case .ffmpeg(let format): return format.channels
+            case .ffmpeg(let format, _): return format.channels
             }
         }
     }
@@ -131,7 +146,7 @@ struct AudioStage {
         if let writer = row.ffmpeg.first(where: { $0.extensions.contains(ext) }) {
             func encoded(bitRate: Int? = nil, bitsPerSample: Int? = nil) -> Plan {
                 .ffmpeg(FFmpegOutputFormat(muxer: writer.muxer, codec: writer.codec, sampleRate: rate, channels: channels,
-                                           bitRate: bitRate, bitsPerSample: bitsPerSample))
+                                           bitRate: bitRate, bitsPerSample: bitsPerSample), writer.container)
             }
             switch settings.format {
             case .mpeg4AAC:
@@ -276,7 +291,7 @@ struct AudioStage {
             let writer: AudioSink
             switch plan {
             case .sndfile(let format): writer = try AudioWriter(path: temporaryPath, format: format)
-            case .ffmpeg(let format): writer = try FFmpegAudioWriter(path: temporaryPath, format: format)
+            case .ffmpeg(let format, _): writer = try FFmpegAudioWriter(path: temporaryPath, format: format)
             }
             let steps = preLevelSteps(plan, first: first) + levelSteps(plan, gain: gain)
                 + postLevelSteps(plan, first: first, warnings: &warnings)
