@@ -72,7 +72,7 @@ final class AudioFormatTableTests: XCTestCase {
             var warnings: [String] = []
             do {
                 switch try stage.plan(for: info, ext: ext, warnings: &warnings) {
-                case .ffmpeg(let output): return "ffmpeg \(output.muxer) \(output.codec)"
+                case .ffmpeg(let output, _): return "ffmpeg \(output.muxer) \(output.codec)"
                 case .sndfile(let output): return "libsndfile \(output.container)"
                 }
             } catch {

@@ -269,9 +269,10 @@ extension ManifestRecord {
 
 extension ManifestRecord {
     /// The record as `outcome` leaves it: its status, and its output, size and measurements, or the
-    /// reason it has none, finished now. The one place an outcome becomes manifest fields.
-    mutating func settle(_ outcome: ItemOutcome, finished date: Date = Date()) {
-        finished = Self.timestamp(date)
+    /// reason it has none, and when it `finished` (the journey passes now). The one place an
+    /// outcome becomes manifest fields.
+    mutating func settle(_ outcome: ItemOutcome, finished date: Date? = nil) {
+        if let date { finished = Self.timestamp(date) }
         switch outcome {
         case .written(let written):
             status = .succeeded

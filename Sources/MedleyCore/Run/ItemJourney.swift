@@ -55,7 +55,7 @@ struct ItemJourney {
         } catch {
             outcome = .failed(error, reason: input?.describing("\(error)") ?? "\(error)")
         }
-        entry.settle(outcome)
+        entry.settle(outcome, finished: Date())
         let milliseconds = { Date().timeIntervalSince(started) * 1000 }
         switch outcome {
         case .written:
@@ -217,7 +217,7 @@ struct ItemJourney {
         } catch {
             entry.persistentID = row.contentHash
             let outcome = ItemOutcome.failed(error, reason: "\(error)")
-            entry.settle(outcome)
+            entry.settle(outcome, finished: Date())
             recorder.record(outcome, entry)
             return false
         }

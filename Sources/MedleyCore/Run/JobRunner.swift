@@ -102,7 +102,7 @@ final class JobRunner: Sendable {
                 context.claims.finish(input: "", index: index, keep: false)
                 var entry = ManifestRecord(job: job.name, item: "", input: "", status: .failed)
                 let outcome = ItemOutcome.failed(error, reason: error.description)
-                entry.settle(outcome)
+                entry.settle(outcome, finished: Date())
                 OutcomeRecorder(session: session, context: context).record(outcome, entry)
             }
         }
