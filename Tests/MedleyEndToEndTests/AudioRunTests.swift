@@ -283,6 +283,22 @@ final class AudioRunTests: EndToEndCase {
         XCTAssertTrue(Tool.files(under: work + "/out").allSatisfy { $0.hasSuffix(".caf") }, "IMA4 defaults to .caf")
     }
 
+    func testTagsGoIntoTheContainerTheEncoderWroteWhateverTheName() throws {
+        // FFmpeg's ipod muxer writes MPEG-4 for AAC whether the name ends .m4a or .aac; the tag
+        // writer follows the plan's container, not the name (before: "cannot write tags into .aac files").
+        let input = work + "/tone.wav"
+        XCTAssertEqual(try Tool.run("sox", ["-n", "-r", "44100", "-c", "2", "-b", "16", input, "synth", "1", "sine", "440"]).status, 0)
+        let result = try transcode(input, "AVFormatIDKey: kAudioFormatMPEG4AAC, AVEncoderBitRateKey: 96000", name: "{stem}.aac",
+                                   extra: "    tag: { set: { title: Named by its container, artist: Medley Tests } }")
+        XCTAssertEqual(result.status, 0, result.stderr)
+        let output = work + "/out/tone.aac"
+        let format = try probe(output)["format_name"] ?? ""
+        XCTAssertTrue(format.contains("mp4"), "ffprobe: \(format)")
+        let tags = try Tool.run("ffprobe", ["-v", "error", "-show_entries", "format_tags=title,artist", "-of", "default=noprint_wrappers=1", output])
+        XCTAssertTrue(tags.stdout.contains("TAG:title=Named by its container"), tags.stdout + tags.stderr)
+        XCTAssertTrue(tags.stdout.contains("TAG:artist=Medley Tests"), tags.stdout + tags.stderr)
+    }
+
     func testM4AInputsDecodeThroughFFmpeg() throws {
         let result = try transcode(audio + "/tone-alac.m4a", "AVFormatIDKey: kAudioFormatLinearPCM, AVLinearPCMIsFloatKey: true",
                                    name: "{stem}.wav")
