@@ -1,6 +1,7 @@
 import CLibRaw
 import CVipsShim
 import Foundation
+import MedleySystem
 
 /// A camera's RAW file read through LibRaw (Debian's libraw_r, thread-safe: every call here makes its own
 /// `libraw_data_t` and closes it before returning, so items on different threads never share one).
@@ -103,17 +104,39 @@ public enum RawFile {
         }
     }
 
-    /// The embedded JPEG preview's bytes exactly as the file holds them (LibRaw picks the largest the file lists).
+    /// The largest embedded JPEG's bytes exactly as the file holds them: LibRaw's pick (the largest a TIFF-shaped
+    /// RAW lists), or a RAF's own preview when that is larger (LibRaw 0.20 takes the thumbnail inside it).
     /// Throws when the file has none, or only a bitmap thumbnail.
     public static func preview(_ path: String) throws -> [UInt8] {
-        try withOpened(path) { raw, identity in
-            try call(libraw_unpack_thumb(raw), "read the preview", identity, path)
+        let libraw: [UInt8]? = try withOpened(path) { raw, identity in
+            let unpacked = libraw_unpack_thumb(raw)
             let thumbnail = medley_raw_thumbnail(raw).pointee
-            guard thumbnail.tformat == LIBRAW_THUMBNAIL_JPEG, let start = thumbnail.thumb, thumbnail.tlength > 0 else {
-                throw MediaError(.libraw, "read the preview", "\(words(identity)): no embedded JPEG preview", cause: .unsupported, path: path)
+            if unpacked == 0, thumbnail.tformat == LIBRAW_THUMBNAIL_JPEG, let start = thumbnail.thumb, thumbnail.tlength > 0 {
+                return Array(UnsafeRawBufferPointer(start: start, count: Int(thumbnail.tlength)))
             }
-            return Array(UnsafeRawBufferPointer(start: start, count: Int(thumbnail.tlength)))
+            if let fuji = try fujiPreview(path), fuji.count > 0 { return nil }  // the RAF's own, below
+            if unpacked != 0 { throw failure(unpacked, "read the preview", identity, path) }
+            throw MediaError(.libraw, "read the preview", "\(words(identity)): no embedded JPEG preview", cause: .unsupported, path: path)
         }
+        guard let fuji = try fujiPreview(path), fuji.count > libraw?.count ?? 0 else { return libraw ?? [] }
+        return fuji
+    }
+
+    /// A RAF's JPEG, where its header says (big-endian offset and length at bytes 84 and 88), when it is a JPEG.
+    static func fujiPreview(_ path: String) throws -> [UInt8]? {
+        let descriptor: Int32
+        switch FileSystem.openForReading(path) {
+        case .success(let opened): descriptor = opened
+        case .failure(let error): throw MediaError.system("open", errno: error.code, path: path)
+        }
+        defer { FileSystem.close(descriptor) }
+        guard case .success(let header) = FileSystem.read(descriptor, count: 92, at: 0), header.count == 92,
+              header.starts(with: Array("FUJIFILMCCD-RAW".utf8)) else { return nil }
+        let bigEndian = { (at: Int) in header[at..<(at + 4)].reduce(0) { $0 << 8 | Int($1) } }
+        let offset = bigEndian(84), length = bigEndian(88)
+        guard length > 3, length <= 64 << 20, case .success(let jpeg) = FileSystem.read(descriptor, count: length, at: Int64(offset)),
+              jpeg.count == length, jpeg.starts(with: [0xFF, 0xD8, 0xFF]) else { return nil }
+        return jpeg
     }
 
     // MARK: - LibRaw calls
