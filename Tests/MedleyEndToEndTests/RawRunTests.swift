@@ -58,6 +58,13 @@ final class RawRunTests: EndToEndCase {
         let output = try rawIdentifySize(Self.cr2, "Output size")
         XCTAssertEqual(developed.0, output.0)
         XCTAssertEqual(developed.1, output.1)
+        // Its pixels are dcraw_emu's (same settings) made 8-bit by libvips: the same mean, to a rounding.
+        let peer = work + "/dcraw_emu.tiff"
+        XCTAssertEqual(try Tool.run("dcraw_emu", ["-w", "-T", "-6", "-g", "2.4", "12.92", "-Z", peer, Self.cr2]).status, 0)
+        try Tool.vips(["copy", peer, work + "/dcraw_emu.jpg[Q=90]"])
+        let mean = { (path: String) in Double(try Tool.run("vips", ["avg", path]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)) }
+        XCTAssertEqual(try XCTUnwrap(try mean(work + "/out/developed/IMG_5952.jpg")), try XCTUnwrap(try mean(work + "/dcraw_emu.jpg")),
+                       accuracy: 0.5)
         // The preview: the size of the JPEG exiftool extracts.
         let extracted = work + "/exiftool-preview.jpg"
         try Tool.run("exiftool", ["-b", "-PreviewImage", Self.cr2]).data.write(to: URL(fileURLWithPath: extracted))
