@@ -102,6 +102,31 @@ final class RawRunTests: EndToEndCase {
         XCTAssertEqual(try size(work + "/out/IMG_5952.jpg").0, 1728)
     }
 
+    func testAPortraitRAWsPreviewIsTurnedUpright() throws {
+        let portrait = work + "/in/portrait.CR2"
+        try FileManager.default.copyItem(atPath: Self.cr2, toPath: portrait)
+        // exiftool sets the RAW's orientation to "rotate 90 CW"; its preview JPEG stays as the sensor lies.
+        XCTAssertEqual(try Tool.run("exiftool", ["-q", "-overwrite_original", "-n", "-IFD0:Orientation=6", portrait]).status, 0)
+        let extracted = work + "/preview.jpg"
+        try Tool.run("exiftool", ["-b", "-PreviewImage", portrait]).data.write(to: URL(fileURLWithPath: extracted))
+        let stored = try size(extracted)
+        XCTAssertGreaterThan(stored.0, stored.1, "the embedded preview is landscape")
+        let (result, _) = try run("""
+            version: 1
+            jobs:
+              - name: portrait
+                ingest: { from: [in], raw: preview }
+                export: { to: out, format: jpeg }
+            """, job: "portrait")
+        XCTAssertEqual(result.status, 0, result.stderr)
+        let written = try size(work + "/out/portrait.jpg")
+        XCTAssertEqual(written.0, stored.1)
+        XCTAssertEqual(written.1, stored.0)
+        let orientation = try Tool.run("exiftool", ["-n", "-s3", "-Orientation", work + "/out/portrait.jpg"]).stdout
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        XCTAssertTrue(orientation == "" || orientation == "1", "no viewer turns it again: \(orientation)")
+    }
+
     func testDamagedRAWsFailAloneNamingRAWAndTheCamera() throws {
         let bytes = try Data(contentsOf: URL(fileURLWithPath: Self.cr2))
         try FileManager.default.copyItem(atPath: Self.cr2, toPath: work + "/in/good.CR2")

@@ -117,12 +117,17 @@ enum RawStep {
             try ImageStage.checkPixels(width: size.width, height: size.height, limit: stage.maxPixels,
                                        of: "the RAW's preview (\(identity.camera))")
             var preview = try VipsImage.decoded(bytes: bytes)
-            // The camera stores its preview as the sensor lies; the RAW's orientation turns both.
-            switch identity.orientation {
-            case 3: preview = try preview.rotated(quarterTurns: 2)
-            case 6: preview = try preview.rotated(quarterTurns: 1)
-            case 8: preview = try preview.rotated(quarterTurns: 3)
-            default: break
+            // The camera stores its preview as the sensor lies and the RAW's orientation turns both; a preview with
+            // an orientation of its own is turned by that (and its tag reset, so no viewer turns it again).
+            if preview.orientation != 1 {
+                preview = try preview.autoOriented()
+            } else {
+                switch identity.orientation {
+                case 3: preview = try preview.rotated(quarterTurns: 2)
+                case 6: preview = try preview.rotated(quarterTurns: 1)
+                case 8: preview = try preview.rotated(quarterTurns: 3)
+                default: break
+                }
             }
             if let asked = askedSize(stage), asked.width > preview.width || asked.height > preview.height {
                 warnings.append("raw: preview: the embedded preview is \(preview.width) × \(preview.height), smaller than the "

@@ -44,11 +44,9 @@ public enum RawFile {
 
         /// "Canon EOS 30D": the camera as a person names it (the make once, even when the model repeats it).
         public var camera: String {
-            if make.isEmpty { return model }
-            if model.lowercased().hasPrefix(make.lowercased().split(separator: " ").first.map(String.init) ?? make.lowercased()) {
-                return model
-            }
-            return model.isEmpty ? make : make + " " + model
+            let brand = make.split(separator: " ").first.map { $0.lowercased() } ?? ""
+            if model.isEmpty { return make }
+            return make.isEmpty || model.lowercased().hasPrefix(brand) ? model : make + " " + model
         }
 
         /// The picture's size once upright.
