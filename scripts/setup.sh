@@ -25,6 +25,8 @@ RUN_PACKAGES=(
   fonts-dejavu-core
   # loudness (EBU R128 integrated, range, true peak) for analyze, normalize and ReplayGain tags
   libebur128-dev
+  # camera RAW files (CR2, CR3, NEF, ARW, DNG, RAF, ORF, RW2 …): LibRaw, its thread-safe libraw_r
+  libraw-dev
 )
 
 # What the tests call as independent references, and the peers benchmarks compare against
@@ -36,6 +38,8 @@ TEST_PACKAGES=(
   xxhash xxd sqlite3
   parallel
   time
+  # LibRaw's own tools (raw-identify, dcraw_emu): RAW sizes and pixels in tests, the peer in benchmarks
+  libraw-bin
   # independent references in tests and peers in benchmarks
   ffmpeg sox libsox-fmt-all samplerate-programs
   # independent tag readers for TagIO's tests: mutagen (raw ID3 frames, MP4 atoms, Vorbis

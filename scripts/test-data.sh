@@ -20,3 +20,6 @@ if ! fixtures/realworld/make-audio.sh "$DATA/realworld-audio-subset" --subset; t
   $SUDO apt-get update -qq
   fixtures/realworld/make-audio.sh "$DATA/realworld-audio-subset" --subset
 fi
+# Camera RAW files (issue 29): Canon EOS 30D's full-size CR2 (rawtran-doc) and exiftool's
+# header-only RAWs of many makers (its source package). RawFileTests and RawRunTests read them.
+fixtures/realworld/make-raw.sh "$DATA/realworld-raw"

@@ -43,6 +43,15 @@ MedleyImage *medley_image_from_uchar(const uint8_t *pixels, int width, int heigh
     return image ? HANDLE(image) : NULL;
 }
 
+MedleyImage *medley_image_from_ushort(const uint16_t *pixels, int width, int height, int bands) {
+    size_t length = (size_t)width * height * bands * sizeof(uint16_t);
+    VipsImage *image = vips_image_new_from_memory_copy(pixels, length, width, height, bands, VIPS_FORMAT_USHORT);
+    if (!image) return NULL;
+    /* Said, not guessed: 16-bit samples are RGB16 (or GREY16), so every saver scales them to 8 bits by 257. */
+    image->Type = bands >= 3 ? VIPS_INTERPRETATION_RGB16 : VIPS_INTERPRETATION_GREY16;
+    return HANDLE(image);
+}
+
 MedleyImage *medley_image_from_buffer(const void *bytes, size_t length, int fail_on_error) {
     /* libvips reads the buffer lazily and does not copy it: decode it whole into memory now (an
      * asset is small and decoded once per job), so the image outlives the caller's bytes and is

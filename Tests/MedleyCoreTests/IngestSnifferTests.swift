@@ -156,7 +156,9 @@ final class IngestSnifferTests: XCTestCase {
         XCTAssertNil(ContentSniffer.sniff(padded([0xFF, 0xFB, 0x9C, 0x64])), "sample-rate index 3 is reserved")
         XCTAssertNil(ContentSniffer.sniff(padded([0xFF, 0xF1, 0x50, 0x80, 0x02, 0x1F, 0xFC])), "AAC/ADTS is not MP3")
         XCTAssertNil(ContentSniffer.sniff(padded(ascii("RIFF") + le32(100) + ascii("CDXA"))), "unknown RIFF form")
-        XCTAssertNil(ContentSniffer.sniff(ftyp("crx ", ["crx "])), "unknown ISO brands (Canon raw)")
+        XCTAssertNil(ContentSniffer.sniff(ftyp("xyzw", ["abcd"])), "unknown ISO brands")
+        // Canon's CR3 was the unknown brand here; it is a camera RAW since issue 29 (RawSniffTests).
+        XCTAssertEqual(ContentSniffer.sniff(ftyp("crx ", ["crx "])), SniffedFormat(kind: .image, format: "raw"))
         XCTAssertNil(ContentSniffer.sniff(padded(ascii("BM") + le32(70) + le32(0) + le32(54) + le32(41))),
                      "a DIB header size that no BMP version uses")
         XCTAssertNil(ContentSniffer.sniff(padded(ascii("FORM") + be32(100) + ascii("ILBM"))), "IFF but not AIFF")

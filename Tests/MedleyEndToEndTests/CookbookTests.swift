@@ -149,6 +149,10 @@ final class CookbookTests: EndToEndCase {
         // its place from none. (It does not tell linear from sRGB blending, 22.7 dB apart:
         // WatermarkRunTests checks the blend's formula.)
         "watermark": { try $0.compareImages($1, psnr: 22, corner: (width: 40, height: 40)) },
+        // The same LibRaw development on both sides, each made 8-bit and encoded at quality 90 by libvips.
+        "raw-develop": { try $0.compareImages($1, psnr: 38) },
+        // exiftool's bytes against Medley's re-encode of the same JPEG at quality 95.
+        "raw-preview": { try $0.compareImages($1, psnr: 38) },
         "wav-to-aac": { try $0.compareAAC($1) },
         "cd-quality": { try $0.compareResampled($1) },
         "loudness": { try $0.compareLoudness($1) },
@@ -186,6 +190,13 @@ final class CookbookTests: EndToEndCase {
         try FileManager.default.createDirectory(atPath: work + "/fixtures", withIntermediateDirectories: true)
         for folder in Self.fixtureFolders {
             try FileManager.default.copyItem(atPath: Tool.fixtures + "/" + folder, toPath: work + "/fixtures/" + folder)
+        }
+        // The RAW recipes read fixtures/raw, which the clone leaves empty: the corpus's full-size RAWs go there.
+        let raws = Tool.testData + "/realworld-raw/raw/full"
+        XCTAssertTrue(FileManager.default.fileExists(atPath: raws + "/.done"), "the RAW corpus is missing: run scripts/test-data.sh")
+        try FileManager.default.createDirectory(atPath: work + "/fixtures/raw", withIntermediateDirectories: true)
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: raws)) ?? [] where !name.hasPrefix(".") {
+            try FileManager.default.copyItem(atPath: raws + "/" + name, toPath: work + "/fixtures/raw/" + name)
         }
         for recipe in recipes {
             // A recipe that throws (a missing output, an unreadable tag) fails alone; the rest still run.

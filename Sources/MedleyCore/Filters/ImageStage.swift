@@ -17,6 +17,8 @@ struct ImageStage {
     let autoAdjust: AutoAdjustSettings?
     /// `analyze:`'s image analyses, measured on each output.
     let analyses: Set<ImageAnalysisKind>
+    /// `ingest.raw`: a camera RAW developed or its embedded preview (`Steps/RawStep.swift`).
+    let raw: RawMode
 
     /// sharp's default (0x3FFF²): big enough for any camera, small enough to stop a bomb.
     static let defaultMaxPixels = 268_402_689
@@ -35,6 +37,7 @@ struct ImageStage {
         graph = job.imageGraph
         autoAdjust = job.autoAdjust?.enhance == true ? job.autoAdjust : nil
         analyses = job.imageAnalyses
+        raw = job.ingest.raw
     }
 
     /// The renderer of one item whose auto-adjustment chose `adjustment`: the three filters, then the job's graph.

@@ -9,6 +9,8 @@ public enum ContentSniffer {
     /// Classifies the first bytes of a file (pass at least 64 if the file has them). nil = not recognised.
     public static func sniff(_ header: [UInt8]) -> SniffedFormat? {
         let bytes = Header(header)
+        // Camera RAWs first: a CR2 has TIFF's magic and a CR3 is ISO media (`RawRecognition`).
+        if let raw = RawRecognition.signature(bytes) { return raw }
         // Longest and most specific signatures first; the two-byte ones (BMP, bare JPEG XL) and the MPEG frame
         // sync come last because random data is most likely to hit them.
         if bytes.has([0xFF, 0xD8, 0xFF]) { return .jpeg }

@@ -4,7 +4,7 @@ import MedleyYAML
 /// Reading the `ingest:` stage: roots that must exist, media types, include and exclude globs.
 extension SchemaReader {
     /// The keys an `ingest:` mapping may have.
-    static let ingestKeys = ["from", "recursive", "media", "include", "exclude", "afterwards"]
+    static let ingestKeys = ["from", "recursive", "media", "include", "exclude", "afterwards", "raw"]
 
     func ingest(_ node: YAMLNode) -> IngestStage? {
         guard let fields = mapping(node, keys: Self.ingestKeys, what: "ingest") else { return nil }
@@ -40,6 +40,15 @@ extension SchemaReader {
                                 exclude: globs(fields["exclude"], what: "ingest.exclude"))
         if let node = fields["afterwards"] {
             stage.afterwards = afterwards(node, roots: roots)
+        }
+        if let node = fields["raw"], let text = string(node, what: "ingest.raw") {
+            if let mode = RawMode(rawValue: text) {
+                stage.raw = mode
+            } else {
+                sink.error(node, "ingest.raw must be 'develop' (the default) or 'preview', not '\(text)'",
+                           suggestion: DiagnosticSink.didYouMean(text, in: RawMode.allCases.map(\.rawValue))
+                               ?? "develop: demosaic the sensor's data; preview: the JPEG the camera embedded")
+            }
         }
         return stage
     }

@@ -10,6 +10,8 @@ public struct IngestStage: Sendable {
     public let exclude: [Glob]
     /// `afterwards: { move: FOLDER }`: where sources go once their output is in place (nil: they stay).
     public var afterwards: AfterwardsMove?
+    /// `raw:`: how a camera RAW file becomes a picture (`develop`, the default, or its embedded `preview`).
+    public var raw: RawMode = .develop
 
     /// The media types a job without `ingest.media` takes: what its stages can process — images
     /// for filters, audio for a transcode, both (and anything else) for both or neither; movies
@@ -28,6 +30,7 @@ public struct IngestStage: Sendable {
     func selecting(_ media: [MediaTypeName]) -> IngestStage {
         var stage = IngestStage(roots: roots, recursive: recursive, media: media, include: include, exclude: exclude)
         stage.afterwards = afterwards
+        stage.raw = raw
         return stage
     }
 

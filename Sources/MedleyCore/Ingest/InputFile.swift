@@ -150,6 +150,8 @@ enum Identify {
         do {
             let sniffed = try input.map { try ContentSniffer.sniff(descriptor: $0.descriptor, path: file.path) }
                 ?? ContentSniffer.sniff(fileAt: file.path)
+            // A NEF, ARW or DNG has TIFF's bytes: its name and LibRaw decide (a plain TIFF stays one).
+            if let raw = RawRecognition.byLibRaw(sniffed, ext: ext, path: source) { return raw }
             if let sniffed {
                 if let refined = byStreams(sniffed, path: source) { return refined }
             } else if let header = try? ContentSniffer.readHeader(of: source), ContentSniffer.Header(header).has("ftyp", at: 4),
@@ -194,11 +196,11 @@ enum Identify {
         return ftypless ? nil : sniffed
     }
 
-    static let mediaExtensions: Set<String> = [
+    static let mediaExtensions: Set<String> = Set<String>([
         "jpg", "jpeg", "jpe", "png", "gif", "webp", "tif", "tiff", "heic", "heif", "avif", "jxl", "bmp",
         "wav", "aif", "aiff", "aifc", "caf", "flac", "ogg", "oga", "opus", "mp3", "m4a", "m4b", "aac",
         "mp4", "m4v", "mov", "3gp", "3g2", "mkv", "mka", "webm", "avi", "ogv",
-    ]
+    ]).union(RawRecognition.extensions)
 
     /// The XXH3 hash of the file's bytes (docs/library.md, "Properties": stable across runs and machines), read from the open file
     /// the decoders read.

@@ -223,6 +223,7 @@ struct SchemaReader {
         var imageSettings = settings(["filters", "graph", "colorSpace", "limits", "export", "poster"])
         if fields["autoAdjust"] != nil { imageSettings += ";" + settings(["autoAdjust"]) }
         if fields["watermark"] != nil { imageSettings += ";" + settings(["watermark"]) }
+        if selected.raw != .develop { imageSettings += ";raw=" + selected.raw.rawValue }
         if !job.imageAnalyses.isEmpty {
             imageSettings += ";analyze=" + job.imageAnalyses.sorted().map(\.rawValue).joined(separator: ",")
         }

@@ -5,6 +5,7 @@ import MedleyMedia
 enum ImageStep {
     /// Reads the header (under the pixel limit) and the properties of an image item.
     static func read(_ item: Item, stage: ImageStage) throws -> OpenedItem {
+        if item.sniffed == .raw { return try RawStep.read(item, stage: stage) }
         var messages = LibraryMessages()
         let header = try stage.openHeader(item.source, messages: &messages)
         let properties = ImageProperties(file: item.file, persistentID: item.persistentID, image: header,
@@ -16,6 +17,9 @@ enum ImageStep {
     /// Renders the image through the job's filters into its output.
     static func render(_ opened: OpenedItem, header: VipsImage, messages: LibraryMessages, _ item: Item,
                        stage: ImageStage, exporter: Exporter, threads: Int) throws -> StepOutcome {
+        if item.sniffed == .raw {
+            return try RawStep.render(opened, header: header, messages: messages, item, stage: stage, exporter: exporter, threads: threads)
+        }
         var messages = messages
         let format = stage.outputFormat(for: header)
         var rendered = Rendered()

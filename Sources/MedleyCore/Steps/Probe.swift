@@ -44,6 +44,7 @@ public enum Probe {
                 throw ItemFailure(error)
             }
         }
+        if sniffed == .raw { return try RawProbe.properties(file, persistentID: persistentID) + notMeasured(loudness) }
         try Vips.start()
         // libvips' and GLib's messages while the header and metadata are read are this file's
         // warnings, as in a run, never raw lines on stderr.
