@@ -72,7 +72,7 @@ enum RawStep {
                 }
             }
         }
-        guard var written = exported.written else { return exported }
+        guard case .written(var written) = exported else { return exported }
         written.analysis = analysis
         written.warnings += warnings + messages.lines
         return .written(written)
