@@ -22,6 +22,8 @@ let package = Package(
         // EBU R128 / ITU-R BS.1770 loudness (integrated, range, sample and true peak): the field's reference
         // implementation, the one ffmpeg's ebur128 filter and beets' replaygain backends agree with.
         .systemLibrary(name: "CEbur128", pkgConfig: "libebur128", providers: [.apt(["libebur128-dev"])]),
+        // EXIF, IPTC and XMP read and written through exiv2 (gexiv2: its C API, as Shotwell, GIMP and darktable use it).
+        .systemLibrary(name: "CGexiv2", pkgConfig: "gexiv2", providers: [.apt(["libgexiv2-dev"])]),
         .systemLibrary(name: "CFFmpeg", pkgConfig: "libavformat",
                        providers: [.apt(["libavformat-dev", "libavcodec-dev", "libswscale-dev", "libswresample-dev"])]),
         // Audio encode/decode, and movie probe, frames and transcodes (libswscale for pictures,
@@ -50,9 +52,9 @@ let package = Package(
         // libyaml adapter: YAML text → a node tree that remembers line and column.
         .target(name: "MedleyYAML", dependencies: ["CYAML"]),
         // Adapters over media C libraries: libvips (images), libsndfile, libsamplerate and FFmpeg (audio, movies),
-        // xxHash (content hashes), libqrencode (QR symbols), libebur128 (loudness), and the C library's malloc settings they all allocate through.
+        // xxHash (content hashes), libqrencode (QR symbols), libebur128 (loudness), gexiv2 (image metadata), and the C library's malloc settings they all allocate through.
         .target(name: "MedleyMedia", dependencies: ["CVipsShim", "CFFmpegShim", "CSndfile", "CSamplerate", "CXXHash", "CSystemShim",
-                                                    "CQREncode", "CEbur128", "MedleyKernels", "MedleySystem"]),
+                                                    "CQREncode", "CEbur128", "CGexiv2", "MedleyKernels", "MedleySystem"]),
         // SQLite adapter: the run state behind incremental runs and resume.
         .target(name: "MedleyStore", dependencies: ["CSQLite", "MedleySystem"]),
         // Pipeline model and validation, ingest, templates, scheduler, stages, events.

@@ -9,6 +9,7 @@ enum ImageStep {
         let header = try stage.openHeader(item.source, messages: &messages)
         let properties = ImageProperties(file: item.file, persistentID: item.persistentID, image: header,
                                          format: item.sniffed.format)
+        properties.warnings.forEach { messages.note($0) }
         return OpenedItem(content: .image(header: header, messages: messages), mediaType: .image,
                           properties: properties.values)
     }
