@@ -20,3 +20,8 @@ if ! fixtures/realworld/make-audio.sh "$DATA/realworld-audio-subset" --subset; t
   $SUDO apt-get update -qq
   fixtures/realworld/make-audio.sh "$DATA/realworld-audio-subset" --subset
 fi
+# The image-metadata corpus (issue 29): camera EXIF from golang-github-rwcarlsen-goexif-dev's test
+# images, files and sidecars exiftool writes, bad sidecars. MetadataCorpusTests reads it.
+if [ ! -d "$DATA/metadata/metadata/camera" ]; then
+  fixtures/realworld/make-metadata.sh "$DATA/metadata"
+fi

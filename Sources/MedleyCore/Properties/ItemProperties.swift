@@ -114,6 +114,11 @@ public struct ImageProperties: Sendable {
         // A property the header gave (width, orientation) is not replaced by a metadata short name.
         values += metadata.values.filter { entry in !values.contains { $0.name == entry.name } }
         warnings = metadata.warnings
+        // exiv2 0.27 reads no EXIF from some HEIF files libvips reads it from: said, not lost silently.
+        if !metadata.values.contains(where: { $0.name.hasPrefix("exif.") }),
+           image.fields.contains(where: { $0.name.hasPrefix("exif-ifd") }) {
+            warnings.append("metadata: exiv2 reads no EXIF from this \(format) file, which holds some (libvips reads it); exif.* properties are missing")
+        }
     }
 }
 

@@ -49,10 +49,19 @@ public enum MetadataProperties {
         "SensitivityType", "RecommendedExposureIndex", "StandardOutputSensitivity", "ISOSpeed",
     ]
 
+    /// IFD0's tags by number, for the cameras that put them in the EXIF IFD, where exiv2 names
+    /// them by number ("Exif.Photo.0x010f"; an HTC One_M8 writes Make and Model there).
+    static let ifd0Names: [String: String] = [
+        "0x010e": "ImageDescription", "0x010f": "Make", "0x0110": "Model", "0x0112": "Orientation",
+        "0x0131": "Software", "0x0132": "DateTime", "0x013b": "Artist", "0x8298": "Copyright",
+    ]
+
     /// EXIF groups whose tags are `exif.<Tag>`: IFD0, the EXIF IFD, GPS and interoperability.
     static let mainGroups: Set<String> = ["Image", "Photo", "GPSInfo", "Iop"]
     /// Offsets to other IFDs: meaningless once read (exiftool does not list them either).
-    static let pointers: Set<String> = ["ExifTag", "GPSTag", "InteroperabilityTag"]
+    static let pointers: Set<String> = ["ExifTag", "GPSTag", "InteroperabilityTag",
+        // A TIFF's containers of the other families, read as those families (`iptc.*`, `xmp.*`) and the ICC profile.
+        "IPTCNAA", "XMLPacket", "InterColorProfile", "ImageResources"]
 
     /// What reading an image's metadata gave: properties and warnings (a sidecar that is not XMP,
     /// exiv2's complaints about a damaged maker note).
@@ -125,8 +134,9 @@ public enum MetadataProperties {
     static func propertyName(_ tag: MetadataTag) -> String? {
         switch tag.family {
         case .exif:
-            if mainGroups.contains(tag.group) { return pointers.contains(tag.name) ? nil : "exif." + tag.name }
-            return "exif.\(tag.group).\(tag.name)"
+            if pointers.contains(tag.name) { return nil }
+            guard mainGroups.contains(tag.group) else { return "exif.\(tag.group).\(tag.name)" }
+            return "exif." + (ifd0Names[tag.name.lowercased()] ?? tag.name)
         case .iptc:
             return tag.group == "Application2" ? "iptc." + tag.name : "iptc.\(tag.group).\(tag.name)"
         case .xmp:

@@ -114,10 +114,14 @@ public final class ImageMetadata {
 
     /// The stored value's text and its type (under the lock).
     private func rawValue(_ key: String) -> MetadataTag.Raw? {
+        var hasError: UnsafeMutablePointer<GError>?
+        let present = gexiv2_metadata_try_has_tag(handle, key, &hasError) != 0
+        if let hasError { g_error_free(hasError) }
+        guard present else { return nil }
         var error: UnsafeMutablePointer<GError>?
         let typeName = gexiv2_metadata_try_get_tag_type(key, &error).map { String(cString: $0) } ?? ""
         if let error { g_error_free(error) }
-        let isList = key.hasPrefix("Xmp.") || key.hasPrefix("Iptc.")
+        let isList = (key.hasPrefix("Xmp.") || key.hasPrefix("Iptc.")) && typeName != "LangAlt"
         if isList {
             var listError: UnsafeMutablePointer<GError>?
             let list = gexiv2_metadata_try_get_tag_multiple(handle, key, &listError)

@@ -90,9 +90,9 @@ public enum MetadataValues {
         let raw = tag.raw
         switch tag.family {
         case .xmp:
+            if raw.type == "LangAlt" { return .text(defaultLanguage(raw.text)) }
             if let list = raw.list {
                 // A LangAlt is its x-default text; a bag or sequence a list; a simple property its text.
-                if raw.type == "LangAlt" { return .text(withoutLanguage(list.first ?? "")) }
                 if raw.type == "XmpBag" || raw.type == "XmpSeq" || list.count > 1 { return .list(list) }
                 return .text(list.first ?? raw.text)
             }
@@ -101,6 +101,8 @@ public enum MetadataValues {
             if let list = raw.list, list.count > 1 { return .list(list) }
             let text = raw.list?.first ?? raw.text
             if raw.type == "Short", let number = Int(text) { return .integer(number) }
+            // exiv2 writes an IPTC date "2024-05-01"; exiftool -n gives "2024:05:01", as stored.
+            if raw.type == "Date", text.count == 10 { return .text(text.replacingOccurrences(of: "-", with: ":")) }
             return .text(text)
         case .exif:
             return exifValue(tag)
@@ -167,6 +169,14 @@ public enum MetadataValues {
             return .text(String(decoding: trimmed, as: UTF8.self))
         }
         return .text(tokens.joined(separator: " "))
+    }
+
+    /// The x-default text of a LangAlt as exiv2 writes it whole (`lang="x-default" Pier, at dusk,
+    /// lang="de" Steg`), else its first language's.
+    static func defaultLanguage(_ text: String) -> String {
+        let entries = text.components(separatedBy: ", lang=\"").enumerated().map { $0.offset == 0 ? $0.element : "lang=\"" + $0.element }
+        let chosen = entries.first { $0.hasPrefix("lang=\"x-default\"") } ?? entries.first ?? text
+        return withoutLanguage(chosen)
     }
 
     /// A LangAlt entry as exiv2 writes it (`lang="x-default" Hello`) without its language: "Hello".
