@@ -223,6 +223,8 @@ struct SchemaReader {
         var imageSettings = settings(["filters", "graph", "colorSpace", "limits", "export", "poster"])
         if fields["autoAdjust"] != nil { imageSettings += ";" + settings(["autoAdjust"]) }
         if fields["watermark"] != nil { imageSettings += ";" + settings(["watermark"]) }
+        // A tag stage writes an image's metadata (set, shiftDates, sidecar).
+        if fields["tag"] != nil { imageSettings += ";" + settings(["tag"]) }
         if !job.imageAnalyses.isEmpty {
             imageSettings += ";analyze=" + job.imageAnalyses.sorted().map(\.rawValue).joined(separator: ",")
         }

@@ -20,12 +20,18 @@ enum ImageStep {
         var messages = messages
         let format = stage.outputFormat(for: header)
         var rendered = Rendered()
+        var sidecar: (name: OutputName, packet: String)?
         let exported = try exporter.write(item.file, ext: format.fileExtension, fileExtension: format.fileExtension,
-                                          memory: stage.workingMemory(header, threads: threads), property: { opened[$0] }) { temporary, _ in
+                                          memory: stage.workingMemory(header, threads: threads), property: { opened[$0] }) { temporary, name in
             rendered = try render(item.source, header: header, format: format, to: temporary, stage: stage, messages: &messages,
                                   property: { opened[$0] })
+            // export.strip lists, keep, and the tag stage's fields, into the temporary before it is placed.
+            let edit = try MetadataStep.write(temporary, source: item.source, stage: stage, format: format) { opened[$0] }
+            rendered.warnings += edit.warnings
+            sidecar = edit.sidecar.map { (name, $0) }
         }
         guard var written = exported.written else { return exported }
+        if let sidecar { written.warnings += MetadataStep.writeSidecar(sidecar.packet, beside: sidecar.name, exporter: exporter) }
         rendered.record(into: &written)
         written.warnings += messages.lines
         return .written(written)
