@@ -232,7 +232,12 @@ public struct MetadataWrite: Sendable {
         case .libvips:
             break
         case .remove(let names):
-            for key in metadata.keys where names.contains(where: { $0.matches(key) }) { metadata.clear(key) }
+            for key in metadata.keys where names.contains(where: { $0.matches(key) }) {
+                metadata.clear(key)
+                // An XMP structure's array ("Xmp.xmpMM.History" of "Xmp.xmpMM.History[1]/stEvt:action")
+                // is not listed, but would be written back empty.
+                if let bracket = key.firstIndex(of: "[") { metadata.clear(String(key[..<bracket])) }
+            }
             if names.contains(where: { $0.name == "thumbnail" || $0.name == "exif" }) { metadata.eraseThumbnail() }
             if strip.savesStripped {
                 // libvips dropped everything (for the ICC profile): the rest comes back from the input.
