@@ -135,6 +135,19 @@ final class CookbookTests: EndToEndCase {
             try test.compareImages(outputs, psnr: 38)
             try test.checkNoMetadata(outputs)
         },
+        // exiftool edits, Medley re-encodes: the pictures as "strip", the fields read back by exiftool.
+        "no-gps": { test, outputs in
+            try test.compareImages(outputs, psnr: 38)
+            try test.compareFields(outputs, ["Make", "Model", "DateTimeOriginal", "Orientation#"], none: ["GPS:all"])
+        },
+        "credit": { test, outputs in
+            try test.compareImages(outputs, psnr: 38)
+            try test.compareFields(outputs, ["Artist", "Copyright", "XMP-dc:Creator", "XMP-dc:Subject"], present: "Artist")
+        },
+        "clock": { test, outputs in
+            try test.compareImages(outputs, psnr: 38)
+            try test.compareFields(outputs, ["DateTimeOriginal", "CreateDate", "ModifyDate"], present: "DateTimeOriginal")
+        },
         "to-srgb": { test, outputs in
             try test.compareImages(outputs, psnr: 38)
             for file in Tool.files(under: outputs.medley) {
@@ -244,6 +257,25 @@ final class CookbookTests: EndToEndCase {
     }
 
     /// Neither side's outputs hold EXIF, XMP, IPTC or an ICC profile, by exiftool.
+    /// exiftool's values of `tags` equal in the peer's and Medley's file of each name; none of
+    /// `none` in Medley's; `present` set in at least one file (so the recipe did something).
+    func compareFields(_ outputs: Outputs, _ tags: [String], none: [String] = [], present: String? = nil) throws {
+        var seen = false
+        for file in Tool.files(under: outputs.medley) {
+            let mine = outputs.medley + "/" + file
+            for tag in tags where outputs.peerRan {
+                let arguments = ["-s3", "-" + tag]
+                XCTAssertEqual(try Tool.run("exiftool", arguments + [mine]).stdout, try Tool.run("exiftool", arguments + [outputs.peer + "/" + file]).stdout,
+                               "\(outputs.name)/\(file): \(tag)")
+            }
+            for tag in none {
+                XCTAssertEqual(try Tool.run("exiftool", ["-s", "-" + tag, mine]).stdout, "", "\(outputs.name)/\(file): \(tag) left")
+            }
+            if let present, try Tool.exif(mine, present) != nil { seen = true }
+        }
+        if present != nil { XCTAssertTrue(seen, "\(outputs.name): no output has \(present ?? "")") }
+    }
+
     func checkNoMetadata(_ outputs: Outputs) throws {
         for folder in [outputs.peer, outputs.medley] {
             for file in Tool.files(under: folder) {
