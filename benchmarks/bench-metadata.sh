@@ -26,7 +26,7 @@ runs=${RUNS:-3}
 medley=${MEDLEY:-"$repo_dir/.build/release/medley"}
 [[ -x $medley ]] || { echo "build first: scripts/build.sh" >&2; exit 1; }
 work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+trap '[[ -n ${KEEP:-} ]] || rm -rf "$work"' EXIT
 corpus=${CORPUS:-}
 if [[ -z $corpus ]]; then
   "$repo_dir/fixtures/realworld/make-metadata.sh" "$work/corpus" >/dev/null 2>&1
@@ -53,7 +53,7 @@ seconds() {
   end=$(date +%s.%N)
   awk -v s="$start" -v e="$end" 'BEGIN{ printf "%.3f\n", e - s }'
 }
-best() { sort -n | head -1; }
+best() { sort -n | awk 'NR == 1'; }  # (head would close the pipe under pipefail)
 
 # --- 1. probe ---------------------------------------------------------------------------------
 cd "$work/lib"

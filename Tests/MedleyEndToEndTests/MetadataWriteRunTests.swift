@@ -145,6 +145,36 @@ final class MetadataWriteRunTests: EndToEndCase {
         XCTAssertEqual(mine["IFD0:ModifyDate"], "2025:01:01 00:59:59", "across the year")
     }
 
+    /// A job that only edits metadata copies the input's bytes (no second JPEG encode), as
+    /// exiftool edits a file; a job that turns the picture upright or filters it re-encodes.
+    func testAMetadataOnlyJobKeepsThePixelsAsTheyAre() throws {
+        let input = try source()
+        try run("""
+                tag: { set: { rating: 5 } }
+                export: { to: out, format: same, name: "{stem}.{ext}", strip: [gps] }
+            """)
+        let output = work + "/out/photo.jpg"
+        let a = try Tool.pixels(input), b = try Tool.pixels(output)
+        XCTAssertEqual([a.width, a.height], [b.width, b.height])
+        XCTAssertEqual(a.samples, b.samples, "the JPEG's pixels as they were: not encoded again")
+        XCTAssertEqual(try Tool.exif(output, "Rating"), "5")
+        XCTAssertNil(try Tool.exif(output, "GPSLatitude"))
+        XCTAssertEqual(try Tool.exif(output, "SerialNumber"), try Tool.exif(input, "SerialNumber"))
+
+        // Portrait, orientation 6: turned upright (re-encoded), its orientation then 1.
+        let turned = work + "/in/turned.jpg"
+        try FileManager.default.copyItem(atPath: Tool.fixtures + "/images/portrait-exif6.jpg", toPath: turned)
+        try FileManager.default.removeItem(atPath: input)
+        try run("""
+                tag: { set: { rating: 2 } }
+                export: { to: out2, format: same, name: "{stem}.{ext}" }
+            """)
+        let upright = work + "/out2/turned.jpg"
+        XCTAssertEqual(try Tool.exif(upright, "Orientation"), "1")
+        XCTAssertEqual(try Tool.exif(upright, "Rating"), "2")
+        XCTAssertEqual(try Tool.exif(upright, "ImageWidth"), try Tool.exif(turned, "ImageHeight"), "turned by 90°")
+    }
+
     func testSidecarBesideTheOutputIsReadByExiftool() throws {
         let input = try source()
         try run("""

@@ -99,8 +99,9 @@ public struct ImageProperties: Sendable {
         values.first { $0.name == name }?.value
     }
 
-    /// Reads the header (no pixels) of an image already opened by libvips.
-    public init(file: IngestedFile, persistentID: UInt64, image: VipsImage, format: String) {
+    /// Reads the header (no pixels) of an image already opened by libvips; its metadata through
+    /// `readPath` (the item's open file) when given, else its path.
+    public init(file: IngestedFile, persistentID: UInt64, image: VipsImage, format: String, readPath: String? = nil) {
         values = ItemProperties.fileFacts(file, persistentID: persistentID, mediaType: .image) + [
             ("format", .text(format)),
             ("width", .integer(image.width)),
@@ -110,7 +111,7 @@ public struct ImageProperties: Sendable {
             ("orientation", .integer(image.orientation)),
             ("colorSpace", .text(image.interpretation + (image.iccProfileLength > 0 ? " (ICC profile, \(image.iccProfileLength) bytes)" : ""))),
         ]
-        let metadata = MetadataProperties.read(path: file.path)
+        let metadata = MetadataProperties.read(path: file.path, readPath: readPath)
         // A property the header gave (width, orientation) is not replaced by a metadata short name.
         values += metadata.values.filter { entry in !values.contains { $0.name == entry.name } }
         warnings = metadata.warnings

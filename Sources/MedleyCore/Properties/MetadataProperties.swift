@@ -87,13 +87,17 @@ public enum MetadataProperties {
         }
     }
 
-    /// The metadata properties of the image at `path` (and its sidecar). A file exiv2 cannot read
-    /// gives no metadata properties and one warning; the item goes on.
-    public static func read(path: String) -> Read {
+    /// The most a sidecar may hold (a 100,000-keyword XMP is about 2.5 MB).
+    static let sidecarLimit: Int64 = 64 << 20
+
+    /// The metadata properties of the image read through `readPath` (the item's open file,
+    /// `/proc/self/fd/N`), with the sidecar beside `path`, its name. A file exiv2 cannot read gives
+    /// no metadata properties and one warning; the item goes on.
+    public static func read(path: String, readPath: String? = nil) -> Read {
         var read = Read()
         var fileTags: [MetadataTag] = []
         do {
-            let metadata = try ImageMetadata.open(path: path)
+            let metadata = try ImageMetadata.open(path: readPath ?? path)
             fileTags = metadata.tags
             read.warnings += metadata.warnings.map { "metadata: \($0)" }
         } catch {
@@ -101,17 +105,39 @@ public enum MetadataProperties {
         }
         var sidecarTags: [MetadataTag]?
         if let sidecar = sidecar(for: path) {
+            let name = (sidecar as NSString).lastPathComponent
             do {
-                let metadata = try ImageMetadata.open(path: sidecar)
+                let metadata = try ImageMetadata.open(bytes: try sidecarBytes(sidecar), origin: sidecar)
                 sidecarTags = metadata.tags.filter { $0.family == .xmp }
                 read.sidecar = sidecar
-                read.warnings += metadata.warnings.map { "sidecar \((sidecar as NSString).lastPathComponent): \($0)" }
+                read.warnings += metadata.warnings.map { "sidecar \(name): \($0)" }
             } catch {
-                read.warnings.append("sidecar \((sidecar as NSString).lastPathComponent) not read (the file's own XMP is used): \(error)")
+                read.warnings.append("sidecar \(name) not read (the file's own XMP is used): \(error)")
             }
         }
         read.values = properties(file: fileTags, sidecar: sidecarTags)
         return read
+    }
+
+    /// A sidecar's bytes, opened without following a link (a sidecar that is a link is not read:
+    /// it could lead outside the ingest root) and at most `sidecarLimit` of them.
+    static func sidecarBytes(_ path: String) throws -> [UInt8] {
+        let descriptor: Int32
+        switch FileSystem.openForReadingWithoutLink(path) {
+        case .success(let opened): descriptor = opened
+        case .failure(let error): throw MediaError.system("open", errno: error.code, path: path)
+        }
+        defer { FileSystem.close(descriptor) }
+        guard case .success(let status) = FileSystem.status(ofDescriptor: descriptor), status.kind == .file else {
+            throw MediaError(.medley, "open", "not a regular file", cause: .unsupported, path: path)
+        }
+        guard status.size <= sidecarLimit else {
+            throw MediaError(.medley, "read", "\(status.size) bytes, over the \(sidecarLimit >> 20) MB a sidecar may hold", cause: .unsupported, path: path)
+        }
+        switch FileSystem.read(descriptor, count: Int(status.size), at: 0) {
+        case .success(let bytes): return bytes
+        case .failure(let error): throw MediaError.system("read", errno: error.code, path: path)
+        }
     }
 
     /// Properties from the file's tags and a sidecar's XMP (which replaces the file's).

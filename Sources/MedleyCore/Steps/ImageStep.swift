@@ -8,7 +8,7 @@ enum ImageStep {
         var messages = LibraryMessages()
         let header = try stage.openHeader(item.source, messages: &messages)
         let properties = ImageProperties(file: item.file, persistentID: item.persistentID, image: header,
-                                         format: item.sniffed.format)
+                                         format: item.sniffed.format, readPath: item.source)
         properties.warnings.forEach { messages.note($0) }
         return OpenedItem(content: .image(header: header, messages: messages), mediaType: .image,
                           properties: properties.values)
@@ -23,8 +23,13 @@ enum ImageStep {
         var sidecar: (name: OutputName, packet: String)?
         let exported = try exporter.write(item.file, ext: format.fileExtension, fileExtension: format.fileExtension,
                                           memory: stage.workingMemory(header, threads: threads), property: { opened[$0] }) { temporary, name in
-            rendered = try render(item.source, header: header, format: format, to: temporary, stage: stage, messages: &messages,
-                                  property: { opened[$0] })
+            if MetadataStep.copiesWithoutReencoding(stage, header: header, format: format) {
+                // A metadata-only job: the input's bytes, edited below (exiftool's way).
+                try MetadataStep.copy(item.source, to: temporary)
+            } else {
+                rendered = try render(item.source, header: header, format: format, to: temporary, stage: stage, messages: &messages,
+                                      property: { opened[$0] })
+            }
             // export.strip lists, keep, and the tag stage's fields, into the temporary before it is placed.
             let edit = try MetadataStep.write(temporary, source: item.source, stage: stage, format: format) { opened[$0] }
             rendered.warnings += edit.warnings

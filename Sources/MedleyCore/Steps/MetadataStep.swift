@@ -21,6 +21,36 @@ enum MetadataStep {
                               orientedUpright: stage.export.autoOrient, property: property)
     }
 
+    /// Formats whose files exiv2 0.27 writes in place (HEIF and AVIF it reads only).
+    static let editable: Set<ImageFormat> = [.jpeg, .png, .webp, .tiff]
+
+    /// Whether the job only edits metadata, so the input's bytes are copied and edited rather than
+    /// decoded and encoded again (exiftool's way: the pixels untouched, nothing lost to a second
+    /// JPEG encode): a metadata edit is asked (`strip` list or `keep`, `tag` fields, `shiftDates`,
+    /// `sidecar`), there are no filters, graph, watermark, auto-adjustment or analyses, the output
+    /// is the input's format with no encoder, profile or background setting, libvips strips nothing,
+    /// and the picture needs no turning upright.
+    static func copiesWithoutReencoding(_ stage: ImageStage, header: VipsImage, format: ImageFormat) -> Bool {
+        let export = stage.export
+        guard !stage.metadata.isEmpty, !stage.metadata.strip.savesStripped, !export.strip,
+              stage.renderer.plan == nil, stage.renderer.watermark == nil, stage.graph == nil,
+              stage.autoAdjust == nil, stage.analyses.isEmpty,
+              export.quality == nil, export.profile == .keep, export.background == nil, export.encoder == EncoderOptions(),
+              editable.contains(format), header.pages == 1, header.orientation == 1 || !export.autoOrient else { return false }
+        let compression = header.loader.hasPrefix("heif") ? header.field("heif-compression") : nil
+        return ImageFormat(loader: header.loader, heifCompression: compression) == format
+    }
+
+    /// The input's bytes (read through its open file) into the temporary the export made.
+    static func copy(_ source: String, to temporary: String) throws {
+        do {
+            let bytes = try Data(contentsOf: URL(fileURLWithPath: source))
+            try bytes.write(to: URL(fileURLWithPath: temporary))
+        } catch {
+            throw ItemFailure(.output, "cannot copy the input into its output: \(error.localizedDescription)", cause: error)
+        }
+    }
+
     /// `photo.jpg.xmp` beside the output `photo.jpg` (darktable's naming, which exiftool and
     /// Lightroom read), atomically; a sidecar that cannot be written is the item's warning.
     static func writeSidecar(_ packet: String, beside name: OutputName, exporter: Exporter) -> [String] {
