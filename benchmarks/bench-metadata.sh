@@ -83,7 +83,7 @@ done
 em=$(tr ' ' '\n' <<<"$em" | grep . | best)
 ee=$(tr ' ' '\n' <<<"$ee" | grep . | best)
 # Both wrote what was asked (one file checked with exiftool).
-one=$(ls "$work/edited" | head -1)
+one=$(ls "$work/edited" | awk 'NR == 1')
 [[ "$(exiftool -s3 -Artist "$work/edited/$one")" == "Bench Tester" ]] || { echo "medley did not write Artist" >&2; exit 1; }
 [[ -z "$(exiftool -s3 -gps:all "$work/edited/$one")" ]] || { echo "medley left GPS" >&2; exit 1; }
 

@@ -15,8 +15,9 @@ enum MetadataStep {
         guard format != .gif && format != .jxl else {
             return (["export.strip/tag: .\(format.fileExtension) output holds no EXIF, IPTC or XMP; metadata not written"], nil)
         }
-        let size: (width: Int, height: Int)
-        if let header = try? VipsImage.open(temporary, access: .sequential) { size = (header.width, header.height) } else { size = (0, 0) }
+        // The output's size, for the EXIF pixel dimensions of fields copied back from the input.
+        var size = (width: 0, height: 0)
+        if edit.strip.savesStripped, let header = try? VipsImage.open(temporary, access: .sequential) { size = (header.width, header.height) }
         return try edit.apply(to: temporary, source: source, width: size.width, height: size.height,
                               orientedUpright: stage.export.autoOrient, property: property)
     }
