@@ -100,6 +100,9 @@ public enum MetadataProperties {
             let metadata = try ImageMetadata.open(path: readPath ?? path)
             fileTags = metadata.tags
             read.warnings += metadata.warnings.map { "metadata: \($0)" }
+        } catch let error as MediaError where error.cause == .library(code: ImageMetadata.unknownImageType) {
+            // A format exiv2 does not know (JPEG XL, SVG, PPM …): no metadata read, nothing to say
+            // unless libvips found EXIF in it (ImageProperties says so then).
         } catch {
             read.warnings.append("metadata not read: \(error)")
         }

@@ -293,6 +293,9 @@ public final class ImageMetadata {
         return MediaError(.exiv2, operation, "exiv2 cannot \(operation): \(message)", cause: cause(code: code, message: message), path: path)
     }
 
+    /// exiv2's code for a file of a format it does not know (kerFileContainsUnknownImageType, 0.27).
+    public static let unknownImageType: Int32 = 11
+
     /// exiv2's error codes (exiv2/error.hpp, 0.27): what the content is, not what the system did.
     static func cause(code: Int32, message: String) -> MediaError.Cause {
         // kerNotAnImage 2 (in 0.27's numbering 3) … are reported with their code; a file exiv2
