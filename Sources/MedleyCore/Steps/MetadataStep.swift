@@ -11,9 +11,11 @@ enum MetadataStep {
                       property: (String) -> TemplateValue?) throws -> (warnings: [String], sidecar: String?) {
         let edit = stage.metadata
         guard !edit.isEmpty else { return ([], nil) }
-        // GIF and a bare JPEG XL codestream hold no metadata exiv2 can write: said, not failed.
-        guard format != .gif && format != .jxl else {
-            return (["export.strip/tag: .\(format.fileExtension) output holds no EXIF, IPTC or XMP; metadata not written"], nil)
+        // GIF and a bare JPEG XL codestream hold no metadata, and exiv2 0.27 writes no HEIF/AVIF:
+        // said for the item, not failed (libvips' saver carried what it carries).
+        guard editable.contains(format) else {
+            return (["export.strip/tag: exiv2 cannot write the metadata of a .\(format.fileExtension) output; "
+                     + "the strip list, keep and tag fields are not applied to it (export as jpeg, png, webp or tiff)"], nil)
         }
         // The output's size, for the EXIF pixel dimensions of fields copied back from the input.
         var size = (width: 0, height: 0)
