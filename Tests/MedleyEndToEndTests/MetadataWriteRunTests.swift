@@ -175,6 +175,36 @@ final class MetadataWriteRunTests: EndToEndCase {
         XCTAssertEqual(try Tool.exif(upright, "ImageWidth"), try Tool.exif(turned, "ImageHeight"), "turned by 90°")
     }
 
+    /// `strip: [icc, gps]`: libvips drops everything, the rest comes back from the input (exiv2
+    /// cannot remove a profile). A HEIC output's edit is a warning: exiv2 0.27 writes no HEIF.
+    func testStripICCCopiesTheRestBackAndHEICWarns() throws {
+        let input = try source()
+        let profiled = work + "/profiled.jpg"
+        try Tool.vips(["icc_export", input, profiled + "[Q=90]", "--output-profile", "srgb"])
+        XCTAssertEqual(try Tool.run("exiftool", ["-q", "-overwrite_original", "-tagsFromFile", input, "-all:all", profiled]).status, 0)
+        try FileManager.default.removeItem(atPath: input)
+        try FileManager.default.moveItem(atPath: profiled, toPath: input)
+        XCTAssertNotNil(try Tool.exif(input, "ICC_Profile:ProfileDescription"), "the source has a profile")
+        try run("    export: { to: out, format: jpeg, name: \"{stem}.jpg\", strip: [icc, gps] }")
+        let output = work + "/out/photo.jpg"
+        XCTAssertEqual(try Tool.run("exiftool", ["-s", "-ICC_Profile:all", "-gps:all", output]).stdout, "")
+        for tag in ["Make", "Artist", "XMP-dc:Subject", "IPTC:City", "SerialNumber"] {
+            XCTAssertEqual(try Tool.exif(output, tag), try Tool.exif(input, tag), tag)
+        }
+
+        let heic = try Tool.medley(["run", try pipeline("""
+            version: 1
+            jobs:
+              - name: heic
+                ingest: { from: [in] }
+                tag: { set: { rating: 5 } }
+                export: { to: out3, format: heic, name: "{stem}.heic" }
+            """), "--quiet"])
+        XCTAssertEqual(heic.status, 0, heic.stderr)
+        let manifest = try String(contentsOfFile: work + "/out3/.medley/manifest-heic.jsonl", encoding: .utf8)
+        XCTAssertTrue(manifest.contains("exiv2 cannot write the metadata of a .heic output"), manifest)
+    }
+
     func testSidecarBesideTheOutputIsReadByExiftool() throws {
         let input = try source()
         try run("""

@@ -327,9 +327,23 @@ public struct MetadataWrite: Sendable {
         var failed: [String] = []
         let supports = metadata.supports
         var dropped = Set<String>()
+        var arrays = Set<String>()
         for tag in input.tags where take(tag.key) {
             let holds = tag.family == .exif ? supports.exif : tag.family == .iptc ? supports.iptc : supports.xmp
             guard holds else { dropped.insert(tag.family.rawValue.uppercased()); continue }
+            // An XMP structure in an array ("Xmp.xmpMM.History[1]/stEvt:action"): its array is made
+            // first; deeper structures are not copied (setting them unmade breaks the whole packet).
+            if tag.family == .xmp, let bracket = tag.key.firstIndex(of: "[") {
+                let base = String(tag.key[..<bracket])
+                let rest = tag.key[bracket...]
+                guard rest.filter({ $0 == "[" }).count == 1, rest.filter({ $0 == "/" }).count <= 1 else {
+                    failed.append(tag.key)
+                    continue
+                }
+                if arrays.insert(base).inserted {
+                    do { try metadata.setArray(base, type: ImageMetadata.typeName(base)) } catch { failed.append(base) }
+                }
+            }
             do {
                 if let list = tag.raw.list, tag.family == .xmp ? (tag.raw.type == "XmpBag" || tag.raw.type == "XmpSeq") : list.count > 1 {
                     try metadata.set(tag.key, values: list)

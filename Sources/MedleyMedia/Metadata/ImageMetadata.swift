@@ -184,6 +184,33 @@ public final class ImageMetadata {
         }
     }
 
+    /// Creates an empty XMP array (`XmpBag`, `XmpSeq` or `XmpAlt`, by exiv2's type name) to hold
+    /// structures ("Xmp.xmpMM.History" before "Xmp.xmpMM.History[1]/stEvt:action").
+    public func setArray(_ key: String, type: String) throws {
+        let structure: GExiv2StructureType
+        switch type {
+        case "XmpBag": structure = GEXIV2_STRUCTURE_XA_BAG
+        case "XmpAlt": structure = GEXIV2_STRUCTURE_XA_ALT
+        default: structure = GEXIV2_STRUCTURE_XA_SEQ
+        }
+        try Self.locked {
+            var error: UnsafeMutablePointer<GError>?
+            if gexiv2_metadata_try_set_xmp_tag_struct(handle, key, structure, &error) == 0 || error != nil {
+                throw Self.error(error, "set \(key)", path: origin, warnings: Log.take())
+            }
+        }
+    }
+
+    /// exiv2's type name of a tag ("XmpSeq", "Rational"), by its key alone.
+    public static func typeName(_ key: String) -> String {
+        locked {
+            var error: UnsafeMutablePointer<GError>?
+            let name = gexiv2_metadata_try_get_tag_type(key, &error).map { String(cString: $0) } ?? ""
+            if let error { g_error_free(error) }
+            return name
+        }
+    }
+
     /// Removes a tag (every value of it); nothing when absent.
     public func clear(_ key: String) {
         Self.locked {
