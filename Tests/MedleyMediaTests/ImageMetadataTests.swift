@@ -70,6 +70,33 @@ final class ImageMetadataTests: XCTestCase {
         XCTAssertEqual(fromBytes.value("Xmp.xmp.Rating"), .text("3"))
     }
 
+    /// Saved into bytes in memory: the file exiftool then reads has the new tags, the old ones
+    /// and the same pixels (exiv2 copies the image data).
+    func testSavedIntoBytesIsTheImageWithItsNewMetadata() throws {
+        let path = try tagged(["-Make=Memory Cam", "-XMP-xmp:Rating=1"])
+        let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: path)))
+        let metadata = try ImageMetadata.open(bytes: bytes)
+        try metadata.set("Exif.Image.Artist", text: "In Memory")
+        try metadata.set("Xmp.dc.subject", values: Array(repeating: "long keyword to grow the file", count: 200))
+        let saved = try metadata.saved(into: bytes)
+        let out = folder + "/saved.jpg"
+        try Data(saved).write(to: URL(fileURLWithPath: out))
+        XCTAssertEqual(try exiftool(out, "Artist"), "In Memory")
+        XCTAssertEqual(try exiftool(out, "Make"), "Memory Cam")
+        XCTAssertEqual(try exiftool(out, "Rating"), "1")
+        XCTAssertTrue(try Peer.must("vips", ["avg", out]).stdout == (try Peer.must("vips", ["avg", path]).stdout), "the same pixels")
+        // Smaller again: what lay past the new end is not kept.
+        let shrink = try ImageMetadata.open(bytes: saved)
+        shrink.clear(.xmp)
+        let smaller = try shrink.saved(into: saved)
+        XCTAssertLessThan(smaller.count, saved.count)
+        try Data(smaller).write(to: URL(fileURLWithPath: out))
+        XCTAssertEqual(try Peer.run("exiftool", ["-validate", "-warning", "-s3", out]).stdout.trimmingCharacters(in: .whitespacesAndNewlines), "OK",
+                       "exiftool finds nothing wrong in the structure")
+        XCTAssertEqual(try exiftool(out, "Artist"), "In Memory")
+        XCTAssertEqual(try exiftool(out, "Rating"), "")
+    }
+
     func testWrittenTagsReadBackByExiftoolAndExiv2() throws {
         let path = try tagged(["-GPSLatitude=10", "-GPSLatitudeRef=N", "-Make=Keep"])
         let metadata = try ImageMetadata.open(path: path)

@@ -252,6 +252,91 @@ public final class ImageMetadata {
         }
     }
 
+    /// The image `bytes` (the same image this metadata was read from, or another of its format)
+    /// with this metadata written into them, in memory: exiv2 reads the image through a stream
+    /// over the bytes and writes the whole new file back through it.
+    public func saved(into bytes: [UInt8]) throws -> [UInt8] {
+        let stream = MemoryStream(bytes)
+        var callbacks = ManagedStreamCallbacks()
+        callbacks.handle = Unmanaged.passUnretained(stream).toOpaque()
+        callbacks.CanSeek = { _ in 1 }
+        callbacks.CanRead = { _ in 1 }
+        callbacks.CanWrite = { _ in 1 }
+        callbacks.Length = { handle in gint64(MemoryStream.from(handle)?.bytes.count ?? 0) }
+        callbacks.Position = { handle in gint64(MemoryStream.from(handle)?.position ?? 0) }
+        callbacks.Read = { handle, buffer, offset, count in
+            MemoryStream.from(handle)?.read(into: buffer, offset: Int(offset), count: Int(count)) ?? 0
+        }
+        callbacks.Write = { handle, buffer, offset, count in
+            MemoryStream.from(handle)?.write(from: buffer, offset: Int(offset), count: Int(count))
+        }
+        callbacks.Seek = { handle, offset, origin in
+            MemoryStream.from(handle)?.seek(Int(clamping: offset), origin: origin)
+        }
+        callbacks.Flush = { _ in }
+        try withExtendedLifetime(stream) {
+            try Self.locked {
+                var error: UnsafeMutablePointer<GError>?
+                if gexiv2_metadata_save_stream(handle, &callbacks, &error) == 0 || error != nil {
+                    throw Self.error(error, "write metadata", path: origin, warnings: Log.take())
+                }
+                warnings += Log.take()
+            }
+        }
+        // exiv2 writes the new file from its start; what lies past its end is the old file's tail.
+        guard stream.written > 0 else { throw MediaError(.exiv2, "write metadata", "exiv2 wrote nothing", path: origin) }
+        return Array(stream.bytes.prefix(stream.written))
+    }
+
+    /// Bytes read and written through gexiv2's stream callbacks (one call at a time, under the lock).
+    final class MemoryStream {
+        var bytes: [UInt8]
+        var position = 0
+        /// The end of what was written (exiv2 rewrites the whole file from 0).
+        var written = 0
+
+        init(_ bytes: [UInt8]) { self.bytes = bytes }
+
+        static func from(_ handle: UnsafeMutableRawPointer?) -> MemoryStream? {
+            // gexiv2 passes back the handle it was given: this stream, alive for the call.
+            handle.map { Unmanaged<MemoryStream>.fromOpaque(UnsafeRawPointer($0)).takeUnretainedValue() }
+        }
+
+        func read(into buffer: UnsafeMutableRawPointer?, offset: Int, count: Int) -> gint32 {
+            guard let buffer, count > 0, offset >= 0, position < bytes.count else { return 0 }
+            let n = min(count, bytes.count - position)
+            bytes.withUnsafeBytes { source in
+                guard let base = source.baseAddress else { return }
+                (buffer + offset).copyMemory(from: base + position, byteCount: n)
+            }
+            position += n
+            return gint32(n)
+        }
+
+        func write(from buffer: UnsafeMutableRawPointer?, offset: Int, count: Int) {
+            guard let buffer, count > 0, offset >= 0 else { return }
+            let end = position + count
+            if end > bytes.count { bytes.append(contentsOf: repeatElement(0, count: end - bytes.count)) }
+            bytes.withUnsafeMutableBytes { target in
+                guard let base = target.baseAddress else { return }
+                (base + position).copyMemory(from: buffer + offset, byteCount: count)
+            }
+            position = end
+            written = max(written, end)
+        }
+
+        func seek(_ offset: Int, origin: WrapperSeekOrigin) {
+            let base: Int
+            switch origin {
+            case Current: base = position
+            case End: base = bytes.count
+            default: base = 0
+            }
+            let (target, overflow) = base.addingReportingOverflow(offset)
+            position = overflow ? bytes.count : min(max(0, target), bytes.count)
+        }
+    }
+
     /// Copies every tag of `other` that this file does not hold, family by family (the input's
     /// metadata onto an output): values as stored, lists as lists. Returns what could not be written.
     @discardableResult
