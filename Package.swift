@@ -24,6 +24,8 @@ let package = Package(
         .systemLibrary(name: "CEbur128", pkgConfig: "libebur128", providers: [.apt(["libebur128-dev"])]),
         // Camera RAW files (CR2, CR3, NEF, ARW, DNG, RAF, ORF, RW2 …): LibRaw's thread-safe build, one handle per call.
         .systemLibrary(name: "CLibRaw", pkgConfig: "libraw_r", providers: [.apt(["libraw-dev"])]),
+        // EXIF, IPTC and XMP read and written through exiv2 (gexiv2: its C API, as Shotwell, GIMP and darktable use it).
+        .systemLibrary(name: "CGexiv2", pkgConfig: "gexiv2", providers: [.apt(["libgexiv2-dev"])]),
         .systemLibrary(name: "CFFmpeg", pkgConfig: "libavformat",
                        providers: [.apt(["libavformat-dev", "libavcodec-dev", "libswscale-dev", "libswresample-dev"])]),
         // Audio encode/decode, and movie probe, frames and transcodes (libswscale for pictures,
@@ -52,9 +54,9 @@ let package = Package(
         // libyaml adapter: YAML text → a node tree that remembers line and column.
         .target(name: "MedleyYAML", dependencies: ["CYAML"]),
         // Adapters over media C libraries: libvips (images), libsndfile, libsamplerate and FFmpeg (audio, movies),
-        // xxHash (content hashes), libqrencode (QR symbols), libebur128 (loudness), LibRaw (camera RAW files), and the C library's malloc settings they all allocate through.
+        // xxHash (content hashes), libqrencode (QR symbols), libebur128 (loudness), LibRaw (camera RAW files), gexiv2 (image metadata), and the C library's malloc settings they all allocate through.
         .target(name: "MedleyMedia", dependencies: ["CVipsShim", "CFFmpegShim", "CSndfile", "CSamplerate", "CXXHash", "CSystemShim",
-                                                    "CQREncode", "CEbur128", "CLibRaw", "MedleyKernels", "MedleySystem"]),
+                                                    "CQREncode", "CEbur128", "CLibRaw", "CGexiv2", "MedleyKernels", "MedleySystem"]),
         // SQLite adapter: the run state behind incremental runs and resume.
         .target(name: "MedleyStore", dependencies: ["CSQLite", "MedleySystem"]),
         // Pipeline model and validation, ingest, templates, scheduler, stages, events.

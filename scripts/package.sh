@@ -197,6 +197,9 @@ if [ $make_deb = 1 ]; then
   chmod 0644 "$root/usr/share/doc/medley/copyright" "$root/usr/share/doc/medley/changelog.gz"
 
   depends="$(shlib_depends "$root/usr/bin/medley")" || fail "could not derive the Debian packages medley's libraries come from"
+  # Image metadata goes through gexiv2 (libgexiv2-2, over libexiv2-27): linked, so derived above; a
+  # binary built without it would write photos without their EXIF/IPTC/XMP edits.
+  case "$depends" in *libgexiv2-2*) ;; *) fail "the binary does not link libgexiv2 (image metadata): Depends lacks libgexiv2-2" ;; esac
   # Text watermarks draw through fontconfig, whose default font is DejaVu Sans: no library names it.
   depends="$depends, fonts-dejavu-core"
   installed_kb="$(du -sk --exclude=DEBIAN "$root" | cut -f1)"

@@ -27,6 +27,8 @@ RUN_PACKAGES=(
   libebur128-dev
   # camera RAW files (CR2, CR3, NEF, ARW, DNG, RAF, ORF, RW2 …): LibRaw, its thread-safe libraw_r
   libraw-dev
+  # image metadata: EXIF, IPTC, XMP and .xmp sidecars read and written through exiv2 (gexiv2's C API)
+  libgexiv2-dev
 )
 
 # What the tests call as independent references, and the peers benchmarks compare against
@@ -34,6 +36,8 @@ RUN_PACKAGES=(
 TEST_PACKAGES=(
   # the vips command line, exiftool, ImageMagick: expected values in tests, peers in benchmarks
   libvips-tools libimage-exiftool-perl imagemagick
+  # exiv2's own command line reads back the metadata Medley writes (exiv2 -pa)
+  exiv2
   # xxhsum checks XXH3 independently; xxd and the sqlite3 shell are called by tests
   xxhash xxd sqlite3
   parallel

@@ -23,3 +23,8 @@ fi
 # Camera RAW files (issue 29): Canon EOS 30D's full-size CR2 (rawtran-doc) and exiftool's
 # header-only RAWs of many makers (its source package). RawFileTests and RawRunTests read them.
 fixtures/realworld/make-raw.sh "$DATA/realworld-raw"
+# The image-metadata corpus (issue 29): camera EXIF from golang-github-rwcarlsen-goexif-dev's test
+# images, files and sidecars exiftool writes, bad sidecars. MetadataCorpusTests reads it.
+if [ ! -d "$DATA/metadata/metadata/camera" ]; then
+  fixtures/realworld/make-metadata.sh "$DATA/metadata"
+fi

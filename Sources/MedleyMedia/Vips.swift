@@ -148,6 +148,9 @@ public struct LibraryMessages: Sendable {
         for message in other.order { add(message, count: other.counts[message] ?? 1) }
     }
 
+    /// A message from another library read for the same item (exiv2's, through the metadata adapter).
+    public mutating func note(_ message: String) { add(message, count: 1) }
+
     mutating func add(_ message: String, count: Int) {
         if counts[message] == nil { order.append(message) }
         counts[message, default: 0] += count

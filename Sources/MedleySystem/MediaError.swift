@@ -43,7 +43,7 @@ public protocol ClassifiedError: Error {
 public struct MediaError: ClassifiedError, Equatable, CustomStringConvertible, Sendable {
     /// The library (or Medley's own code) that failed.
     public enum Library: String, Sendable {
-        case libvips, ffmpeg, libsndfile, libsamplerate, libebur128, libqrencode, libraw, xxhash, sqlite
+        case libvips, ffmpeg, libsndfile, libsamplerate, libebur128, libqrencode, libraw, xxhash, sqlite, exiv2
         /// A system call (open, read, write, rename …).
         case system
         /// Medley's own Swift code (tag parsers, checks before a library is called).

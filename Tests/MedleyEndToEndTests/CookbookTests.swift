@@ -135,6 +135,20 @@ final class CookbookTests: EndToEndCase {
             try test.compareImages(outputs, psnr: 38)
             try test.checkNoMetadata(outputs)
         },
+        // Metadata-only jobs: Medley copies the input's bytes and edits them as exiftool does, so
+        // the pictures are the same (infinite PSNR); the fields are read back by exiftool.
+        "no-gps": { test, outputs in
+            try test.compareImages(outputs, psnr: 99)
+            try test.compareFields(outputs, ["Make", "Model", "DateTimeOriginal", "Orientation#"], none: ["GPS:all"])
+        },
+        "credit": { test, outputs in
+            try test.compareImages(outputs, psnr: 99)
+            try test.compareFields(outputs, ["Artist", "Copyright", "XMP-dc:Creator", "XMP-dc:Subject"], present: "Artist")
+        },
+        "clock": { test, outputs in
+            try test.compareImages(outputs, psnr: 99)
+            try test.compareFields(outputs, ["DateTimeOriginal", "CreateDate", "ModifyDate"], present: "DateTimeOriginal")
+        },
         "to-srgb": { test, outputs in
             try test.compareImages(outputs, psnr: 38)
             for file in Tool.files(under: outputs.medley) {
@@ -252,6 +266,25 @@ final class CookbookTests: EndToEndCase {
             let value = mse == 0 ? Double.infinity : 10 * log10(255 * 255 / mse)
             XCTAssertGreaterThanOrEqual(value, threshold, "\(outputs.name)/\(file): PSNR against the peer's output")
         }
+    }
+
+    /// exiftool's values of `tags` equal in the peer's and Medley's file of each name; none of
+    /// `none` in Medley's; `present` set in at least one file (so the recipe did something).
+    func compareFields(_ outputs: Outputs, _ tags: [String], none: [String] = [], present: String? = nil) throws {
+        var seen = false
+        for file in Tool.files(under: outputs.medley) {
+            let mine = outputs.medley + "/" + file
+            for tag in tags where outputs.peerRan {
+                let arguments = ["-s3", "-" + tag]
+                XCTAssertEqual(try Tool.run("exiftool", arguments + [mine]).stdout, try Tool.run("exiftool", arguments + [outputs.peer + "/" + file]).stdout,
+                               "\(outputs.name)/\(file): \(tag)")
+            }
+            for tag in none {
+                XCTAssertEqual(try Tool.run("exiftool", ["-s", "-" + tag, mine]).stdout, "", "\(outputs.name)/\(file): \(tag) left")
+            }
+            if let present, try Tool.exif(mine, present) != nil { seen = true }
+        }
+        if present != nil { XCTAssertTrue(seen, "\(outputs.name): no output has \(present ?? "")") }
     }
 
     /// Neither side's outputs hold EXIF, XMP, IPTC or an ICC profile, by exiftool.

@@ -9,7 +9,7 @@ extension SchemaReader {
     static let formats = ["jpeg", "jpg", "png", "webp", "tiff", "heif", "heic", "avif", "jxl", "gif", "same"]
     /// The keys an `export:` mapping may have.
     static let exportKeys = ["to", "format", "quality", "name", "strip", "overwrite", "autoOrient",
-                             "profile", "keepProfile", "background", "lossless", "effort", "subsampling", "bitdepth", "id3"]
+                             "profile", "keepProfile", "background", "lossless", "effort", "subsampling", "bitdepth", "id3", "keep"]
 
     /// `export:` — the folder, format, quality, name template, strip, overwrite and autoOrient of the job's outputs.
     func export(_ node: YAMLNode) -> ExportStage? {
@@ -53,7 +53,8 @@ extension SchemaReader {
             sink.error(nameNode ?? node, "export.name: \(error)")
         }
         if let template { checkOutputName(template, node: nameNode, fallback: node, what: "export.name") }
-        let strip = fields["strip"].flatMap { boolean($0, what: "export.strip") } ?? false
+        let metadataStrip = exportMetadataStrip(fields)
+        let strip = metadataStrip.libvipsStrips
         let autoOrient = fields["autoOrient"].flatMap { boolean($0, what: "export.autoOrient") } ?? true
         var overwrite = OverwritePolicy.replace
         if let policyNode = fields["overwrite"], let text = string(policyNode, what: "export.overwrite") {
@@ -78,6 +79,7 @@ extension SchemaReader {
         stage.background = background
         stage.encoder = encoder
         if let node = fields["id3"], let version = exportID3(node) { stage.id3 = version }
+        stage.metadata.strip = metadataStrip.strip
         return stage
     }
 }

@@ -34,6 +34,9 @@ public struct ExportStage: Sendable {
     public var encoder = EncoderOptions()
     /// The ID3 version of transcoded MP3s' tags and WAV/AIFF ID3 chunks (`export.id3`, default v2.4).
     public var id3 = ID3Version.v2_4
+    /// What is written into an image output's metadata after it is saved (`strip: [...]`, `keep:`;
+    /// the tag stage's image fields are added by the image stage).
+    public var metadata = MetadataWrite()
 }
 
 /// `export.profile`.

@@ -9,6 +9,8 @@ import MedleyMedia
 struct ImageStage {
     let renderer: ImageRenderer
     let export: ExportStage
+    /// Written into each output's metadata after libvips saved it (`MetadataWrite`).
+    let metadata: MetadataWrite
     /// Decompression-bomb guard: a header may claim any size; refuse before allocating.
     let maxPixels: Int
     /// The job's graph and working space, for the per-item renderer of `autoAdjust`.
@@ -34,6 +36,12 @@ struct ImageStage {
         renderer.watermark = try overlay(job)
         self.renderer = renderer
         self.export = export
+        // What the output's metadata gets after it is saved: export.strip lists and keep, the tag stage's image fields.
+        var metadata = export.metadata
+        metadata.set = job.tag?.assignments.map(\.property).filter { MetadataWrite.writable[$0] != nil } ?? []
+        metadata.shift = job.tag?.shiftDates
+        metadata.sidecar = job.tag?.sidecar ?? false
+        self.metadata = metadata
         graph = job.imageGraph
         autoAdjust = job.autoAdjust?.enhance == true ? job.autoAdjust : nil
         analyses = job.imageAnalyses

@@ -224,6 +224,8 @@ struct SchemaReader {
         if fields["autoAdjust"] != nil { imageSettings += ";" + settings(["autoAdjust"]) }
         if fields["watermark"] != nil { imageSettings += ";" + settings(["watermark"]) }
         if selected.raw != .develop { imageSettings += ";raw=" + selected.raw.rawValue }
+        // A tag stage writes an image's metadata (set, shiftDates, sidecar).
+        if fields["tag"] != nil { imageSettings += ";" + settings(["tag"]) }
         if !job.imageAnalyses.isEmpty {
             imageSettings += ";analyze=" + job.imageAnalyses.sorted().map(\.rawValue).joined(separator: ",")
         }

@@ -13,6 +13,9 @@ public enum ItemProperties {
         "beatsPerMinute", "isCompilation", "releaseDate", "playbackDuration", "artwork", "podcastTitle",
         "format", "codec", "sampleRate", "channels", "bitRate", "width", "height", "frameRate", "orientation",
         "colorSpace", "path", "relpath", "stem", "ext", "size", "modified",
+        // An image's metadata (MetadataProperties.shortNames; `title` is above).
+        "rating", "label", "keywords", "caption", "creator", "copyright", "dateTaken", "gps.latitude", "gps.longitude",
+        "gps.altitude", "lens",
     ]
 
     /// What kind of value each property holds: `where` compares by it and rejects mismatches
@@ -39,18 +42,21 @@ public enum ItemProperties {
         "sampleRate": .integer, "channels": .integer, "bitRate": .integer, "width": .integer, "height": .integer,
         "frameRate": .number, "orientation": .integer, "colorSpace": .text, "path": .text, "relpath": .text,
         "stem": .text, "ext": .text, "size": .integer, "modified": .date,
+        "rating": .integer, "label": .text, "keywords": .text, "caption": .text, "creator": .text, "copyright": .text,
+        "dateTaken": .date, "gps.latitude": .number, "gps.longitude": .number, "gps.altitude": .number, "lens": .text,
     ]
 
     /// The kind of a property name, or nil for an unknown name: EXIF fields that hold one number
-    /// (`exif.FNumber`, `exif.GPSLatitude`, …; see `ExifValues.numericFields`) are numbers, other
-    /// `exif.*` fields and a movie's container tags (`tag.*`) text.
+    /// (`exif.FNumber`, `exif.GPSLatitude`, …; see `MetadataProperties.numericExif`) are numbers, other
+    /// `exif.*` fields, `iptc.*`, `xmp.*` and a movie's container tags (`tag.*`) text.
     public static func kind(of name: String) -> Kind? {
-        if name.hasPrefix("exif.") { return ExifValues.numericFields.contains(String(name.dropFirst(5))) ? .number : .text }
+        if name.hasPrefix("exif.") { return MetadataProperties.numericExif.contains(String(name.dropFirst(5))) ? .number : .text }
+        if name.hasPrefix("iptc.") || name.hasPrefix("xmp.") { return .text }
         return name.hasPrefix("tag.") ? .text : kinds[name]
     }
 
-    /// The namespaces of open-ended property names: EXIF fields and movie container tags.
-    public static let namespaces = ["exif.*", "tag.*"]
+    /// The namespaces of open-ended property names: image metadata (EXIF, IPTC, XMP) and movie container tags.
+    public static let namespaces = ["exif.*", "iptc.*", "xmp.*", "tag.*"]
 
     /// Names an export template may use: the properties, `job`, `inputExt` (the input's extension,
     /// as `ext` is in `where`; in a template `{ext}` is the output's), any EXIF field (`exif.*`)
@@ -82,16 +88,20 @@ public enum ItemProperties {
     }
 }
 
-/// What Medley knows about one image: file facts, technical properties and EXIF fields.
+/// What Medley knows about one image: file facts, technical properties and its metadata (EXIF,
+/// IPTC, XMP and a sidecar's XMP, through exiv2: `MetadataProperties`).
 public struct ImageProperties: Sendable {
     public var values: [(name: String, value: TemplateValue)] = []
+    /// What reading the metadata said (a sidecar that is not XMP, a damaged maker note): the item's warnings.
+    public var warnings: [String] = []
 
     public subscript(name: String) -> TemplateValue? {
         values.first { $0.name == name }?.value
     }
 
-    /// Reads the header (no pixels) of an image already opened by libvips.
-    public init(file: IngestedFile, persistentID: UInt64, image: VipsImage, format: String) {
+    /// Reads the header (no pixels) of an image already opened by libvips; its metadata through
+    /// `readPath` (the item's open file) when given, else its path.
+    public init(file: IngestedFile, persistentID: UInt64, image: VipsImage, format: String, readPath: String? = nil) {
         values = ItemProperties.fileFacts(file, persistentID: persistentID, mediaType: .image) + [
             ("format", .text(format)),
             ("width", .integer(image.width)),
@@ -101,23 +111,15 @@ public struct ImageProperties: Sendable {
             ("orientation", .integer(image.orientation)),
             ("colorSpace", .text(image.interpretation + (image.iccProfileLength > 0 ? " (ICC profile, \(image.iccProfileLength) bytes)" : ""))),
         ]
-        let exif = image.fields.compactMap { field in
-            Self.exifName(field.name).map { (name: String($0.dropFirst("exif.".count)), text: field.value) }
+        let metadata = MetadataProperties.read(path: file.path, readPath: readPath)
+        // A property the header gave (width, orientation) is not replaced by a metadata short name.
+        values += metadata.values.filter { entry in !values.contains { $0.name == entry.name } }
+        warnings = metadata.warnings
+        // exiv2 0.27 reads no EXIF from some HEIF files libvips reads it from: said, not lost silently.
+        if !metadata.values.contains(where: { $0.name.hasPrefix("exif.") }),
+           image.fields.contains(where: { $0.name.hasPrefix("exif-ifd") }) {
+            warnings.append("metadata: exiv2 reads no EXIF from this \(format) file, which holds some (libvips reads it); exif.* properties are missing")
         }
-        values += ExifValues.properties(exif)
-    }
-
-    /// libvips' "exif-ifd0-Make" → "exif.Make"; other fields are not EXIF.
-    static func exifName(_ field: String) -> String? {
-        let parts = field.split(separator: "-", maxSplits: 2)
-        guard parts.count == 3, parts[0] == "exif", parts[1].hasPrefix("ifd") else { return nil }
-        return "exif." + parts[2]
-    }
-
-    /// libvips writes "Medley (Medley, ASCII, 7 components, 7 bytes)": keep the value only.
-    static func exifValue(_ text: String) -> String {
-        guard text.hasSuffix(")"), let open = text.range(of: " (", options: .backwards) else { return text }
-        return String(text[..<open.lowerBound])
     }
 }
 
@@ -159,117 +161,6 @@ public struct MovieProperties: Sendable {
         // Every container tag as ffprobe's format_tags name it (creation_time, location, make,
         // model, com.apple.quicktime.*), verbatim.
         for tag in info.containerTags { values.append(("tag." + tag.key, .text(tag.value))) }
-    }
-}
-
-
-/// EXIF fields as numbers, the way `exiftool -n` gives them, from libvips' field strings
-/// ("14/5 (f/2.8, Rational, 1 components, 8 bytes)"): integers as integers, rationals as
-/// decimals, several components separated by spaces, text as it is stored; GPS latitude,
-/// longitude and altitude as signed decimal degrees (metres), with their Ref applied (S, W and
-/// below sea level are negative). BYTE and UNDEFINED fields keep libexif's text.
-enum ExifValues {
-    /// EXIF fields that hold one number, compared as numbers in `where`.
-    static let numericFields: Set<String> = [
-        "GPSLatitude", "GPSLongitude", "GPSAltitude", "GPSSpeed", "GPSImgDirection", "GPSDestBearing",
-        "FNumber", "ExposureTime", "ExposureBiasValue", "FocalLength", "FocalLengthIn35mmFilm", "ISOSpeedRatings",
-        "XResolution", "YResolution", "ResolutionUnit", "Orientation", "ApertureValue", "ShutterSpeedValue",
-        "BrightnessValue", "MaxApertureValue", "SubjectDistance", "PixelXDimension", "PixelYDimension",
-        "ImageWidth", "ImageLength", "ExposureProgram", "MeteringMode", "LightSource", "Flash", "WhiteBalance",
-        "DigitalZoomRatio", "ColorSpace", "ExposureMode", "SceneCaptureType", "Contrast", "Saturation",
-        "Sharpness", "SensingMethod", "CustomRendered", "GainControl", "YCbCrPositioning", "SubjectDistanceRange",
-    ]
-
-    /// One libvips EXIF string: its stored value (before libexif's text in parentheses) and type.
-    struct Field {
-        var stored: String
-        var display: String
-        var type: String
-    }
-
-    static func parse(_ text: String) -> Field? {
-        // "<stored> (<display>, <Type>, <N> components, <M> bytes)": read the fixed tail first.
-        guard text.hasSuffix(" bytes)") else { return nil }
-        var parts = text.dropLast(1).components(separatedBy: ", ")
-        guard parts.count >= 4, parts[parts.count - 1].hasSuffix(" bytes"), parts[parts.count - 2].hasSuffix(" components") else { return nil }
-        let type = parts[parts.count - 3]
-        parts.removeLast(3)
-        let head = parts.joined(separator: ", ")
-        if type == "ASCII" {
-            // The stored text and libexif's are the same: "<s> (<s>".
-            let count = head.count
-            guard count >= 2, (count - 2) % 2 == 0 else { return nil }
-            let stored = String(head.prefix((count - 2) / 2))
-            return Field(stored: stored, display: stored, type: type)
-        }
-        guard let open = head.range(of: " (") else { return nil }
-        return Field(stored: String(head[..<open.lowerBound]), display: String(head[open.upperBound...]), type: type)
-    }
-
-    /// Rounded to 10 decimals, so that 48 + 51/60 + 27.72/3600 reads 48.8577, as exiftool prints it.
-    static func tidy(_ number: Double) -> Double { (number * 1e10).rounded() / 1e10 }
-
-    /// The numbers of an integer or rational field, or nil for other types.
-    static func numbers(_ field: Field) -> [Double]? {
-        let tokens = field.stored.split(separator: " ")
-        switch field.type {
-        case "Short", "Long", "SShort", "SLong":
-            let values = tokens.compactMap { Double($0) }
-            return values.count == tokens.count && !values.isEmpty ? values : nil
-        case "Rational", "SRational":
-            let values: [Double] = tokens.compactMap { token in
-                let pair = token.split(separator: "/")
-                guard pair.count == 2, let n = Double(pair[0]), let d = Double(pair[1]) else { return nil }
-                return d == 0 ? nil : n / d
-            }
-            return values.count == tokens.count && !values.isEmpty ? values : nil
-        default:
-            return nil
-        }
-    }
-
-    /// Every `exif.*` property of an image from its libvips fields (name, string), in order.
-    static func properties(_ fields: [(name: String, text: String)]) -> [(name: String, value: TemplateValue)] {
-        let parsed: [(name: String, field: Field?, text: String)] = fields.map { ($0.name, parse($0.text), $0.text) }
-        func stored(_ name: String) -> String? {
-            parsed.first { $0.name == name }?.field?.stored.trimmingCharacters(in: .whitespaces)
-        }
-        var out: [(name: String, value: TemplateValue)] = []
-        for index in parsed.indices {
-            let (name, field, text) = parsed[index]
-            guard let field else {
-                out.append(("exif." + name, .text(ImageProperties.exifValue(text))))
-                continue
-            }
-            guard let numbers = numbers(field) else {
-                // ASCII as stored; BYTE and UNDEFINED as libexif reads them.
-                out.append(("exif." + name, .text(field.type == "ASCII" ? field.stored : field.display)))
-                continue
-            }
-            var value: Double? = numbers.count == 1 ? numbers[0] : nil
-            switch name {
-            case "GPSLatitude", "GPSLongitude":
-                guard numbers.count == 3 else { break }
-                let degrees = numbers[0] + numbers[1] / 60 + numbers[2] / 3600
-                let ref = stored(name + "Ref")?.uppercased()
-                value = ref == "S" || ref == "W" ? -degrees : degrees
-            case "GPSAltitude":
-                // libexif gives GPSAltitudeRef (a BYTE) as text: "Sea level" (0, above) or
-                // "Sea level reference" (1, below).
-                let ref = parsed.first { $0.name == "GPSAltitudeRef" }?.field?.display.lowercased() ?? ""
-                if let above = value, ref.contains("reference") || ref.hasPrefix("1") { value = -above }
-            default:
-                break
-            }
-            if let value {
-                let tidy = Self.tidy(value)
-                let whole = field.type.hasSuffix("Rational") || name.hasPrefix("GPS") ? nil : Int(exactly: tidy)
-                out.append(("exif." + name, whole.map { .integer($0) } ?? .number(tidy)))
-            } else {
-                out.append(("exif." + name, .text(numbers.map { TemplatePlaceholder.plain(tidy($0)) }.joined(separator: " "))))
-            }
-        }
-        return out
     }
 }
 

@@ -9,7 +9,8 @@ enum ImageStep {
         var messages = LibraryMessages()
         let header = try stage.openHeader(item.source, messages: &messages)
         let properties = ImageProperties(file: item.file, persistentID: item.persistentID, image: header,
-                                         format: item.sniffed.format)
+                                         format: item.sniffed.format, readPath: item.source)
+        properties.warnings.forEach { messages.note($0) }
         return OpenedItem(content: .image(header: header, messages: messages), mediaType: .image,
                           properties: properties.values)
     }
@@ -23,12 +24,23 @@ enum ImageStep {
         var messages = messages
         let format = stage.outputFormat(for: header)
         var rendered = Rendered()
+        var sidecar: (name: OutputName, packet: String)?
         let exported = try exporter.write(item.file, ext: format.fileExtension, fileExtension: format.fileExtension,
-                                          memory: stage.workingMemory(header, threads: threads), property: { opened[$0] }) { temporary, _ in
-            rendered = try render(item.source, header: header, format: format, to: temporary, stage: stage, messages: &messages,
-                                  property: { opened[$0] })
+                                          memory: stage.workingMemory(header, threads: threads), property: { opened[$0] }) { temporary, name in
+            if MetadataStep.copiesWithoutReencoding(stage, header: header, format: format) {
+                // A metadata-only job: the input's bytes, edited below (exiftool's way).
+                try MetadataStep.copy(item.source, to: temporary)
+            } else {
+                rendered = try render(item.source, header: header, format: format, to: temporary, stage: stage, messages: &messages,
+                                      property: { opened[$0] })
+            }
+            // export.strip lists, keep, and the tag stage's fields, into the temporary before it is placed.
+            let edit = try MetadataStep.write(temporary, source: item.source, stage: stage, format: format) { opened[$0] }
+            rendered.warnings += edit.warnings
+            sidecar = edit.sidecar.map { (name, $0) }
         }
         guard case .written(var written) = exported else { return exported }
+        if let sidecar { written.warnings += MetadataStep.writeSidecar(sidecar.packet, beside: sidecar.name, exporter: exporter) }
         rendered.record(into: &written)
         written.warnings += messages.lines
         return .written(written)

@@ -50,15 +50,19 @@ public enum Probe {
         // warnings, as in a run, never raw lines on stderr.
         var messages = LibraryMessages()
         var values: [(name: String, value: TemplateValue)]
+        var metadataWarnings: [String] = []
         do {
             values = try Vips.collectingMessages(into: &messages) {
                 let image = try VipsImage.open(absolute, access: .sequential)
-                return ImageProperties(file: file, persistentID: persistentID, image: image, format: sniffed.format).values
+                let properties = ImageProperties(file: file, persistentID: persistentID, image: image, format: sniffed.format)
+                metadataWarnings = properties.warnings
+                return properties.values
             }
         } catch {
             let reason = (error as? MediaError)?.reason ?? "\(error)"
             throw ItemFailure(.decode, "cannot decode: " + ([reason] + messages.lines).joined(separator: "; "))
         }
+        metadataWarnings.forEach { messages.note($0) }
         if !messages.lines.isEmpty { values.append(("warnings", .text(messages.lines.joined(separator: "; ")))) }
         return values + notMeasured(loudness)
     }

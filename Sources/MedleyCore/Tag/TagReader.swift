@@ -4,12 +4,12 @@ import MedleyYAML
 /// Reading `tag:`: only writable tag properties may be set or read from the path; templates and patterns
 /// are parsed here, and literal values are checked against their property's kind.
 extension SchemaReader {
-    static let tagKeys = ["set", "from_path", "artwork", "replayGain"]
+    static let tagKeys = ["set", "from_path", "artwork", "replayGain", "shiftDates", "sidecar"]
 
     func tag(_ node: YAMLNode) -> TagStage? {
         guard let fields = mapping(node, keys: Self.tagKeys, what: "tag") else { return nil }
         if case .mapping(let pairs, _) = node, pairs.isEmpty {
-            sink.error(node, "tag has nothing to do", suggestion: "add 'set:', 'from_path:', 'artwork:' or 'replayGain:'")
+            sink.error(node, "tag has nothing to do", suggestion: "add 'set:', 'from_path:', 'artwork:', 'replayGain:', 'shiftDates:' or 'sidecar:'")
             return nil
         }
         var ok = true
@@ -44,9 +44,23 @@ extension SchemaReader {
             replayGain = self.replayGain(replayGainNode)
             if replayGain == nil { ok = false }
         }
+        var shift: DateShift?
+        if let shiftNode = fields["shiftDates"], let text = string(shiftNode, what: "tag.shiftDates") {
+            shift = DateShift(text)
+            if shift == nil {
+                sink.error(shiftNode, "tag.shiftDates: '\(text)' is not a shift",
+                           suggestion: "write it as exiftool's -AllDates+= takes it: \"+1:00:00\" (hours:minutes:seconds), \"-0:30\" or \"+0:0:1 2:00:00\" (years:months:days hours:minutes:seconds)")
+                ok = false
+            }
+        } else if fields["shiftDates"] != nil {
+            ok = false
+        }
+        let sidecar = fields["sidecar"].flatMap { boolean($0, what: "tag.sidecar") } ?? false
         guard ok else { return nil }
         var stage = TagStage(fromPath: pattern, assignments: assignments, artwork: artwork)
         stage.replayGain = replayGain
+        stage.shiftDates = shift
+        stage.sidecar = sidecar
         return stage
     }
 
@@ -59,6 +73,19 @@ extension SchemaReader {
         for (keyNode, valueNode) in pairs {
             guard let name = keyNode.scalarText, fields[name] == valueNode else { continue }  // reported by mapping()
             guard writable(name, at: keyNode) else { ok = false; continue }
+            // `keywords: [travel, "{city}"]`: several values, one text joined by "; " as they are read.
+            if name == "keywords", case .sequence(let items, _) = valueNode, !items.isEmpty {
+                let texts = items.compactMap { string($0, what: "tag.set.keywords") }
+                guard texts.count == items.count else { ok = false; continue }
+                do {
+                    let template = try NameTemplate(texts.joined(separator: "; "), knownProperties: Set(ItemProperties.names + ItemProperties.namespaces))
+                    assignments.append((name, .template(template)))
+                } catch {
+                    sink.error(valueNode, "tag.set.keywords: \((error as? TemplateError)?.message ?? "\(error)")")
+                    ok = false
+                }
+                continue
+            }
             guard case .scalar(let text, _, _) = valueNode, !valueNode.isNull else {
                 sink.error(valueNode, "tag.set.\(name) takes a template, found \(valueNode.kindDescription)",
                            suggestion: "write a value like \"{artist} live\", or \"{-}\" to clear it")

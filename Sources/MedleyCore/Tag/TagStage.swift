@@ -29,13 +29,22 @@ public struct TagStage: Sendable {
         "title", "artist", "albumArtist", "albumTitle", "genre", "composer", "comments", "lyrics", "userGrouping",
         "albumTrackNumber", "albumTrackCount", "discNumber", "discCount", "beatsPerMinute", "isCompilation",
         "releaseDate", "podcastTitle",
-    ]
+    ] + imageProperties
+
+    /// What `set` can write into an image's metadata (`MetadataWrite.writable`: EXIF, IPTC and
+    /// XMP fields each is written to; `title` is shared with audio).
+    public static let imageProperties = ["creator", "copyright", "keywords", "rating", "label", "caption", "dateTaken", "lens"]
 
     public let fromPath: PathPattern?
     public let assignments: [(property: String, value: Assignment)]
     public let artwork: ArtworkAction?
     /// `replayGain: track | album`: ReplayGain 2.0 values written into every audio output's tags.
     public var replayGain: ReplayGainTags?
+    /// `shiftDates: "+1:00:00"`: an image's dates moved, as exiftool's `-AllDates+=` (the
+    /// properties now, the output's EXIF dates when it is written).
+    public var shiftDates: DateShift?
+    /// `sidecar: true`: an `.xmp` sidecar written beside each image output (`photo.jpg.xmp`).
+    public var sidecar = false
 
     public init(fromPath: PathPattern? = nil, assignments: [(property: String, value: Assignment)] = [],
                 artwork: ArtworkAction? = nil) {
@@ -97,7 +106,17 @@ public struct TagStage: Sendable {
             results.append((name, value))
         }
         for (name, value) in results { Self.store(value, as: name, in: &properties) }
+        if let shiftDates { shift(&properties, by: shiftDates) }
         return warnings
+    }
+
+    /// `dateTaken` and the EXIF dates exiftool's AllDates names, moved (what `where` saw is as read;
+    /// templates and the output see the shifted dates).
+    func shift(_ properties: inout [(name: String, value: TemplateValue)], by shift: DateShift) {
+        for index in properties.indices where DateShift.properties.contains(properties[index].name) || properties[index].name == "dateTaken" {
+            guard case .text(let text) = properties[index].value, let moved = shift.shifted(property: text) else { continue }
+            properties[index].value = .text(moved)
+        }
     }
 
     /// Sets (replacing the first entry of that name, dropping any others) or removes a property.

@@ -1,0 +1,68 @@
+import Foundation
+import MedleyMedia
+
+/// An image output's metadata after libvips saved it: `export.strip` lists and `keep`, the tag
+/// stage's image fields and date shift (`MetadataWrite`, through the exiv2 adapter, on the
+/// temporary), and the `.xmp` sidecar beside the output (written atomically through the export
+/// root, as every output is).
+enum MetadataStep {
+    /// Writes into `temporary`; returns the item's warnings and the sidecar's text when asked.
+    static func write(_ temporary: String, source: String, stage: ImageStage, format: ImageFormat,
+                      property: (String) -> TemplateValue?) throws -> (warnings: [String], sidecar: String?) {
+        let edit = stage.metadata
+        guard !edit.isEmpty else { return ([], nil) }
+        // GIF and a bare JPEG XL codestream hold no metadata, and exiv2 0.27 writes no HEIF/AVIF:
+        // said for the item, not failed (libvips' saver carried what it carries).
+        guard editable.contains(format) else {
+            return (["export.strip/tag: exiv2 cannot write the metadata of a .\(format.fileExtension) output; "
+                     + "the strip list, keep and tag fields are not applied to it (export as jpeg, png, webp or tiff)"], nil)
+        }
+        // The output's size, for the EXIF pixel dimensions of fields copied back from the input.
+        var size = (width: 0, height: 0)
+        if edit.strip.savesStripped, let header = try? VipsImage.open(temporary, access: .sequential) { size = (header.width, header.height) }
+        return try edit.apply(to: temporary, source: source, width: size.width, height: size.height,
+                              orientedUpright: stage.export.autoOrient, property: property)
+    }
+
+    /// Formats whose files exiv2 0.27 writes in place (HEIF and AVIF it reads only).
+    static let editable: Set<ImageFormat> = [.jpeg, .png, .webp, .tiff]
+
+    /// Whether the job only edits metadata, so the input's bytes are copied and edited rather than
+    /// decoded and encoded again (exiftool's way: the pixels untouched, nothing lost to a second
+    /// JPEG encode): a metadata edit is asked (`strip` list or `keep`, `tag` fields, `shiftDates`,
+    /// `sidecar`), there are no filters, graph, watermark, auto-adjustment or analyses, the output
+    /// is the input's format with no encoder, profile or background setting, libvips strips nothing,
+    /// and the picture needs no turning upright.
+    static func copiesWithoutReencoding(_ stage: ImageStage, header: VipsImage, format: ImageFormat) -> Bool {
+        let export = stage.export
+        guard !stage.metadata.isEmpty, !stage.metadata.strip.savesStripped, !export.strip,
+              stage.renderer.plan == nil, stage.renderer.watermark == nil, stage.graph == nil,
+              stage.autoAdjust == nil, stage.analyses.isEmpty,
+              export.quality == nil, export.profile == .keep, export.background == nil, export.encoder == EncoderOptions(),
+              editable.contains(format), header.pages == 1, header.orientation == 1 || !export.autoOrient else { return false }
+        let compression = header.loader.hasPrefix("heif") ? header.field("heif-compression") : nil
+        return ImageFormat(loader: header.loader, heifCompression: compression) == format
+    }
+
+    /// The input's bytes (read through its open file) into the temporary the export made.
+    static func copy(_ source: String, to temporary: String) throws {
+        do {
+            let bytes = try Data(contentsOf: URL(fileURLWithPath: source))
+            try bytes.write(to: URL(fileURLWithPath: temporary))
+        } catch {
+            throw ItemFailure(.output, "cannot copy the input into its output: \(error.localizedDescription)", cause: error)
+        }
+    }
+
+    /// `photo.jpg.xmp` beside the output `photo.jpg` (darktable's naming, which exiftool and
+    /// Lightroom read), atomically; a sidecar that cannot be written is the item's warning.
+    static func writeSidecar(_ packet: String, beside name: OutputName, exporter: Exporter) -> [String] {
+        guard let root = exporter.output.root else { return [] }
+        do {
+            try root.writeFile(name.relative + ".xmp", Array(packet.utf8))
+            return []
+        } catch {
+            return ["tag.sidecar: \(name.path).xmp not written: \(error)"]
+        }
+    }
+}
