@@ -102,6 +102,26 @@ final class RawRunTests: EndToEndCase {
         XCTAssertEqual(try size(work + "/out/IMG_5952.jpg").0, 1728)
     }
 
+    func testCameraMetadataNotCarriedIsAWarningUnlessStripped() throws {
+        try FileManager.default.copyItem(atPath: Self.cr2, toPath: work + "/in/IMG_5952.CR2")
+        for strip in [false, true] {
+            try? FileManager.default.removeItem(atPath: work + "/out")
+            let (result, records) = try run("""
+                version: 1
+                jobs:
+                  - name: keep
+                    ingest: { from: [in], raw: preview }
+                    export: { to: out, format: jpeg, strip: \(strip) }
+                """, job: "keep")
+            XCTAssertEqual(result.status, 0, result.stderr)
+            // exiftool finds no camera Make in the output: what the warning says is missing is missing.
+            let make = try Tool.run("exiftool", ["-s3", "-EXIF:Make", work + "/out/IMG_5952.jpg"])
+            XCTAssertEqual(make.stdout.trimmingCharacters(in: .whitespacesAndNewlines), "", "strip \(strip)")
+            let warnings = records["IMG_5952.CR2"]?["warnings"] as? [String] ?? []
+            XCTAssertEqual(warnings.contains { $0.contains("camera metadata") }, !strip, "strip \(strip): \(warnings)")
+        }
+    }
+
     func testAPortraitRAWsPreviewIsTurnedUpright() throws {
         let portrait = work + "/in/portrait.CR2"
         try FileManager.default.copyItem(atPath: Self.cr2, toPath: portrait)

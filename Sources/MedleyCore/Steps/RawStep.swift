@@ -89,6 +89,10 @@ enum RawStep {
                 if stage.autoAdjust != nil {
                     warnings.append("autoAdjust is not applied to RAW files yet; the job's own filters are")
                 }
+                if !stage.export.strip {
+                    // Not lost silently: exiv2 does not carry a RAW's EXIF into the developed output yet.
+                    warnings.append("the RAW file's camera metadata (EXIF, maker notes, XMP) is not carried into the output yet")
+                }
                 let picture = try self.picture(item, identity: identity, stage: stage, warnings: &warnings)
                 var image = try stage.renderer.render(frame: picture, property: property, warnings: &warnings)
                 image = try OutputColour(export: stage.export).prepare(image, input: picture, format: format, warnings: &warnings)
