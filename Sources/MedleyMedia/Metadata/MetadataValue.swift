@@ -35,7 +35,10 @@ public struct MetadataTag: Sendable {
     }
 
     /// `Exif`, `Iptc` or `Xmp`.
-    public var family: MetadataFamily {
+    public var family: MetadataFamily { Self.family(of: key) }
+
+    /// The family of exiv2's key.
+    public static func family(of key: String) -> MetadataFamily {
         if key.hasPrefix("Iptc.") { return .iptc }
         return key.hasPrefix("Xmp.") ? .xmp : .exif
     }
