@@ -86,7 +86,10 @@ final class ExportFormatTests: ExportCase {
         XCTAssertEqual(try Tool.vipsHeader(work + "/out/in-jxl.jxl", "vips-loader"), "jxlload")
     }
 
-    func testAVIFCarriesMetadataAndJXLSaysWhatItDrops() throws {
+    /// AVIF holds EXIF and XMP through libvips; JPEG XL through the container Medley boxes libvips'
+    /// codestream in (exiftool reads its Exif and xml boxes; libvips still decodes the same pixels);
+    /// IPTC, which neither holds, is a warning.
+    func testAVIFAndJXLCarryMetadataAndSayWhatTheyDrop() throws {
         let input = work + "/tagged.jpg"
         try FileManager.default.copyItem(atPath: landscape, toPath: input)
         XCTAssertEqual(try Tool.run("exiftool", ["-q", "-overwrite_original", "-Artist=someone", "-XMP-dc:Title=a title", input]).status, 0)
@@ -95,7 +98,37 @@ final class ExportFormatTests: ExportCase {
         XCTAssertEqual(try Tool.exif(work + "/out/tagged.avif", "Artist"), "someone")
         XCTAssertEqual(try Tool.exif(work + "/out/tagged.avif", "XMP-dc:Title"), "a title")
         let result = try run([input], export: "format: jxl")
-        XCTAssertTrue((result.stdout + result.stderr).contains(".jxl output cannot hold the input's EXIF, XMP"), result.stdout)
+        let jxl = work + "/out/tagged.jxl"
+        XCTAssertFalse((result.stdout + result.stderr).contains("cannot hold"), result.stdout)
+        XCTAssertEqual(try Tool.exif(jxl, "Artist"), "someone")
+        XCTAssertEqual(try Tool.exif(jxl, "XMP-dc:Title"), "a title")
+        XCTAssertEqual(try Tool.exif(jxl, "FileType"), "JXL")
+        // The container's boxes, as ISO/IEC 18181-2 lays them out: its codestream alone decodes to the
+        // same samples as the whole file.
+        let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: jxl)))
+        var boxes: [String: [UInt8]] = [:]
+        var offset = 0
+        while offset + 8 <= bytes.count {
+            let size = bytes[offset..<offset + 4].reduce(0) { $0 << 8 | Int($1) }
+            let type = String(decoding: bytes[offset + 4..<offset + 8], as: UTF8.self)
+            XCTAssertGreaterThanOrEqual(size, 8)
+            guard size >= 8, offset + size <= bytes.count else { break }
+            boxes[type] = Array(bytes[offset + 8..<offset + size])
+            offset += size
+        }
+        XCTAssertEqual(offset, bytes.count, "boxes fill the file")
+        XCTAssertEqual(Set(boxes.keys), ["JXL ", "ftyp", "Exif", "xml ", "jxlc"])
+        let bare = work + "/bare.jxl"
+        try Data(try XCTUnwrap(boxes["jxlc"])).write(to: URL(fileURLWithPath: bare))
+        XCTAssertEqual(try Tool.vipsHeader(jxl, "width"), try Tool.vipsHeader(bare, "width"))
+        let difference = try Tool.run("vips", ["subtract", jxl, bare, work + "/diff.v"])
+        XCTAssertEqual(difference.status, 0, difference.stderr)
+        XCTAssertEqual(Double(try Tool.run("vips", ["max", work + "/diff.v"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)), 0)
+        XCTAssertEqual(Double(try Tool.run("vips", ["min", work + "/diff.v"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)), 0)
+        try FileManager.default.removeItem(atPath: work + "/out")
+        XCTAssertEqual(try Tool.run("exiftool", ["-q", "-overwrite_original", "-IPTC:City=Lyon", input]).status, 0)
+        let iptc = try run([input], export: "format: jxl")
+        XCTAssertTrue((iptc.stdout + iptc.stderr).contains(".jxl output cannot hold the input's IPTC"), iptc.stdout)
     }
 
     func testOptionsAFormatDoesNotTakeFailValidation() throws {

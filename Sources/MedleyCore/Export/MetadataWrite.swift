@@ -213,27 +213,30 @@ public struct MetadataWrite: Sendable {
     /// Several-valued fields: a property's "; "-joined text is written as a list.
     static let lists: Set<String> = ["Xmp.dc.subject", "Xmp.dc.creator", "Iptc.Application2.Keywords"]
 
-    /// Writes into the image at `output` (a temporary); returns the item's warnings and, with
-    /// `sidecar`, the XMP packet to put beside the output. `source` is the input (read only, for
-    /// `keep`); `orientedUpright`: the pixels were turned upright (the orientation copied is 1).
-    public func apply(to output: String, source: String, width: Int, height: Int, orientedUpright: Bool,
+    /// Writes into the image at `output` (a temporary, of `format`); returns the item's warnings and,
+    /// with `sidecar`, the XMP packet to put beside the output. `source` is the input (read only, for
+    /// `keep`); `orientedUpright`: the pixels were turned upright (the orientation copied is 1). A
+    /// JPEG XL output's metadata is put together on a scratch JPEG and boxed with its codestream.
+    public func apply(to output: String, format: ImageFormat, source: String, width: Int, height: Int, orientedUpright: Bool,
                       property: (String) -> TemplateValue?) throws -> (warnings: [String], sidecar: String?) {
         guard !isEmpty else { return ([], nil) }
         var warnings: [String] = []
+        let boxed = format == .jxl
         let metadata: ImageMetadata
         do {
-            metadata = try ImageMetadata.open(path: output)
+            metadata = boxed ? try ImageMetadata.scratch() : try ImageMetadata.open(path: output)
         } catch {
             throw ItemFailure(.output, "cannot write the output's metadata (export.strip, tag): \(error)", cause: error)
         }
-        let supports = metadata.supports
-        func holds(_ key: String) -> Bool {
-            key.hasPrefix("Exif.") ? supports.exif : key.hasPrefix("Iptc.") ? supports.iptc : supports.xmp
+        let families = format.exiv2Writes
+        func holds(_ key: String) -> Bool { families.contains(MetadataTag.family(of: key)) }
+        func copy(take: (String) -> Bool) -> [String] {
+            self.copy(from: source, into: metadata, holds: families, width: width, height: height, upright: orientedUpright, take: take)
         }
 
         if !carry.isEmpty {
             // Before the strip list, which then removes what it names from these too.
-            warnings += copy(from: source, into: metadata, width: width, height: height, upright: orientedUpright) { key in
+            warnings += copy { key in
                 carry.contains(MetadataTag.family(of: key)) && Self.carriable(key)
             }
         }
@@ -251,12 +254,12 @@ public struct MetadataWrite: Sendable {
             if names.contains(where: { $0.name == "thumbnail" || $0.name == "exif" }) { metadata.eraseThumbnail() }
             if strip.savesStripped {
                 // libvips dropped everything (for the ICC profile): the rest comes back from the input.
-                warnings += copy(from: source, into: metadata, width: width, height: height, upright: orientedUpright) { key in
+                warnings += copy { key in
                     !names.contains { $0.matches(key) } && Self.carriable(key)
                 }
             }
         case .keepOnly(let names):
-            warnings += copy(from: source, into: metadata, width: width, height: height, upright: orientedUpright) { key in
+            warnings += copy { key in
                 names.contains { $0.matches(key) } && Self.carriable(key)
             }
         }
@@ -292,14 +295,28 @@ public struct MetadataWrite: Sendable {
             }
         }
         do {
-            try metadata.save(to: output)
+            if boxed {
+                try box(metadata, into: output)
+            } else {
+                try metadata.save(to: output)
+            }
         } catch {
             throw ItemFailure(.output, "cannot write the output's metadata: \(error)", cause: error)
         }
         warnings += metadata.warnings.map { "metadata: \($0)" }
         guard sidecar else { return (warnings, nil) }
-        let written = try ImageMetadata.open(path: output)
-        return (warnings, try written.xmpPacket())
+        return (warnings, try (boxed ? metadata : try ImageMetadata.open(path: output)).xmpPacket())
+    }
+
+    /// The JPEG XL codestream libvips wrote at `output`, in a container with the EXIF and XMP put together
+    /// in `metadata` (left a bare codestream when there are none).
+    func box(_ metadata: ImageMetadata, into output: String) throws {
+        let exif = try metadata.exifBlock()
+        let xmp = metadata.hasXMP ? try metadata.xmpPacket() : nil
+        guard exif != nil || xmp != nil else { return }
+        let url = URL(fileURLWithPath: output)
+        let codestream = [UInt8](try Data(contentsOf: url))
+        try Data(try JPEGXLContainer.wrap(codestream: codestream, exif: exif, xmp: xmp)).write(to: url)
     }
 
     /// Whether a field of the input describes the picture rather than its file's layout, so that it
@@ -377,8 +394,8 @@ public struct MetadataWrite: Sendable {
 
     /// Copies the input's fields that `take` accepts into the output (the orientation as 1 when the
     /// pixels were turned upright, the EXIF pixel dimensions as the output's). Returns warnings.
-    func copy(from source: String, into metadata: ImageMetadata, width: Int, height: Int, upright: Bool,
-              take: (String) -> Bool) -> [String] {
+    func copy(from source: String, into metadata: ImageMetadata, holds families: Set<MetadataFamily>, width: Int, height: Int,
+              upright: Bool, take: (String) -> Bool) -> [String] {
         let input: ImageMetadata
         do {
             input = try ImageMetadata.open(path: source)
@@ -386,7 +403,6 @@ public struct MetadataWrite: Sendable {
             return ["metadata: the input's metadata cannot be read by exiv2 (\(error)); none of it is in the output"]
         }
         var failed: [String] = []
-        let supports = metadata.supports
         var dropped = Set<String>()
         var arrays = Set<String>()
         let tags = input.tags
@@ -395,8 +411,7 @@ public struct MetadataWrite: Sendable {
         let makerNote = MetadataSelector("makerNotes")
         let decoded = tags.contains { $0.key != "Exif.Photo.MakerNote" && makerNote.matches($0.key) }
         for tag in tags where take(tag.key) && !(decoded && tag.key == "Exif.Photo.MakerNote") {
-            let holds = tag.family == .exif ? supports.exif : tag.family == .iptc ? supports.iptc : supports.xmp
-            guard holds else { dropped.insert(tag.family.rawValue.uppercased()); continue }
+            guard families.contains(tag.family) else { dropped.insert(tag.family.rawValue.uppercased()); continue }
             // An XMP structure in an array ("Xmp.xmpMM.History[1]/stEvt:action"): its array is made
             // first; deeper structures are not copied (setting them unmade breaks the whole packet).
             if tag.family == .xmp, let bracket = tag.key.firstIndex(of: "[") {

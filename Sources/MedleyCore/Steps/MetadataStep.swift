@@ -15,19 +15,19 @@ enum MetadataStep {
         var edit = stage.metadata
         edit.carry = carry
         guard !edit.isEmpty else { return ([], nil) }
-        // GIF and a bare JPEG XL codestream hold no metadata, and exiv2 0.27 writes no HEIF/AVIF:
+        // GIF holds no metadata, and exiv2 0.27 writes no HEIF/AVIF:
         // said for the item, not failed (libvips' saver carried what it carries).
         guard !format.exiv2Writes.isEmpty else {
             guard !stage.metadata.isEmpty else { return ([], nil) }
             return (["export.strip/tag: exiv2 cannot write the metadata of a .\(format.fileExtension) output; "
-                     + "the strip list, keep and tag fields are not applied to it (export as jpeg, png, webp or tiff)"], nil)
+                     + "the strip list, keep and tag fields are not applied to it (export as jpeg, png, webp, tiff or jxl)"], nil)
         }
         // The output's size, for the EXIF pixel dimensions of fields copied from the input.
         var size = (width: 0, height: 0)
         if edit.strip.savesStripped || !carry.isEmpty, let header = try? VipsImage.open(temporary, access: .sequential) {
             size = (header.width, header.height)
         }
-        return try edit.apply(to: temporary, source: source, width: size.width, height: size.height,
+        return try edit.apply(to: temporary, format: format, source: source, width: size.width, height: size.height,
                               orientedUpright: upright, property: property)
     }
 
@@ -46,15 +46,15 @@ enum MetadataStep {
     /// decoded and encoded again (exiftool's way: the pixels untouched, nothing lost to a second
     /// JPEG encode): a metadata edit is asked (`strip` list or `keep`, `tag` fields, `shiftDates`,
     /// `sidecar`), there are no filters, graph, watermark, auto-adjustment or analyses, the output
-    /// is the input's format with no encoder, profile or background setting, libvips strips nothing,
-    /// and the picture needs no turning upright.
+    /// is the input's format with no encoder, profile or background setting (not JPEG XL, whose
+    /// container exiv2 0.27 cannot read), libvips strips nothing, and the picture needs no turning upright.
     static func copiesWithoutReencoding(_ stage: ImageStage, header: VipsImage, format: ImageFormat) -> Bool {
         let export = stage.export
         guard !stage.metadata.isEmpty, !stage.metadata.strip.savesStripped, !export.strip,
               stage.renderer.plan == nil, stage.renderer.watermark == nil, stage.graph == nil,
               stage.autoAdjust == nil, stage.analyses.isEmpty,
               export.quality == nil, export.profile == .keep, export.background == nil, export.encoder == EncoderOptions(),
-              !format.exiv2Writes.isEmpty, header.pages == 1, header.orientation == 1 || !export.autoOrient else { return false }
+              !format.exiv2Writes.isEmpty, format != .jxl, header.pages == 1, header.orientation == 1 || !export.autoOrient else { return false }
         let compression = header.loader.hasPrefix("heif") ? header.field("heif-compression") : nil
         return ImageFormat(loader: header.loader, heifCompression: compression) == format
     }

@@ -72,7 +72,7 @@ enum RawStep {
             let carry = MetadataStep.carried(stage, format: format, inputHolds: [.exif, .iptc, .xmp], encoderWrote: [])
             if !stage.export.strip && format.exiv2Writes.isEmpty {
                 warnings.append("the RAW's camera metadata (EXIF, maker notes, XMP) cannot be written into a .\(format.fileExtension) output "
-                                + "by exiv2; not carried (export as jpeg, png, webp or tiff to keep it)")
+                                + "by exiv2; not carried (export as jpeg, png, webp, tiff or jxl to keep it)")
             }
             let edit = try MetadataStep.write(temporary, source: item.source, stage: stage, format: format, carry: carry,
                                               upright: true) { opened[$0] }

@@ -42,6 +42,12 @@ public final class ImageMetadata {
         }
     }
 
+    /// The metadata of an empty JPEG: where EXIF and XMP are put together for a file exiv2 cannot
+    /// write itself (a JPEG XL container's boxes), then taken out as `exifBlock()` and `xmpPacket()`.
+    public static func scratch() throws -> ImageMetadata {
+        try open(bytes: [0xFF, 0xD8, 0xFF, 0xD9], origin: "metadata being assembled")
+    }
+
     private static func open(origin: String, operation: String,
                              _ body: (UnsafeMutablePointer<GExiv2Metadata>, inout UnsafeMutablePointer<GError>?) -> gboolean) throws -> ImageMetadata {
         try locked {
@@ -137,6 +143,27 @@ public final class ImageMetadata {
         guard let text else { return nil }
         defer { g_free(text) }
         return MetadataTag.Raw(type: typeName, text: Self.text(text), list: nil)
+    }
+
+    /// The EXIF as one TIFF structure (little-endian, "II*", IFD0 with its EXIF and GPS IFDs), as a
+    /// JPEG XL `Exif` box holds it; nil when there is no EXIF.
+    public func exifBlock() throws -> [UInt8]? {
+        try Self.locked {
+            guard gexiv2_metadata_has_exif(handle) != 0 else { return nil }
+            var error: UnsafeMutablePointer<GError>?
+            guard let bytes = gexiv2_metadata_get_exif_data(handle, GEXIV2_BYTE_ORDER_LITTLE, &error) else {
+                throw Self.error(error, "write EXIF", path: origin, warnings: Log.take())
+            }
+            defer { g_bytes_unref(bytes) }
+            var count: gsize = 0
+            guard let data = g_bytes_get_data(bytes, &count), count > 0 else { return nil }
+            return Array(UnsafeRawBufferPointer(start: data, count: Int(count)))
+        }
+    }
+
+    /// Whether there is any XMP.
+    public var hasXMP: Bool {
+        Self.locked { gexiv2_metadata_has_xmp(handle) != 0 }
     }
 
     /// The XMP packet as exiv2 would write it: the text of a sidecar.
@@ -457,12 +484,13 @@ public enum MetadataFamily: String, Sendable, CaseIterable {
 extension ImageFormat {
     /// The families exiv2 0.27 writes into a file of this format (checked with exiftool): JPEG, PNG
     /// (IPTC as its "Raw profile type iptc" text chunk) and TIFF all three, WebP EXIF and XMP (it has
-    /// no IPTC chunk); HEIF and AVIF it only reads, GIF and a bare JPEG XL codestream it does not know.
+    /// no IPTC chunk); JPEG XL EXIF and XMP, which exiv2 puts together and Medley boxes with the
+    /// codestream (`JPEGXLContainer`); HEIF and AVIF it only reads, GIF holds none.
     public var exiv2Writes: Set<MetadataFamily> {
         switch self {
         case .jpeg, .png, .tiff: return [.exif, .iptc, .xmp]
-        case .webp: return [.exif, .xmp]
-        case .heif, .avif, .jxl, .gif: return []
+        case .webp, .jxl: return [.exif, .xmp]
+        case .heif, .avif, .gif: return []
         }
     }
 }
