@@ -179,6 +179,24 @@ final class RawRunTests: EndToEndCase {
         XCTAssertTrue(warnings.contains { $0.contains("camera metadata") && $0.contains(".heic") }, "\(warnings)")
     }
 
+    /// `medley probe` of every RAW of the corpus against `exiftool -n -G1`, field by field (EXIF with the
+    /// RAW's own IFDs, XMP), by `check-metadata.py`: every field equal or listed there with its reason
+    /// (exiv2 0.27 does not know CR3; a CRW holds CIFF records; exiv2 names a RW2's IFD0 its own way),
+    /// and the files LibRaw refuses fail alone.
+    func testProbeOfEveryRAWAgreesWithExiftoolFieldByField() throws {
+        let result = try Tool.run("/usr/bin/python3", [Tool.fixtures + "/realworld/check-metadata.py", Self.corpus, "--medley", Tool.medley])
+        XCTAssertEqual(result.status, 0, result.stdout + result.stderr)
+        let total = try XCTUnwrap(result.stdout.split(separator: "\n").first { $0.hasPrefix("| **total**") }, result.stdout)
+        let counts = total.split(separator: "|").dropFirst().compactMap { Int($0.trimmingCharacters(in: .whitespaces).replacingOccurrences(of: "*", with: "")) }
+        XCTAssertEqual(counts.count, 5, String(total))
+        guard counts.count == 5 else { return }
+        XCTAssertGreaterThanOrEqual(counts[0], 350, "the RAWs' fields: \(total)")
+        XCTAssertEqual(counts[1] + counts[2], counts[0], "every field equal or explained: \(total)")
+        XCTAssertGreaterThanOrEqual(counts[1], 300, "most fields equal: \(total)")
+        XCTAssertEqual(counts[3], 0, result.stdout)
+        XCTAssertEqual(counts[4], 0, result.stdout)
+    }
+
     func testAPortraitRAWsPreviewIsTurnedUpright() throws {
         let portrait = work + "/in/portrait.CR2"
         try FileManager.default.copyItem(atPath: Self.cr2, toPath: portrait)

@@ -170,7 +170,7 @@ struct RawProperties {
     /// The picture's facts as LibRaw reads them (sizes, orientation, the sensor, the preview), and the
     /// metadata as exiv2 reads it — EXIF with the maker notes, IPTC, XMP and the sidecar's XMP, the
     /// same properties as any image's (`MetadataProperties`). The camera fields LibRaw knows stand in
-    /// only where exiv2 reads none (a format exiv2 0.27 does not know, such as CR3).
+    /// only when exiv2 reads no EXIF (a format exiv2 0.27 does not know, such as CR3).
     init(file: IngestedFile, persistentID: UInt64, identity: RawFile.Identity, readPath: String? = nil) {
         values = ItemProperties.fileFacts(file, persistentID: persistentID, mediaType: .image) + [
             ("format", .text(SniffedFormat.raw.format)),
@@ -202,7 +202,9 @@ struct RawProperties {
             libraw.append(("exif.ISOSpeedRatings", Int(exactly: iso).map { .integer($0) } ?? .number(iso)))
         }
         libraw.append(("exif.Orientation", .integer(identity.orientation)))
-        values += libraw.filter { entry in !values.contains { $0.name == entry.name } }
+        // Only when exiv2 read no EXIF at all: LibRaw's names would otherwise claim EXIF fields the file
+        // does not have (a Canon's lens is in its maker note, not in EXIF's LensModel).
+        if !values.contains(where: { $0.name.hasPrefix("exif.") }) { values += libraw }
     }
 
     static func decimal(_ value: Double) -> Double {

@@ -97,9 +97,8 @@ public enum MetadataValues {
             if let list = raw.list {
                 // A LangAlt is its x-default text; a bag or sequence a list; a simple property its text.
                 if raw.type == "XmpBag" || raw.type == "XmpSeq" || list.count > 1 { return .list(list) }
-                return .text(list.first ?? raw.text)
             }
-            return .text(raw.text)
+            return xmpValue(tag)
         case .iptc:
             if let list = raw.list, list.count > 1 { return .list(list) }
             let text = raw.list?.first ?? raw.text
@@ -115,8 +114,19 @@ public enum MetadataValues {
     static func exifValue(_ tag: MetadataTag) -> MetadataValue {
         let raw = tag.raw
         switch raw.type {
-        case "Ascii", "Comment", "String":
-            return .text(raw.text.trimmingCharacters(in: CharacterSet(charactersIn: "\0")))
+        case "Ascii", "String":
+            // As exiftool: up to the first NUL; the fields cameras pad to a fixed size without their trailing spaces.
+            let text = raw.text.split(separator: "\0", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? ""
+            return .text(paddedNames.contains(tag.name) ? trailingSpacesDropped(text) : text)
+        case "Comment":
+            // exiv2 gives a UserComment with its character code ("charset=Ascii …"); exiftool the text alone.
+            var text = raw.text
+            if text.hasPrefix("charset="), let space = text.firstIndex(of: " ") {
+                text = String(text[text.index(after: space)...])
+            } else if text.hasPrefix("charset=") {
+                text = ""
+            }
+            return .text(trailingSpacesDropped(text.trimmingCharacters(in: CharacterSet(charactersIn: "\0"))))
         case "Undefined":
             return undefined(raw.text)
         default:
@@ -130,6 +140,28 @@ public enum MetadataValues {
         }
         let isRational = raw.text.contains("/")
         if !isRational, let whole = Int(exactly: numbers[0]) { return .integer(whole) }
+        return .number(tidy(numbers[0]))
+    }
+
+    /// The ASCII fields whose trailing spaces exiftool drops (its RawConv for them): cameras pad them.
+    static let paddedNames: Set<String> = ["Make", "Model", "Software", "Artist", "Copyright"]
+
+    static func trailingSpacesDropped(_ text: String) -> String {
+        var end = text.endIndex
+        while end > text.startIndex, text[text.index(before: end)] == " " { end = text.index(before: end) }
+        return String(text[..<end])
+    }
+
+    /// The XMP namespaces that hold EXIF's numbers as text (exif:FNumber "8/1", exif:ISOSpeedRatings
+    /// "400"): read as exiftool -n reads them, a number (APEX values converted as in EXIF).
+    static let numericNamespaces: Set<String> = ["exif", "tiff", "aux", "exifEX"]
+
+    static func xmpValue(_ tag: MetadataTag) -> MetadataValue {
+        let text = tag.raw.list?.count == 1 ? tag.raw.list?.first ?? tag.raw.text : tag.raw.text
+        guard tag.raw.type == "XmpText", (tag.raw.list?.count ?? 1) == 1, numericNamespaces.contains(tag.group), !tag.name.contains("/"), !tag.name.contains("["),
+              let numbers = numbers(text), numbers.count == 1 else { return .text(text) }
+        if let converted = converted(tag.name, numbers), !tag.name.hasPrefix("GPS") { return converted }
+        if !text.contains("/"), !text.contains("."), let whole = Int(exactly: numbers[0]) { return .integer(whole) }
         return .number(tidy(numbers[0]))
     }
 
