@@ -28,3 +28,6 @@ fixtures/realworld/make-raw.sh "$DATA/realworld-raw"
 if [ ! -d "$DATA/metadata/metadata/camera" ]; then
   fixtures/realworld/make-metadata.sh "$DATA/metadata"
 fi
+# Real photographs (issue 30): scikit-image's sample photos from python3-skimage, as PNG and JPEG.
+# SmartCropTests reads them.
+fixtures/realworld/make-photos.sh "$DATA/photos"

@@ -17,12 +17,16 @@ MedleyImage *medley_image_open_pages(const char *path, int sequential, int fail_
 }
 
 /* vips_thumbnail: the loader shrinks while decoding where its format allows, EXIF orientation applied. */
+/* crop: 0 none, else a VipsInteresting (1 centre, 2 entropy, 3 attention). */
 static MedleyImage *thumbnail(const char *path, int width, int height, int crop, VipsSize size, int fail_on_error) {
     VipsImage *out = NULL;
+    VipsInteresting interesting = crop == VIPS_INTERESTING_ENTROPY ? VIPS_INTERESTING_ENTROPY
+        : crop == VIPS_INTERESTING_ATTENTION ? VIPS_INTERESTING_ATTENTION
+        : crop ? VIPS_INTERESTING_CENTRE : VIPS_INTERESTING_NONE;
     /* thumbnail's own fail_on reaches the loader it picks, as `vips copy in[fail]` does: a
      * "[fail-on=…]" suffix on the name is dropped when thumbnail reopens the file shrunk. */
     int failed = vips_thumbnail(path, &out, width, "height", height,
-                                "crop", crop ? VIPS_INTERESTING_CENTRE : VIPS_INTERESTING_NONE,
+                                "crop", interesting,
                                 "size", size,
                                 "fail_on", fail_on_error ? VIPS_FAIL_ON_WARNING : VIPS_FAIL_ON_NONE,
                                 "no_rotate", FALSE, NULL);

@@ -12,6 +12,15 @@ MedleyImage *medley_image_crop(MedleyImage *image, int left, int top, int width,
     return vips_crop(IMG(image), &out, left, top, width, height, NULL) ? NULL : HANDLE(out);
 }
 
+/* vips_smartcrop: the width × height box of the image its `interesting` strategy picks
+ * (2 entropy, 3 attention), as vipsthumbnail --smartcrop does. NULL on error. */
+MedleyImage *medley_image_smartcrop(MedleyImage *image, int width, int height, int interesting) {
+    VipsImage *out = NULL;
+    VipsInteresting chosen = interesting == VIPS_INTERESTING_ENTROPY ? VIPS_INTERESTING_ENTROPY : VIPS_INTERESTING_ATTENTION;
+    if (vips_smartcrop(IMG(image), &out, width, height, "interesting", chosen, NULL)) return NULL;
+    return HANDLE(out);
+}
+
 MedleyImage *medley_image_flip(MedleyImage *image, int horizontal) {
     VipsImage *out = NULL;
     return vips_flip(IMG(image), &out, horizontal ? VIPS_DIRECTION_HORIZONTAL : VIPS_DIRECTION_VERTICAL, NULL)

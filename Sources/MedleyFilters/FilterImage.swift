@@ -37,7 +37,8 @@ public enum GeometryOperation: Sendable {
     case bicubicScale(scale: Double, aspectRatio: Double, b: Double, c: Double)
     /// Medley's `resize`: fit into width × height the way a movie player scales; without
     /// `enlarge`, a picture smaller than the box keeps its size.
-    case resize(width: Int, height: Int, mode: ResizeMode, enlarge: Bool = true)
+    /// `crop`: which part `aspectFill` keeps.
+    case resize(width: Int, height: Int, mode: ResizeMode, enlarge: Bool = true, crop: ResizeCrop = .centre)
     /// Apply the EXIF orientation and reset it.
     case orient
     /// Each output pixel shows the input where `map` says (bilinear sampling); `edges` says what
@@ -53,6 +54,38 @@ public enum GeometryOperation: Sendable {
         case .warp(_, let edges, _): return edges == .transparent
         case .extent: return true
         default: return false
+        }
+    }
+}
+
+/// Which part of the picture `resize` with `aspectFill` keeps (`crop:`): a gravity, as sharp names
+/// them (ImageMagick's `-gravity`), or what libvips' `vips_smartcrop` finds most interesting —
+/// `attention` (skin tones, saturated colour and edges: `vipsthumbnail --smartcrop attention`) or
+/// `entropy` (the busiest part).
+public enum ResizeCrop: String, Sendable, CaseIterable {
+    case centre, attention, entropy, north, northeast, east, southeast, south, southwest, west, northwest
+
+    /// The names `crop:` takes: these and `center`, as sharp and CSS spell it.
+    public static let names: [String] = allCases.map(\.rawValue) + ["center"]
+
+    public init?(name: String) {
+        self.init(rawValue: name == "center" ? "centre" : name)
+    }
+
+    /// Where the kept box lies in the spare room, as a fraction of it across and down (0: the left
+    /// or top edge, 1: the right or bottom edge); nil for the strategies that look at the picture.
+    public var anchor: (x: Double, y: Double)? {
+        switch self {
+        case .centre: return (0.5, 0.5)
+        case .north: return (0.5, 0)
+        case .northeast: return (1, 0)
+        case .east: return (1, 0.5)
+        case .southeast: return (1, 1)
+        case .south: return (0.5, 1)
+        case .southwest: return (0, 1)
+        case .west: return (0, 0.5)
+        case .northwest: return (0, 0)
+        case .attention, .entropy: return nil
         }
     }
 }

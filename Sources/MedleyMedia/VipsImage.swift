@@ -234,10 +234,25 @@ public final class VipsImage: @unchecked Sendable {
     }
 
     /// A file decoded straight to at most width × height (shrink-on-load), EXIF orientation applied.
-    public static func thumbnail(_ path: String, width: Int, height: Int, crop: Bool, force: Bool) throws -> VipsImage {
+    public static func thumbnail(_ path: String, width: Int, height: Int, crop: ThumbnailCrop, force: Bool) throws -> VipsImage {
         try Vips.start()
-        return try wrap(medley_image_thumbnail(path, try int32(width), try int32(height), crop ? 1 : 0, force ? 1 : 0, 1),
+        return try wrap(medley_image_thumbnail(path, try int32(width), try int32(height), crop.rawValue, force ? 1 : 0, 1),
                         "cannot decode")
+    }
+
+    /// What a shrink-on-load thumbnail crops to fill its box (libvips' `VipsInteresting`).
+    public enum ThumbnailCrop: Int32, Sendable {
+        case none = 0, centre = 1, entropy = 2, attention = 3
+    }
+
+    /// The width × height box of the image libvips' `vips_smartcrop` picks: `attention` or `entropy`
+    /// (`centre` is a plain crop). A box bigger than the image is the image's own side.
+    public func smartCropped(width: Int, height: Int, strategy: ThumbnailCrop) throws -> VipsImage {
+        let (w, h) = (min(width, self.width), min(height, self.height))
+        guard strategy == .attention || strategy == .entropy else {
+            return try cropped(left: (self.width - w) / 2, top: (self.height - h) / 2, width: w, height: h)
+        }
+        return try Self.wrap(medley_image_smartcrop(handle, try Self.int32(w), try Self.int32(h), strategy.rawValue), "cannot find the crop")
     }
 
     /// An 8-bit image copied from interleaved pixels (rows packed), e.g. a decoded movie frame.
@@ -481,9 +496,9 @@ extension VipsImage {
 
     /// A file decoded straight to at most width × height, EXIF orientation applied, never
     /// larger than it is (libvips' `size: down`, vipsthumbnail's `>`).
-    public static func thumbnailWithoutEnlarging(_ path: String, width: Int, height: Int, crop: Bool) throws -> VipsImage {
+    public static func thumbnailWithoutEnlarging(_ path: String, width: Int, height: Int, crop: ThumbnailCrop) throws -> VipsImage {
         try Vips.start()
-        return try wrap(medley_image_thumbnail_down(path, try int32(width), try int32(height), crop ? 1 : 0, 1), "cannot decode", cause: loadCause(path), path: path)
+        return try wrap(medley_image_thumbnail_down(path, try int32(width), try int32(height), crop.rawValue, 1), "cannot decode", cause: loadCause(path), path: path)
     }
 
     /// The text of one metadata field (e.g. "heif-compression"), or nil.

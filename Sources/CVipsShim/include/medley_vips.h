@@ -83,6 +83,7 @@ MedleyImage *medley_image_open_pages(const char *path, int sequential, int fail_
 /* Loads a file already shrunk to fit width × height (shrink-on-load for JPEG, WebP…), EXIF
  * orientation applied. crop: fill the box and crop the centre; force: ignore the aspect ratio. */
 MedleyImage *medley_image_thumbnail(const char *path, int width, int height, int crop, int force, int fail_on_error);
+/* (crop: 0 none, 1 the centre, 2 entropy, 3 attention: libvips' VipsInteresting.) */
 /* vips_thumbnail with size "down": shrinks to fit width × height (crop: fill it and crop the
  * centre) but never enlarges (vipsthumbnail's "WxH>"). EXIF orientation applied. NULL on error. */
 MedleyImage *medley_image_thumbnail_down(const char *path, int width, int height, int crop, int fail_on_error);
@@ -134,6 +135,8 @@ const void *medley_image_icc_data(const MedleyImage *image, size_t *length);
 MedleyImage *medley_image_autorot(MedleyImage *image);
 /* All return new handles or NULL. */
 MedleyImage *medley_image_crop(MedleyImage *image, int left, int top, int width, int height);
+/* vips_smartcrop: the width × height box the strategy picks (2 entropy, 3 attention). NULL on error. */
+MedleyImage *medley_image_smartcrop(MedleyImage *image, int width, int height, int interesting);
 MedleyImage *medley_image_flip(MedleyImage *image, int horizontal);
 MedleyImage *medley_image_rotate(MedleyImage *image, int quarter_turns);
 /* Output pixel (X, Y) of an out_width × out_height image samples input (x, y) where

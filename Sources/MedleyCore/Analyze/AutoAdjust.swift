@@ -36,7 +36,7 @@ extension AutoAdjustment {
         guard colour.count >= 3 else { throw MediaError(.medley, "analyze", "an image of \(colour.count) bands has no colour histogram", cause: .unsupported) }
         let combined = (0..<256).map { colour[0][$0] + colour[1][$0] + colour[2][$0] }
         let luminance = try samples().luminance().histograms().first ?? []
-        let small = try VipsImage.thumbnail(path, width: 64, height: 64, crop: false, force: false)
+        let small = try VipsImage.thumbnail(path, width: 64, height: 64, crop: .none, force: false)
             .inRGBSpace().image.rgb(deep: false)
         let saturation = meanSaturation(try small.pixels(), bands: small.bands)
         return choose(histogram: combined, luminance: luminance, meanSaturation: saturation, workingSpace: workingSpace)

@@ -45,7 +45,7 @@ enum ImageAnalyzer {
         }
         if kinds.contains(.dominantColors) {
             let side = clusteringSide
-            let small = try VipsImage.thumbnail(path, width: side, height: side, crop: false, force: false)
+            let small = try VipsImage.thumbnail(path, width: side, height: side, crop: .none, force: false)
                 .inRGBSpace().image.rgb(deep: false)
             let pixels = try small.pixels()
             let clusters = DominantColors.clusters(of: pixels, bands: small.bands)

@@ -39,10 +39,10 @@ struct ImageRenderer {
     /// The plan's first step when libvips can do it while decoding (shrink-on-load: JPEG DCT scaling,
     /// WebP/HEIF subsampling): a resize with a mode that may enlarge or does not fill (a fill that never
     /// enlarges cannot be a thumbnail). nil: the file is decoded at its own size.
-    var resizeOnLoad: (width: Int, height: Int, mode: ResizeMode, enlarge: Bool)? {
-        guard case .resize(let width, let height, let mode, let enlarge)? = plan?.root.firstGeometry, mode != .none,
+    var resizeOnLoad: (width: Int, height: Int, mode: ResizeMode, enlarge: Bool, crop: ResizeCrop)? {
+        guard case .resize(let width, let height, let mode, let enlarge, let crop)? = plan?.root.firstGeometry, mode != .none,
               enlarge || mode != .fill else { return nil }
-        return (width, height, mode, enlarge)
+        return (width, height, mode, enlarge, crop)
     }
 
     /// The rendered (still lazy) image of one file, ready to save, and what could not be carried
@@ -59,7 +59,7 @@ struct ImageRenderer {
                         warnings: inout [String]) throws -> VipsImage {
         var shrunkOnLoad = false
         var source: VipsImage
-        if case let (width, height, mode, enlarge)? = resizeOnLoad {
+        if case let (width, height, mode, enlarge, crop)? = resizeOnLoad {
             // Shrink while decoding (JPEG DCT scaling, WebP/HEIF subsampling): far less to decode.
             // libvips' thumbnail applies the EXIF orientation, so the box is for the picture as shown.
             let turned = header.orientation >= 5
@@ -76,12 +76,21 @@ struct ImageRenderer {
             let bothSides = width > 0 && height > 0
             let boxWidth = width > 0 ? width : (mode == .fill ? shownWidth : unbounded)
             let boxHeight = height > 0 ? height : (mode == .fill ? shownHeight : unbounded)
+            // Covering a box crops it: the centre, or what libvips' smartcrop finds, by thumbnail itself;
+            // a gravity by scaling to cover (thumbnail into the covering size) and cropping here.
+            let covers = mode == .aspectFill && bothSides
+            let gravity = covers ? crop.anchor.flatMap { crop == .centre ? nil : $0 } : nil
+            let strategy: VipsImage.ThumbnailCrop = !covers || gravity != nil ? .none
+                : crop == .attention ? .attention : crop == .entropy ? .entropy : .centre
+            let loadWidth = gravity == nil ? boxWidth : Int(size.scaled.0.rounded())
+            let loadHeight = gravity == nil ? boxHeight : Int(size.scaled.1.rounded())
             // Without enlarging (fill never shrinks on load then), libvips' `size: down` leaves a smaller picture as it is.
             source = enlarge
-                ? try VipsImage.thumbnail(path, width: boxWidth, height: boxHeight,
-                                          crop: mode == .aspectFill && bothSides, force: mode == .fill)
-                : try VipsImage.thumbnailWithoutEnlarging(path, width: boxWidth, height: boxHeight,
-                                                          crop: mode == .aspectFill && bothSides)
+                ? try VipsImage.thumbnail(path, width: loadWidth, height: loadHeight, crop: strategy, force: mode == .fill)
+                : try VipsImage.thumbnailWithoutEnlarging(path, width: loadWidth, height: loadHeight, crop: strategy)
+            if let gravity {
+                source = try Geometry.cropped(source, toWidth: boxWidth, height: boxHeight, anchor: gravity)
+            }
             shrunkOnLoad = true
         } else {
             // Rotation reads rows out of order, so it needs random access; everything else streams.
@@ -312,7 +321,7 @@ enum Geometry {
             }
             let wide = try image.resampled(across, to: outWidth, margin: Int(across.radius.rounded(.up)) + 1)
             return try wide.resampled(down, to: outHeight, margin: Int(down.radius.rounded(.up)) + 1)
-        case .resize(let boxWidth, let boxHeight, let mode, let enlarge):
+        case .resize(let boxWidth, let boxHeight, let mode, let enlarge, let crop):
             let size = resizedSize(width: width, height: height, boxWidth: boxWidth, boxHeight: boxHeight, mode: mode,
                                    enlarge: enlarge)
             _ = try checkedSize(size.scaled, of: "resize", maxPixels: Int.max)
@@ -334,10 +343,13 @@ enum Geometry {
                 let cover = max(boxWidth > 0 ? w / width : 0, boxHeight > 0 ? h / height : 0)
                 let s = enlarge ? cover : min(cover, 1)
                 let scaled = s == 1 ? image : try image.resized(horizontal: s, vertical: s)
-                let cropWidth = min(scaled.width, boxWidth > 0 ? boxWidth : scaled.width)
-                let cropHeight = min(scaled.height, boxHeight > 0 ? boxHeight : scaled.height)
-                return try scaled.cropped(left: (scaled.width - cropWidth) / 2, top: (scaled.height - cropHeight) / 2,
-                                          width: cropWidth, height: cropHeight)
+                let cropWidth = boxWidth > 0 ? boxWidth : scaled.width
+                let cropHeight = boxHeight > 0 ? boxHeight : scaled.height
+                if let anchor = crop.anchor {
+                    return try cropped(scaled, toWidth: cropWidth, height: cropHeight, anchor: anchor)
+                }
+                guard scaled.width > cropWidth || scaled.height > cropHeight else { return scaled }
+                return try scaled.smartCropped(width: cropWidth, height: cropHeight, strategy: crop == .entropy ? .entropy : .attention)
             }
         case .orient:
             return try image.autoOriented()
@@ -356,6 +368,16 @@ enum Geometry {
                                          width: min(image.width, outWidth), height: min(image.height, outHeight))
             return try kept.embedded(x: 0, y: outHeight - kept.height, width: outWidth, height: outHeight)
         }
+    }
+
+    /// The part of `image` at most width × height that lies at `anchor` of the spare room (0: left or
+    /// top, 1: right or bottom; a gravity of `resize`'s `crop`).
+    static func cropped(_ image: VipsImage, toWidth width: Int, height: Int, anchor: (x: Double, y: Double)) throws -> VipsImage {
+        let w = min(width, image.width), h = min(height, image.height)
+        guard w < image.width || h < image.height else { return image }
+        let left = Int((Double(image.width - w) * anchor.x).rounded(.down))
+        let top = Int((Double(image.height - h) * anchor.y).rounded(.down))
+        return try image.cropped(left: left, top: top, width: w, height: h)
     }
 
     /// What `resize` makes of a width × height picture: the scaled picture, and the output (the

@@ -132,7 +132,7 @@ enum RunReport {
         if thumbs.kind(of: name) == S_IFREG { return true }
         guard let temporary = try? AtomicFile(in: root, suffix: ".jpg") else { return false }
         do {
-            let image = try VipsImage.thumbnail(source, width: size, height: size, crop: false, force: false)
+            let image = try VipsImage.thumbnail(source, width: size, height: size, crop: .none, force: false)
             try image.flattened().save(to: temporary.path, format: .jpeg, quality: 75, strip: true)
             try temporary.commit(in: thumbs, as: name)
             return true

@@ -155,7 +155,7 @@ enum RawStep {
 
     /// The box of the plan's first resize (0 = that side unbounded), or nil when the plan does not resize first.
     private static func askedSize(_ stage: ImageStage) -> (width: Int, height: Int)? {
-        guard case .resize(let width, let height, _, _)? = stage.renderer.plan?.root.firstGeometry else { return nil }
+        guard case .resize(let width, let height, _, _, _)? = stage.renderer.plan?.root.firstGeometry else { return nil }
         return (width, height)
     }
 }

@@ -9,7 +9,7 @@ enum Resize: FilterDefinition {
         displayName: "Resize",
         categories: [Category.geometryAdjustment, Category.stillImage],
         summary: "Scales the image into a width × height box: aspectFit (inside, keep proportions), aspectFill "
-            + "(cover, crop the centre), fill (stretch), none.",
+            + "(cover, then crop: the centre, a gravity, or the most interesting part), fill (stretch), none.",
         reference: "libvips vips_thumbnail (shrink-on-load) as a first step, else vips_resize with Lanczos-3",
         parameters: [
             .inputImage,
@@ -30,6 +30,12 @@ enum Resize: FilterDefinition {
                 description: "Whether a picture smaller than the box is scaled up (false: it keeps its size, as "
                     + "vipsthumbnail's 'WxH>' and sharp's withoutEnlargement).",
                 defaultValue: .boolean(true)),
+            ParameterAttributes(
+                name: "crop", type: .choice, displayName: "Crop",
+                description: "What aspectFill keeps: centre; a gravity (north, northeast, east, southeast, south, "
+                    + "southwest, west, northwest) as sharp's position and ImageMagick's -gravity; attention (libvips' "
+                    + "smartcrop: skin, saturated colour, edges — vipsthumbnail --smartcrop attention) or entropy (the busiest part).",
+                defaultValue: .text("centre"), choices: ResizeCrop.names),
         ])
 
     static func outputImage(_ inputs: FilterInputs) -> FilterImage? {
@@ -40,6 +46,7 @@ enum Resize: FilterDefinition {
         let mode = ResizeMode(rawValue: inputs.text("mode") ?? "aspectFit") ?? .aspectFit
         if mode == .none || (width == 0 && height == 0) { return image }
         let enlarge = inputs.boolean("enlarge") ?? true
-        return .geometry(.resize(width: width, height: height, mode: mode, enlarge: enlarge), of: image)
+        let crop = ResizeCrop(name: inputs.text("crop") ?? "centre") ?? .centre
+        return .geometry(.resize(width: width, height: height, mode: mode, enlarge: enlarge, crop: crop), of: image)
     }
 }
