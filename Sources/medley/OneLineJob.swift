@@ -37,6 +37,7 @@ struct OneLineJob {
             The chain's first step, so a JPEG shrinks while it decodes
             """),
         Option("--resize-mode", value: "MODE", "one-line job: aspectFit (the default), aspectFill, fill or none"),
+        Option("--crop", value: "CROP", "one-line job: cover the --resize box and keep: centre, attention, entropy or a gravity (north … northwest)"),
         Option("--no-enlarge", "one-line job: --resize never scales a smaller image up"),
         Option("--format", value: "FORMAT", "one-line job: the image format written: jpeg, png, webp, avif, heif, jxl, tiff, gif or same"),
         Option("--quality", value: "Q", "one-line job: the image encoder's quality, 1…100"),
@@ -99,7 +100,7 @@ struct OneLineJob {
             throw UsageError("a one-line job needs -i INPUT (a folder, file or glob) and -o OUTPUT (a folder), e.g. "
                              + "medley run -i photos/ -o web/ --resize 800 --format webp", showsUsage: true)
         }
-        for single in ["--output", "--resize", "--resize-mode", "--format", "--quality", "--profile", "--lut", "--transcode",
+        for single in ["--output", "--resize", "--resize-mode", "--crop", "--format", "--quality", "--profile", "--lut", "--transcode",
                        "--bit-rate", "--sample-rate", "--channels", "--normalize", "--gain", "--name", "--job-name"]
         where parsed.all(single).count > 1 {
             throw UsageError("\(single) is given \(parsed.all(single).count) times; a one-line job takes one")
@@ -198,9 +199,11 @@ struct OneLineJob {
     }
 
     private mutating func writeFilters(_ parsed: ParsedArguments, filters: [FilterFlag]) throws {
-        let resize = try parsed.value("--resize").map { try ResizeFlag($0, mode: parsed.value("--resize-mode"), noEnlarge: parsed.flag("--no-enlarge")) }
+        let resize = try parsed.value("--resize").map {
+            try ResizeFlag($0, mode: parsed.value("--resize-mode"), noEnlarge: parsed.flag("--no-enlarge"), crop: parsed.value("--crop"))
+        }
         if resize == nil {
-            for flag in ["--resize-mode", "--no-enlarge"] where parsed.flag(flag) || parsed.value(flag) != nil {
+            for flag in ["--resize-mode", "--no-enlarge", "--crop"] where parsed.flag(flag) || parsed.value(flag) != nil {
                 throw UsageError("\(flag) shapes --resize; give --resize SIZE too (e.g. --resize 800x600 \(flag)…)")
             }
         }
@@ -208,7 +211,7 @@ struct OneLineJob {
         guard resize != nil || !filters.isEmpty || lut != nil else { return }
         line("    filters:", from: Self.flags(parsed, ["--resize", "--filter", "--lut"]))
         if let resize {
-            let origin = Self.flags(parsed, ["--resize", "--resize-mode", "--no-enlarge"])
+            let origin = Self.flags(parsed, ["--resize", "--resize-mode", "--no-enlarge", "--crop"])
             line("      - resize: { \(resize.fields) }   # first: a JPEG shrinks while it decodes", from: origin)
         }
         for step in filters {
@@ -453,7 +456,8 @@ struct FilterFlag {
 struct ResizeFlag {
     let fields: String
 
-    init(_ text: String, mode: String?, noEnlarge: Bool) throws {
+    /// `crop` (vipsthumbnail's --smartcrop, sharp's position) covers the box: aspectFill.
+    init(_ text: String, mode: String?, noEnlarge: Bool, crop: String? = nil) throws {
         var size = Substring(text.trimmingCharacters(in: .whitespaces))
         var suffixMode: String?
         var enlarge = !noEnlarge
@@ -474,11 +478,16 @@ struct ResizeFlag {
         if let mode, suffixMode != nil, mode != suffixMode {
             throw UsageError("--resize \(OneLineJob.shellQuoted(text)) --resize-mode \(mode): the suffix already chooses \(suffixMode ?? "")")
         }
+        if let crop, let chosen = mode ?? suffixMode, chosen != "aspectFill" {
+            throw UsageError("--crop \(OneLineJob.shellQuoted(crop)) keeps part of a picture that covers the box: "
+                             + "it goes with aspectFill (--resize WxH^ or no mode), not \(chosen)")
+        }
         var fields: [String] = []
         if !sides[0].isEmpty { fields.append("width: \(sides[0])") }
         if sides.count == 2, !sides[1].isEmpty { fields.append("height: \(sides[1])") }
-        fields.append("mode: \(YAMLText.scalar(mode ?? suffixMode ?? "aspectFit"))")
+        fields.append("mode: \(YAMLText.scalar(mode ?? suffixMode ?? (crop != nil ? "aspectFill" : "aspectFit")))")
         if !enlarge { fields.append("enlarge: false") }
+        if let crop { fields.append("crop: \(YAMLText.scalar(crop))") }
         self.fields = fields.joined(separator: ", ")
     }
 }

@@ -154,6 +154,22 @@ final class SmartCropTests: EndToEndCase {
         }
     }
 
+    /// The one-line job: `--resize 200x120 --crop attention` is `vipsthumbnail -s 200x120 --smartcrop
+    /// attention`; a crop with a mode that does not cover the box is a usage error.
+    func testOneLineCropIsVipsthumbnailsSmartcrop() throws {
+        let photo = Self.photos + "/chelsea.jpg"
+        let result = try Tool.medley(["run", "-i", photo, "-o", work + "/out", "--resize", "200x120", "--crop", "attention",
+                                      "--format", "png", "--quiet"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        let peer = work + "/peer.png"
+        try vipsthumbnail([photo, "-s", "200x120", "--smartcrop", "attention", "-o", peer])
+        XCTAssertLessThanOrEqual(try difference(work + "/out/chelsea.png", peer), 0.05)
+        let refused = try Tool.medley(["run", "-i", photo, "-o", work + "/out2", "--resize", "200x120!", "--crop", "north"])
+        XCTAssertNotEqual(refused.status, 0)
+        XCTAssertTrue(refused.stderr.contains("--crop"), refused.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: work + "/out2"))
+    }
+
     /// A crop name that is none fails validation at its place with a suggestion; a 1 × 1 picture is
     /// covered and cropped without trouble.
     func testABadCropIsRefusedAndATinyPictureIsCropped() throws {
