@@ -53,8 +53,9 @@ final class ResizeCropValidationTests: XCTestCase {
     func testAnUnknownCropFailsAtItsPlaceWithASuggestion() {
         let found = diagnostics("{ width: 80, height: 60, mode: aspectFill, crop: atention }")
         XCTAssertEqual(found.count, 1, found.joined(separator: "\n"))
-        // Line 6 (`      - resize: …`); the value `atention` starts at column 58.
-        XCTAssertTrue(found.first?.hasPrefix("p.yaml:6:") ?? false, found.joined(separator: "\n"))
+        // Line 6 is `      - resize: { width: 80, height: 60, mode: aspectFill, crop: atention }`: the value
+        // `atention` starts at column 66.
+        XCTAssertTrue(found.first?.hasPrefix("p.yaml:6:66: error:") ?? false, found.joined(separator: "\n"))
         XCTAssertTrue(found.first?.contains("did you mean 'attention'") ?? false, found.joined(separator: "\n"))
         let gravity = diagnostics("{ width: 80, height: 60, mode: aspectFill, crop: nothwest }")
         XCTAssertTrue(gravity.first?.contains("did you mean 'northwest'") ?? false, gravity.joined(separator: "\n"))
@@ -66,7 +67,8 @@ final class ResizeCropValidationTests: XCTestCase {
         for mode in ["", "mode: aspectFit, ", "mode: fill, ", "mode: none, "] {
             let found = diagnostics("{ width: 80, height: 60, \(mode)crop: north }")
             XCTAssertEqual(found.count, 1, "\(mode): " + found.joined(separator: "\n"))
-            XCTAssertTrue(found.first?.hasPrefix("p.yaml:6:") ?? false, found.joined(separator: "\n"))
+            // At the filter's name, `resize`, column 9 of line 6.
+            XCTAssertTrue(found.first?.hasPrefix("p.yaml:6:9: error:") ?? false, found.joined(separator: "\n"))
             XCTAssertTrue(found.first?.contains("applies only to mode: aspectFill") ?? false, found.joined(separator: "\n"))
             XCTAssertTrue(found.first?.contains("add 'mode: aspectFill'") ?? false, found.joined(separator: "\n"))
         }
