@@ -165,6 +165,7 @@ struct SchemaReader {
         }
 
         if let graph { checkOutputSizes(graph, maxPixels: maxPixels ?? ImageStage.defaultMaxPixels) }
+        if let graph { checkResizeCrops(graph) }
         if let graph { checkAssetImages(graph, maxPixels: maxPixels ?? ImageStage.defaultMaxPixels) }
         let watermark = fields["watermark"].flatMap { self.watermark($0, maxPixels: maxPixels ?? ImageStage.defaultMaxPixels) }
 
