@@ -47,10 +47,29 @@ MedleyImage *medley_image_from_uchar(const uint8_t *pixels, int width, int heigh
     return image ? HANDLE(image) : NULL;
 }
 
-MedleyImage *medley_image_from_ushort(const uint16_t *pixels, int width, int height, int bands) {
+/* Who gets a wrapped image's pixels back, and how. */
+typedef struct {
+    void (*free)(void *context);
+    void *context;
+} MedleyRelease;
+
+/* The "postclose" signal's handler: the image's pixels go back to their owner. */
+static void release_wrapped(VipsImage *image, gpointer user_data) {
+    MedleyRelease *release = user_data;
+    (void)image;
+    release->free(release->context);
+    g_free(release);
+}
+
+MedleyImage *medley_image_wrap_ushort(const uint16_t *pixels, int width, int height, int bands,
+                                      void (*free_pixels)(void *context), void *context) {
     size_t length = (size_t)width * height * bands * sizeof(uint16_t);
-    VipsImage *image = vips_image_new_from_memory_copy(pixels, length, width, height, bands, VIPS_FORMAT_USHORT);
+    VipsImage *image = vips_image_new_from_memory(pixels, length, width, height, bands, VIPS_FORMAT_USHORT);
     if (!image) return NULL;
+    MedleyRelease *release = g_new(MedleyRelease, 1);
+    release->free = free_pixels;
+    release->context = context;
+    g_signal_connect(image, "postclose", G_CALLBACK(release_wrapped), release);
     /* Said, not guessed: 16-bit samples are RGB16 (or GREY16), so every saver scales them to 8 bits by 257. */
     image->Type = bands >= 3 ? VIPS_INTERPRETATION_RGB16 : VIPS_INTERPRETATION_GREY16;
     return HANDLE(image);

@@ -90,8 +90,11 @@ MedleyImage *medley_image_thumbnail_down(const char *path, int width, int height
 /* An 8-bit image copied from interleaved pixels (rows packed: width·bands bytes each), with
  * libvips' default interpretation for the band count (3 bands: sRGB). Returns NULL on error. */
 MedleyImage *medley_image_from_uchar(const uint8_t *pixels, int width, int height, int bands);
-/* The same for 16-bit samples (3 bands: RGB16, sRGB primaries), e.g. a developed RAW. */
-MedleyImage *medley_image_from_ushort(const uint16_t *pixels, int width, int height, int bands);
+/* A 16-bit image (3 bands: RGB16, sRGB primaries; 1: GREY16) over `pixels` without a copy, e.g. a
+ * developed RAW: the image owns them from here on and calls free_pixels(context) once it is closed
+ * (its last reference gone). On NULL (an error) they stay the caller's. */
+MedleyImage *medley_image_wrap_ushort(const uint16_t *pixels, int width, int height, int bands,
+                                      void (*free_pixels)(void *context), void *context);
 /* Decodes an image from bytes in memory (header now, pixels when asked for), random access.
  * fail_on_error as for medley_image_open. NULL on error. */
 MedleyImage *medley_image_from_buffer(const void *bytes, size_t length, int fail_on_error);

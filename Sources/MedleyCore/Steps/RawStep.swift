@@ -8,7 +8,7 @@ import MedleyMedia
 ///
 /// A RAW is never read by libvips or libtiff (which would give the small thumbnail a NEF or DNG stores first).
 /// Its sensor's size counts against `limits.maxPixels` before anything is unpacked; its developed picture is
-/// held in memory, so the memory budget takes what LibRaw and the copy need (`RawFile.Identity.developMemory`).
+/// held in memory, so the memory budget takes what LibRaw needs (`RawFile.Identity.developMemory`).
 enum RawStep {
     /// Reads the RAW's header: its properties, and a stand-in picture of the developed size (no pixels are made
     /// until it is rendered).

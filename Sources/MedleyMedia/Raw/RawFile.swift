@@ -54,10 +54,11 @@ public enum RawFile {
         public var uprightHeight: Int { orientation >= 5 ? width : height }
 
         /// About how many bytes developing takes at its peak: the raw samples (2 bytes a sensor pixel), LibRaw's
-        /// four-channel working image (8 bytes a picture pixel), its 16-bit RGB output (6) and libvips' copy of it (6).
+        /// four-channel working image (8 bytes a picture pixel) and its 16-bit RGB output (6), which libvips reads
+        /// where it is (the first two are freed before the picture is encoded).
         public var developMemory: Int {
             let sensor = Double(sensorWidth) * Double(sensorHeight), picture = Double(width) * Double(height)
-            let bytes = sensor * 2 + picture * (8 + 6 + 6)
+            let bytes = sensor * 2 + picture * (8 + 6)
             return bytes < Double(Int.max / 2) ? Int(bytes) : Int.max / 2
         }
     }
@@ -86,7 +87,10 @@ public enum RawFile {
             guard let made = libraw_dcraw_make_mem_image(raw, &status) else {
                 throw failure(status == 0 ? Int32(LIBRAW_UNSUFFICIENT_MEMORY.rawValue) : status, "develop", identity, path)
             }
-            defer { libraw_dcraw_clear_mem(made) }
+            // LibRaw's picture becomes the image's pixels as they are (no copy: one full-size picture fewer held
+            // at once); the image frees it when it goes. Until it is handed over, it is freed here.
+            var handedOver = false
+            defer { if !handedOver { libraw_dcraw_clear_mem(made) } }
             let image = made.pointee
             let width = Int(image.width), height = Int(image.height), bands = Int(image.colors)
             guard image.type == LIBRAW_IMAGE_BITMAP, image.bits == 16, bands == 3 || bands == 1, width > 0, height > 0,
@@ -97,8 +101,12 @@ public enum RawFile {
             guard let offset = MemoryLayout<libraw_processed_image_t>.offset(of: \.data) else {
                 throw MediaError(.libraw, "develop", "\(words(identity)): LibRaw's picture has no samples", cause: .unsupported, path: path)
             }
-            let samples = UnsafeRawPointer(made).advanced(by: offset)
-            return try VipsImage.copying(samples16: samples.assumingMemoryBound(to: UInt16.self), width: width, height: height, bands: bands)
+            let samples = UnsafeRawPointer(made).advanced(by: offset).assumingMemoryBound(to: UInt16.self)
+            let developed = try VipsImage.wrapping(samples16: samples, width: width, height: height, bands: bands,
+                                                   release: { libraw_dcraw_clear_mem($0?.assumingMemoryBound(to: libraw_processed_image_t.self)) },
+                                                   context: UnsafeMutableRawPointer(made))
+            handedOver = true
+            return developed
         }
     }
 
@@ -265,10 +273,13 @@ public enum RawFile {
 }
 
 extension VipsImage {
-    /// A 16-bit image copied from interleaved samples (rows packed). Three bands are RGB16 (sRGB primaries).
-    static func copying(samples16 samples: UnsafePointer<UInt16>, width: Int, height: Int, bands: Int) throws -> VipsImage {
+    /// A 16-bit image over interleaved samples (rows packed), not copied: once this returns, the image owns them and
+    /// calls `release(context)` when it goes; when it throws they are still the caller's. Three bands are RGB16
+    /// (sRGB primaries).
+    static func wrapping(samples16 samples: UnsafePointer<UInt16>, width: Int, height: Int, bands: Int,
+                         release: @convention(c) (UnsafeMutableRawPointer?) -> Void, context: UnsafeMutableRawPointer) throws -> VipsImage {
         try Vips.start()
         let (w, h, b) = (try int32(width), try int32(height), try int32(bands))
-        return try wrap(medley_image_from_ushort(samples, w, h, b), "cannot build an image from the developed RAW")
+        return try wrap(medley_image_wrap_ushort(samples, w, h, b, release, context), "cannot build an image from the developed RAW")
     }
 }
