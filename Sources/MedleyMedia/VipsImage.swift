@@ -501,6 +501,15 @@ extension VipsImage {
         return try wrap(medley_image_thumbnail_down(path, try int32(width), try int32(height), crop.rawValue, 1), "cannot decode", cause: loadCause(path), path: path)
     }
 
+    /// A file decoded straight to at most width × height as its pixels are stored (libvips' `no_rotate`):
+    /// the EXIF orientation is not applied and its tag stays. `enlarge: false` is libvips' `size: down`.
+    public static func thumbnailAsStored(_ path: String, width: Int, height: Int, crop: ThumbnailCrop, force: Bool,
+                                         enlarge: Bool) throws -> VipsImage {
+        try Vips.start()
+        return try wrap(medley_image_thumbnail_stored(path, try int32(width), try int32(height), crop.rawValue, force ? 1 : 0,
+                                                      enlarge ? 1 : 0, 1), "cannot decode", cause: loadCause(path), path: path)
+    }
+
     /// The text of one metadata field (e.g. "heif-compression"), or nil.
     public func field(_ name: String) -> String? {
         fields.first { $0.name == name }?.value

@@ -4,7 +4,7 @@ import MedleyFilters
 
 enum ProbeCommand {
     static let command = Command(
-        "probe", operands: "FILE...",
+        "probe", operands: "FILE|FOLDER...",
         summary: """
             Prints the media type and every property Medley can read of each file: persistentID (XXH3
             of the content), file facts, format, codec, sample rate, channels, duration, tags and cover
@@ -12,7 +12,9 @@ enum ProbeCommand {
             name: tag.ISRC, tag.REPLAYGAIN_TRACK_GAIN; tagsNotCarried names what no property holds),
             size, bit depth, colour space, orientation and EXIF fields of images (numbers
             as exiftool -n gives them), duration, codecs, frame rate and every container tag of movies
-            (tag.<key>, as ffprobe's format_tags). Files are read in parallel; output keeps the order given.
+            (tag.<key>, as ffprobe's format_tags). A folder stands for the media files a run would ingest from it
+            (recursively, byte-wise order, hidden files skipped, files that are not media left out), as exiftool -r.
+            Files are read in parallel; output keeps the order given.
             """,
         options: [
             Option("--json", "print one JSON array of objects, one per file"),
@@ -31,12 +33,18 @@ enum ProbeCommand {
 
     static func main(_ parsed: ParsedArguments) throws -> Int32 {
         guard !parsed.positional.isEmpty else { throw UsageError("name at least one file", showsUsage: true) }
-        let paths = parsed.positional
+        // Folders become the files a run would ingest from them (Steps/ProbeFolders.swift).
+        let operands = Probe.operands(parsed.positional)
+        var failed = false
+        for case .failed(let path, let reason) in operands {
+            failed = true
+            printError("medley probe: \(path): \(reason)")
+        }
+        let paths = operands.compactMap { operand -> String? in if case .file(let path) = operand { return path } else { return nil } }
         let metering = parsed.flag("--meter"), loudness = parsed.flag("--loudness")
         let results = parallelMap(count: paths.count) { index in
             Result { try Probe.properties(ofFileAt: paths[index], metering: metering, loudness: loudness) }
         }
-        var failed = false
         var reports: [JSONValue] = []
         for (path, result) in zip(paths, results) {
             switch result {

@@ -87,6 +87,10 @@ MedleyImage *medley_image_thumbnail(const char *path, int width, int height, int
 /* vips_thumbnail with size "down": shrinks to fit width × height (crop: fill it and crop the
  * centre) but never enlarges (vipsthumbnail's "WxH>"). EXIF orientation applied. NULL on error. */
 MedleyImage *medley_image_thumbnail_down(const char *path, int width, int height, int crop, int fail_on_error);
+/* vips_thumbnail with no_rotate: the stored pixels shrunk as they are stored (the box is for them), the
+ * EXIF orientation tag kept. force: ignore the aspect ratio; enlarge: 0 is size "down". NULL on error. */
+MedleyImage *medley_image_thumbnail_stored(const char *path, int width, int height, int crop, int force, int enlarge,
+                                           int fail_on_error);
 /* An 8-bit image copied from interleaved pixels (rows packed: width·bands bytes each), with
  * libvips' default interpretation for the band count (3 bands: sRGB). Returns NULL on error. */
 MedleyImage *medley_image_from_uchar(const uint8_t *pixels, int width, int height, int bands);

@@ -35,7 +35,9 @@ extension SchemaReader {
             }
         }
         var quality: Int?
-        if let qualityNode = fields["quality"], let q = integer(qualityNode, what: "export.quality") {
+        // `quality: same`: each JPEG input's own quality and subsampling (Export/SameQuality.swift).
+        let sameQuality = fields["quality"]?.scalarText == "same"
+        if let qualityNode = fields["quality"], !sameQuality, let q = integer(qualityNode, what: "export.quality") {
             if (1...100).contains(q) { quality = q } else {
                 sink.error(qualityNode, "export.quality must be 1…100, not \(q)")
             }
@@ -75,6 +77,7 @@ extension SchemaReader {
         var stage = ExportStage(to: resolve(to), format: format, quality: quality, name: template, strip: strip,
                                 overwrite: overwrite, autoOrient: autoOrient)
         stage.profile = profile
+        stage.sameQuality = sameQuality
         stage.keepProfile = keepProfile
         stage.background = background
         stage.encoder = encoder

@@ -23,6 +23,9 @@ public struct ExportStage: Sendable {
     public let strip: Bool
     public let overwrite: OverwritePolicy
     public let autoOrient: Bool
+    /// `quality: same`: a JPEG input written as JPEG keeps its quality and chroma subsampling
+    /// (`Export/SameQuality.swift`); `quality` is then nil.
+    public var sameQuality = false
     /// The ICC profile the pixels are written in (`export.profile`, default keep).
     public var profile: ExportProfile = .keep
     /// With `strip`: the ICC profile stays (sharp's `keepIccProfile`).

@@ -61,8 +61,9 @@ struct ImageRenderer {
         var source: VipsImage
         if case let (width, height, mode, enlarge, crop)? = resizeOnLoad {
             // Shrink while decoding (JPEG DCT scaling, WebP/HEIF subsampling): far less to decode.
-            // libvips' thumbnail applies the EXIF orientation, so the box is for the picture as shown.
-            let turned = header.orientation >= 5
+            // libvips' thumbnail applies the EXIF orientation, so the box is for the picture as shown;
+            // with `autoOrient: false` it keeps the stored pixels (and the tag), and the box is for those.
+            let turned = autoOrient && header.orientation >= 5
             let shownWidth = turned ? header.height : header.width, shownHeight = turned ? header.width : header.height
             let size = Geometry.resizedSize(width: Double(shownWidth), height: Double(shownHeight),
                                             boxWidth: width, boxHeight: height, mode: mode, enlarge: enlarge)
@@ -85,7 +86,10 @@ struct ImageRenderer {
             let loadWidth = gravity == nil ? boxWidth : Int(size.scaled.0.rounded())
             let loadHeight = gravity == nil ? boxHeight : Int(size.scaled.1.rounded())
             // Without enlarging (fill never shrinks on load then), libvips' `size: down` leaves a smaller picture as it is.
-            source = enlarge
+            source = !autoOrient
+                ? try VipsImage.thumbnailAsStored(path, width: loadWidth, height: loadHeight, crop: strategy,
+                                                  force: mode == .fill, enlarge: enlarge)
+                : enlarge
                 ? try VipsImage.thumbnail(path, width: loadWidth, height: loadHeight, crop: strategy, force: mode == .fill)
                 : try VipsImage.thumbnailWithoutEnlarging(path, width: loadWidth, height: loadHeight, crop: strategy)
             if let gravity {

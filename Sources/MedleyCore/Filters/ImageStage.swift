@@ -148,7 +148,9 @@ struct ImageStage {
                     : try renderer.render(path, header: source, property: property)
                 image = try OutputColour(export: export).prepare(image, input: source, format: format, warnings: &warnings)
                 image = try image.attributedToCurrentItem()
-                try image.save(to: temporaryPath, format: format, options: saveOptions(for: format))
+                var options = saveOptions(for: format)
+                if export.sameQuality { options = SameQuality.options(options, input: path, header: header, format: format, warnings: &warnings) }
+                try image.save(to: temporaryPath, format: format, options: options)
                 if header.pages > 1 && !isAnimation(header, to: format) {
                     warnings.append("an animation of \(header.pages) frames: .\(format.fileExtension) holds one, so only the first is written (export as gif or webp to keep them all)")
                 }
