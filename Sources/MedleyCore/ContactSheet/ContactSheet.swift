@@ -157,7 +157,7 @@ enum ContactSheet {
             cells.append(try VipsImage.sheetCell(thumbnail: thumbnail, label: label, width: stage.tileWidth, height: stage.tileHeight,
                                                  x: x, y: y, labelX: labelX, labelY: labelY, background: stage.background))
         }
-        let sheet = try VipsImage.sheet(cells: cells, across: min(stage.columns, max(cells.count, 1)), background: stage.background)
+        let sheet = try VipsImage.sheet(cells: cells, across: stage.columns, background: stage.background)
         let temporary = try AtomicFile(in: root, suffix: "-sheet." + stage.format.fileExtension, open: false)
         do {
             try sheet.save(to: temporary.path, format: stage.format, quality: stage.quality, strip: true)
