@@ -166,6 +166,15 @@ final class CookbookTests: EndToEndCase {
         // WatermarkRunTests checks the blend's formula.)
         "watermark": { try $0.compareImages($1, psnr: 22, corner: (width: 40, height: 40)) },
         // The same LibRaw development on both sides, each made 8-bit and encoded at quality 90 by libvips.
+        // Only the sheet: Medley's export folder also holds the photos it exported. Sizes equal
+        // (the same geometry as montage's); libvips' and ImageMagick's thumbnails measured 37.0 dB.
+        "contact-sheet": { _, outputs in
+            let a = try Tool.pixels(outputs.peer + "/sheet.png"), b = try Tool.pixels(outputs.medley + "/sheet.png")
+            XCTAssertEqual([b.width, b.height], [a.width, a.height], "contact-sheet: the sheet's size")
+            guard a.samples.count == b.samples.count else { return }
+            let mse = zip(a.samples, b.samples).reduce(0.0) { $0 + Double(($1.0 - $1.1) * ($1.0 - $1.1)) } / Double(max(a.samples.count, 1))
+            XCTAssertGreaterThanOrEqual(mse == 0 ? .infinity : 10 * log10(255 * 255 / mse), 32, "contact-sheet: PSNR against montage's sheet")
+        },
         "raw-develop": { try $0.compareImages($1, psnr: 38) },
         // exiftool's bytes against Medley's re-encode of the same JPEG at quality 95.
         "raw-preview": { try $0.compareImages($1, psnr: 38) },

@@ -304,4 +304,14 @@ MedleyImage *medley_image_text_rgba(const char *markup, const char *font, int dp
 MedleyImage *medley_image_watermark(MedleyImage *image, MedleyImage *mark, double scale, int x, int y, double opacity,
                                     int linear, int tile, int gap_x, int gap_y);
 
+/* ---- medley_sheet.c: contact sheets ---- */
+/* A width × height cell of the background (three values 0…255, 8-bit sRGB) with `thumbnail`
+ * (8-bit sRGB, no alpha; NULL: an empty cell) at (x, y) and `label` (8-bit sRGB + alpha; NULL:
+ * none) composited source-over at (label_x, label_y). NULL on error. */
+MedleyImage *medley_sheet_cell(MedleyImage *thumbnail, MedleyImage *label, int width, int height,
+                               int x, int y, int label_x, int label_y, const double *background);
+/* `count` cells of one size in rows of `across` (vips_arrayjoin), a short last row filled with
+ * the background. NULL on error. */
+MedleyImage *medley_sheet_join(MedleyImage **cells, int count, int across, const double *background);
+
 #endif

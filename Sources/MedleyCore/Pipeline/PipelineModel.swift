@@ -37,6 +37,8 @@ public struct Job: Sendable {
     public internal(set) var poster: PosterStage?
     /// `watermark:`: a logo or text composited onto every image after its filters (nil: none).
     public internal(set) var watermark: Watermark?
+    /// `contactSheet:`: the exported images as thumbnails on sheets (nil: none).
+    public internal(set) var contactSheet: ContactSheetStage?
     /// `report:`: an HTML page about each run of the job (nil: none).
     public internal(set) var report: ReportStage?
     /// `analyze:`'s image analyses, recorded in each image's manifest line (`Analyze/`).

@@ -68,7 +68,7 @@ struct SchemaReader {
     /// The longest job name, in characters (each becomes one byte of `manifest-<job>.jsonl`).
     static let maximumJobName = 100
     static let jobKeys = ["name", "ingest", "where", "tag", "filters", "graph", "colorSpace", "transcode",
-                          "analyze", "autoAdjust", "poster", "export", "playlist", "report", "limits", "watermark"]
+                          "analyze", "autoAdjust", "poster", "export", "playlist", "report", "limits", "watermark", "contactSheet"]
 
     // MARK: structure
 
@@ -190,6 +190,7 @@ struct SchemaReader {
         }
         let playlist = fields["playlist"].flatMap { self.playlist($0, exportRoot: export?.to) }
         let report = fields["report"].flatMap { self.report($0, exportRoot: export?.to) } ?? nil
+        let contactSheet = fields["contactSheet"].flatMap { self.contactSheet($0, hasExport: export != nil) }
 
         let poster = fields["poster"].flatMap(self.poster)
         if poster != nil, fields["export"] == nil, let node = fields["poster"] {
@@ -210,6 +211,7 @@ struct SchemaReader {
                       export: export, transcode: transcode, metering: metering, maxPixels: maxPixels,
                       where: whereClause, tag: tag, playlist: playlist)
         job.report = report
+        job.contactSheet = contactSheet
         job.poster = poster
         job.imageAnalyses = Set(analyses.image.map(\.kind))
         job.analyzesLoudness = analyses.loudness != nil

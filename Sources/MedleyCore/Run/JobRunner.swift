@@ -127,6 +127,9 @@ final class JobRunner: Sendable {
         if let playlist = job.playlist, let manifest, let root, manifestWritten {
             try writePlaylist(playlist, manifest: manifest.realPath, root: root)
         }
+        if let sheet = job.contactSheet, let manifest, let root, manifestWritten, !options.dryRun {
+            writeContactSheets(sheet, job: job.name, manifest: manifest.realPath, root: root)
+        }
         console.endProgress()
         let seconds = Date().timeIntervalSince(context.started)
         if job.export != nil, let manifest, let root {
@@ -158,6 +161,21 @@ final class JobRunner: Sendable {
         } catch {
             console.say("report: cannot write the report of \(job.name): \(error)", color: "31")
             session.countReportFailure()
+        }
+    }
+
+    /// The job's contact sheets from its finished manifest (`ContactSheet/`). A shard knows only its
+    /// share, so sharded runs leave the sheets to `medley merge`.
+    private func writeContactSheets(_ stage: ContactSheetStage, job: String, manifest: String, root: ExportRoot) {
+        guard options.shard == nil else {
+            if !options.quiet { console.say("contact sheets: written by 'medley merge' once every shard has run") }
+            return
+        }
+        let lines = ((try? String(contentsOfFile: manifest, encoding: .utf8)) ?? "").components(separatedBy: "\n")
+        let summary = ContactSheet.write(stage, job: job, manifestLines: lines, root: root) { console.say($0) }
+        if summary.failedSheets > 0 { session.countReportFailure() }
+        if !options.quiet {
+            console.say("contact sheets: \(summary.written) written, \(summary.unchanged) unchanged, \(summary.failedItems) item\(summary.failedItems == 1 ? "" : "s") left empty")
         }
     }
 

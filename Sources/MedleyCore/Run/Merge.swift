@@ -146,6 +146,9 @@ public enum ManifestMerge {
         if let playlist = job.playlist {
             report.playlistItems = try Playlist.write(playlist, manifestLines: lines.map(\.line), root: root)
         }
+        if let sheet = job.contactSheet {
+            _ = ContactSheet.write(sheet, job: job.name, manifestLines: lines.map(\.line), root: root) { print($0) }
+        }
         return report
     }
 }
