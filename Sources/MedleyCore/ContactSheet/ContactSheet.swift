@@ -136,7 +136,7 @@ enum ContactSheet {
         for entry in items {
             var thumbnail: VipsImage?
             do {
-                let image = try VipsImage.thumbnail(entry.output, width: stage.cellWidth, height: stage.cellHeight, crop: false, force: false)
+                let image = try VipsImage.thumbnail(entry.output, width: stage.cellWidth, height: stage.cellHeight, crop: .none, force: false)
                 thumbnail = try image.flattened(onto: (stage.background[0], stage.background[1], stage.background[2])).copiedToMemory()
             } catch {
                 failed.append((entry.item, "\(error)"))
