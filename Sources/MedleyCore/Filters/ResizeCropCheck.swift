@@ -6,7 +6,9 @@ extension SchemaReader {
     /// done would be a picture the user did not ask for).
     func checkResizeCrops(_ graph: ImageGraph) {
         for node in graph.nodes where node.filter == "resize" {
-            guard case .text(let crop)? = node.parameters.first(where: { $0.key == "crop" })?.value else { continue }
+            // The default (centre) asks for nothing beyond what every mode does.
+            guard case .text(let crop)? = node.parameters.first(where: { $0.key == "crop" })?.value,
+                  crop != "centre", crop != "center" else { continue }
             var mode = ResizeMode.aspectFit.rawValue
             if case .text(let given)? = node.parameters.first(where: { $0.key == "mode" })?.value { mode = given }
             guard mode != ResizeMode.aspectFill.rawValue else { continue }
