@@ -6,20 +6,10 @@ import XCTest
 /// crop fails at its FILE:LINE:COL with a suggestion, the words sharp and ImageMagick use pass, and a
 /// crop named with a mode that does not cover the box is an error (a crop asked for and not done
 /// would be lost silently). Positions are counted by hand from the text.
-final class ResizeCropValidationTests: XCTestCase {
-    var folder: String!
-
-    override func setUpWithError() throws {
-        folder = NSTemporaryDirectory() + "medley-crop-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: folder + "/photos", withIntermediateDirectories: true)
-    }
-
-    override func tearDownWithError() throws {
-        try? FileManager.default.removeItem(atPath: folder)
-    }
-
-    func diagnostics(_ resize: String) -> [String] {
-        let text = """
+final class ResizeCropValidationTests: PipelineTextCase {
+    /// The diagnostics of a one-job pipeline whose one filter is `resize: <resize>` (line 6).
+    func diagnostics(resize: String) -> [String] {
+        diagnostics("""
             version: 1
             jobs:
               - name: crops
@@ -27,15 +17,7 @@ final class ResizeCropValidationTests: XCTestCase {
                 filters:
                   - resize: \(resize)
                 export: { to: out }
-            """
-        do {
-            _ = try PipelineReader.parse(text, file: "p.yaml", directory: folder)
-            return []
-        } catch let failure as ValidationFailure {
-            return failure.diagnostics.map(\.description)
-        } catch {
-            return ["unexpected: \(error)"]
-        }
+            """)
     }
 
     /// The nine gravities as sharp's `position` names them (https://sharp.pixelplumbing.com/api-resize:
@@ -45,19 +27,19 @@ final class ResizeCropValidationTests: XCTestCase {
         let words = ["centre", "center", "north", "northeast", "east", "southeast", "south", "southwest", "west",
                      "northwest", "attention", "entropy"]
         for word in words {
-            XCTAssertEqual(diagnostics("{ width: 80, height: 60, mode: aspectFill, crop: \(word) }"), [], word)
+            XCTAssertEqual(diagnostics(resize: "{ width: 80, height: 60, mode: aspectFill, crop: \(word) }"), [], word)
         }
     }
 
     /// A misspelt crop is refused at the value, with the crop it was probably meant to be.
     func testAnUnknownCropFailsAtItsPlaceWithASuggestion() {
-        let found = diagnostics("{ width: 80, height: 60, mode: aspectFill, crop: atention }")
+        let found = diagnostics(resize: "{ width: 80, height: 60, mode: aspectFill, crop: atention }")
         XCTAssertEqual(found.count, 1, found.joined(separator: "\n"))
         // Line 6 is `      - resize: { width: 80, height: 60, mode: aspectFill, crop: atention }`: the value
         // `atention` starts at column 66.
         XCTAssertTrue(found.first?.hasPrefix("p.yaml:6:66: error:") ?? false, found.joined(separator: "\n"))
         XCTAssertTrue(found.first?.contains("did you mean 'attention'") ?? false, found.joined(separator: "\n"))
-        let gravity = diagnostics("{ width: 80, height: 60, mode: aspectFill, crop: nothwest }")
+        let gravity = diagnostics(resize: "{ width: 80, height: 60, mode: aspectFill, crop: nothwest }")
         XCTAssertTrue(gravity.first?.contains("did you mean 'northwest'") ?? false, gravity.joined(separator: "\n"))
     }
 
@@ -65,7 +47,7 @@ final class ResizeCropValidationTests: XCTestCase {
     /// at the resize, saying what to do.
     func testACropWithoutAspectFillIsAnError() {
         for mode in ["", "mode: aspectFit, ", "mode: fill, ", "mode: none, "] {
-            let found = diagnostics("{ width: 80, height: 60, \(mode)crop: north }")
+            let found = diagnostics(resize: "{ width: 80, height: 60, \(mode)crop: north }")
             XCTAssertEqual(found.count, 1, "\(mode): " + found.joined(separator: "\n"))
             // At the filter's name, `resize`, column 9 of line 6.
             XCTAssertTrue(found.first?.hasPrefix("p.yaml:6:9: error:") ?? false, found.joined(separator: "\n"))
@@ -73,6 +55,6 @@ final class ResizeCropValidationTests: XCTestCase {
             XCTAssertTrue(found.first?.contains("add 'mode: aspectFill'") ?? false, found.joined(separator: "\n"))
         }
         // Without a crop, every mode is as it was.
-        XCTAssertEqual(diagnostics("{ width: 80, height: 60, mode: fill }"), [])
+        XCTAssertEqual(diagnostics(resize: "{ width: 80, height: 60, mode: fill }"), [])
     }
 }

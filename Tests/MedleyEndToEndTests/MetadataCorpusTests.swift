@@ -30,12 +30,7 @@ final class MetadataCorpusTests: EndToEndCase {
     }
 
     func testProbeAgreesWithExiftoolFieldByField() throws {
-        let root = try corpus()
-        let result = try Tool.run("/usr/bin/python3", [Tool.fixtures + "/realworld/check-metadata.py", root, "--medley", Tool.medley])
-        XCTAssertEqual(result.status, 0, result.stdout + result.stderr)
-        let total = try XCTUnwrap(result.stdout.split(separator: "\n").first { $0.hasPrefix("| **total**") }, result.stdout)
-        let counts = total.split(separator: "|").dropFirst().compactMap { Int($0.trimmingCharacters(in: .whitespaces).replacingOccurrences(of: "*", with: "")) }
-        XCTAssertEqual(counts.count, 5, String(total))
+        let (result, total, counts) = try checkMetadata(try corpus())
         guard counts.count == 5 else { return }
         XCTAssertGreaterThanOrEqual(counts[0], 400, "EXIF, IPTC and XMP fields of every file: \(total)")
         XCTAssertEqual(counts[1] + counts[2], counts[0], "every field equal or explained: \(total)")
@@ -170,5 +165,18 @@ final class MetadataCorpusTests: EndToEndCase {
         let run = try Tool.medley(["run", path, "--quiet"])
         XCTAssertEqual(run.status, 0, run.stderr)
         XCTAssertEqual(Tool.files(under: work + "/out").filter { $0.hasSuffix(".jpg") }.sorted(), expected.sorted())
+    }
+}
+
+extension EndToEndCase {
+    /// `check-metadata.py` over `root` (`medley probe` against `exiftool -n`, field by field): its
+    /// output, its totals row and the row's five counts (fields, equal, explained, differ, missing).
+    func checkMetadata(_ root: String) throws -> (result: Tool.Result, total: String, counts: [Int]) {
+        let result = try Tool.run("/usr/bin/python3", [Tool.fixtures + "/realworld/check-metadata.py", root, "--medley", Tool.medley])
+        XCTAssertEqual(result.status, 0, result.stdout + result.stderr)
+        let total = String(try XCTUnwrap(result.stdout.split(separator: "\n").first { $0.hasPrefix("| **total**") }, result.stdout))
+        let counts = total.split(separator: "|").dropFirst().compactMap { Int($0.trimmingCharacters(in: .whitespaces).replacingOccurrences(of: "*", with: "")) }
+        XCTAssertEqual(counts.count, 5, total)
+        return (result, total, counts)
     }
 }
