@@ -216,13 +216,53 @@ public struct MetadataWrite: Sendable {
     public func apply(to output: String, source: String, width: Int, height: Int, orientedUpright: Bool,
                       property: (String) -> TemplateValue?) throws -> (warnings: [String], sidecar: String?) {
         guard !isEmpty else { return ([], nil) }
-        var warnings: [String] = []
-        let metadata: ImageMetadata
+        let metadata = try Self.opening { try ImageMetadata.open(path: output) }
+        var warnings = edit(metadata, source: source, width: width, height: height, orientedUpright: orientedUpright, property: property)
         do {
-            metadata = try ImageMetadata.open(path: output)
+            try metadata.save(to: output)
+        } catch {
+            throw ItemFailure(.output, "cannot write the output's metadata: \(error)", cause: error)
+        }
+        warnings += metadata.warnings.map { "metadata: \($0)" }
+        guard sidecar else { return (warnings, nil) }
+        let written = try ImageMetadata.open(path: output)
+        return (warnings, try written.xmpPacket())
+    }
+
+    /// The same edit of an image held in memory (a metadata-only job's copy of its input, `image`):
+    /// read, changed and written back through exiv2 without a file, so the output is written once
+    /// by the caller. `output` names the image in messages. Returns the edited image's bytes.
+    public func applied(to image: [UInt8], output: String, source: String, width: Int, height: Int, orientedUpright: Bool,
+                        property: (String) -> TemplateValue?) throws -> (image: [UInt8], warnings: [String], sidecar: String?) {
+        guard !isEmpty else { return (image, [], nil) }
+        let metadata = try Self.opening { try ImageMetadata.open(bytes: image, origin: output) }
+        var warnings = edit(metadata, source: source, width: width, height: height, orientedUpright: orientedUpright, property: property)
+        let edited: [UInt8]
+        do {
+            edited = try metadata.saved(into: image)
+        } catch {
+            throw ItemFailure(.output, "cannot write the output's metadata: \(error)", cause: error)
+        }
+        warnings += metadata.warnings.map { "metadata: \($0)" }
+        guard sidecar else { return (edited, warnings, nil) }
+        let written = try ImageMetadata.open(bytes: edited, origin: output)
+        return (edited, warnings, try written.xmpPacket())
+    }
+
+    /// The output's metadata as read for the edit; a failure is the item's output failure.
+    private static func opening(_ open: () throws -> ImageMetadata) throws -> ImageMetadata {
+        do {
+            return try open()
         } catch {
             throw ItemFailure(.output, "cannot write the output's metadata (export.strip, tag): \(error)", cause: error)
         }
+    }
+
+    /// The strip list or `keep`, the `tag.set` fields and the date shift, made in `metadata` (not
+    /// yet saved); returns the item's warnings.
+    func edit(_ metadata: ImageMetadata, source: String, width: Int, height: Int, orientedUpright: Bool,
+              property: (String) -> TemplateValue?) -> [String] {
+        var warnings: [String] = []
         let supports = metadata.supports
         func holds(_ key: String) -> Bool {
             key.hasPrefix("Exif.") ? supports.exif : key.hasPrefix("Iptc.") ? supports.iptc : supports.xmp
@@ -281,15 +321,7 @@ public struct MetadataWrite: Sendable {
                 do { try metadata.set(key, text: moved) } catch { warnings.append("tag.shiftDates: \(key) not written: \(error)") }
             }
         }
-        do {
-            try metadata.save(to: output)
-        } catch {
-            throw ItemFailure(.output, "cannot write the output's metadata: \(error)", cause: error)
-        }
-        warnings += metadata.warnings.map { "metadata: \($0)" }
-        guard sidecar else { return (warnings, nil) }
-        let written = try ImageMetadata.open(path: output)
-        return (warnings, try written.xmpPacket())
+        return warnings
     }
 
     /// One property's value into one field, as that field's type takes it.
