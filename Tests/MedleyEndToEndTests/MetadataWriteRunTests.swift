@@ -68,6 +68,48 @@ final class MetadataWriteRunTests: EndToEndCase {
         XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: input)), sourceBytes, "the source is never modified")
     }
 
+    /// A re-encode carries every EXIF, IPTC and XMP field into each format that holds it: libvips'
+    /// savers leave EXIF and IPTC out of TIFF and IPTC out of PNG, exiv2 writes them afterwards. WebP
+    /// and HEIF have no place for IPTC: a warning says so, and its XMP twins (dc:subject, the creator)
+    /// are there. Field by field as exiftool reads the source.
+    func testAReencodeCarriesEveryFieldTheFormatHolds() throws {
+        let input = try source()
+        let before = try fields(input)
+        try run("""
+                filters: [ { resize: { width: 64 } } ]
+                export: { to: out, format: tiff, name: "{stem}.tif" }
+              - name: png
+                ingest: { from: [in] }
+                filters: [ { resize: { width: 64 } } ]
+                export: { to: out, format: png, name: "{stem}.png" }
+              - name: webp
+                ingest: { from: [in] }
+                filters: [ { resize: { width: 64 } } ]
+                export: { to: out, format: webp, name: "{stem}.webp" }
+            """)
+        // What the encoders write of their own (the pixel size, TIFF's resolution and layout, the
+        // software), and exiv2's toolkit name in the XMP packet it rewrites.
+        let own: Set<String> = ["ExifIFD:ExifImageWidth", "ExifIFD:ExifImageHeight", "XMP-x:XMPToolkit", "IFD0:Software",
+                                "IFD0:XResolution", "IFD0:YResolution", "IFD0:ResolutionUnit", "IFD0:YCbCrPositioning"]
+        for ext in ["tif", "png", "webp"] {
+            let output = work + "/out/photo." + ext
+            let after = try fields(output)
+            var compared = 0
+            for (key, value) in before where !own.contains(key) && !(ext == "webp" && key.hasPrefix("IPTC:")) {
+                XCTAssertEqual(after[key], value, "\(ext) \(key)")
+                compared += 1
+            }
+            XCTAssertGreaterThan(compared, 25, ext)
+            // The EXIF pixel size, where there is one, is the output's.
+            XCTAssertTrue([nil, "64"].contains(after["ExifIFD:ExifImageWidth"]), "\(ext): \(after["ExifIFD:ExifImageWidth"] ?? "")")
+        }
+        XCTAssertTrue(before.keys.contains { $0.hasPrefix("IPTC:") } && before.keys.contains { $0.hasPrefix("ExifIFD:") })
+        let manifest = try String(contentsOfFile: work + "/out/.medley/manifest-webp.jsonl", encoding: .utf8)
+        XCTAssertTrue(manifest.contains(".webp output cannot hold the input's IPTC"), manifest)
+        let tiff = try String(contentsOfFile: work + "/out/.medley/manifest-out.jsonl", encoding: .utf8)
+        XCTAssertFalse(tiff.contains("cannot hold"), tiff)
+    }
+
     func testStripListRemovesSerialAndHistoryAndKeepsTheRest() throws {
         let input = try source()
         let before = try fields(input)

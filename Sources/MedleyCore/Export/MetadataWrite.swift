@@ -187,11 +187,14 @@ public struct MetadataWrite: Sendable {
     public var set: [String] = []
     public var shift: DateShift?
     public var sidecar = false
+    /// The input's families copied into the output because the encoder left them out (libvips writes
+    /// no EXIF or IPTC into a TIFF, no IPTC into a PNG; nothing of a RAW's). Set per item.
+    public var carry: Set<MetadataFamily> = []
 
     public init() {}
 
     /// Whether there is anything to write.
-    public var isEmpty: Bool { strip == .libvips && set.isEmpty && shift == nil && !sidecar }
+    public var isEmpty: Bool { strip == .libvips && set.isEmpty && shift == nil && !sidecar && carry.isEmpty }
 
     /// The image properties `tag.set` can write, and the fields each is written to (in every
     /// family the output's format holds).
@@ -268,6 +271,13 @@ public struct MetadataWrite: Sendable {
             key.hasPrefix("Exif.") ? supports.exif : key.hasPrefix("Iptc.") ? supports.iptc : supports.xmp
         }
 
+        if !carry.isEmpty {
+            // Before the strip list, which then removes what it names from these too.
+            warnings += copy(from: source, into: metadata, width: width, height: height, upright: orientedUpright) { key in
+                carry.contains(MetadataTag.family(of: key)) && Self.carriable(key)
+            }
+        }
+
         switch strip {
         case .libvips:
             break
@@ -282,12 +292,12 @@ public struct MetadataWrite: Sendable {
             if strip.savesStripped {
                 // libvips dropped everything (for the ICC profile): the rest comes back from the input.
                 warnings += copy(from: source, into: metadata, width: width, height: height, upright: orientedUpright) { key in
-                    !names.contains { $0.matches(key) } && !key.hasPrefix("Exif.Thumbnail.")
+                    !names.contains { $0.matches(key) } && Self.carriable(key)
                 }
             }
         case .keepOnly(let names):
             warnings += copy(from: source, into: metadata, width: width, height: height, upright: orientedUpright) { key in
-                names.contains { $0.matches(key) } && !key.hasPrefix("Exif.Thumbnail.")
+                names.contains { $0.matches(key) } && Self.carriable(key)
             }
         }
 
@@ -324,6 +334,57 @@ public struct MetadataWrite: Sendable {
         return warnings
     }
 
+    /// Whether a field of the input describes the picture rather than its file's layout, so that it
+    /// may be copied into another file: not the EXIF thumbnail, not a second image's IFD (a RAW's
+    /// full-size JPEG, a DNG's raw data), not the TIFF layout of IFD0 (sizes, strips, tiles,
+    /// compression, the pointers to other IFDs), not the blocks exiv2 keeps as families of their
+    /// own (XMP and IPTC inside IFD0, the ICC profile, which libvips writes), not DNG's
+    /// raw-processing tags (0xC612 onwards; the body's serial number and lens range are kept), which describe sensor data the output does not hold.
+    static func carriable(_ key: String) -> Bool {
+        let parts = key.split(separator: ".", maxSplits: 2)
+        guard parts.count == 3, parts[0] == "Exif" else { return true }
+        let group = parts[1], tag = String(parts[2])
+        if group == "Thumbnail" || group.hasPrefix("SubImage") || (group.hasPrefix("Image") && group != "Image") { return false }
+        if group == "Photo" { return tag != "InteroperabilityTag" }
+        guard group == "Image" else { return true }
+        return !layoutTags.contains(tag) && !tag.hasPrefix("DNG") && !dngTags.contains(tag)
+    }
+
+    /// IFD0's tags of the file's layout (TIFF 6.0's baseline and extension tags that describe how the
+    /// samples are stored) and pointers.
+    static let layoutTags: Set<String> = [
+        "NewSubfileType", "SubfileType", "ImageWidth", "ImageLength", "BitsPerSample", "Compression",
+        "PhotometricInterpretation", "Thresholding", "CellWidth", "CellLength", "FillOrder", "StripOffsets",
+        "SamplesPerPixel", "RowsPerStrip", "StripByteCounts", "MinSampleValue", "MaxSampleValue",
+        "PlanarConfiguration", "GrayResponseUnit", "GrayResponseCurve", "T4Options", "T6Options", "Predictor",
+        "ColorMap", "HalftoneHints", "TileWidth", "TileLength", "TileOffsets", "TileByteCounts", "SubIFDs",
+        "InkSet", "ExtraSamples", "SampleFormat", "SMinSampleValue", "SMaxSampleValue", "TransferRange",
+        "JPEGTables", "JPEGProc", "JPEGInterchangeFormat", "JPEGInterchangeFormatLength", "JPEGRestartInterval",
+        "JPEGLosslessPredictors", "JPEGPointTransforms", "JPEGQTables", "JPEGDCTables", "JPEGACTables",
+        "YCbCrCoefficients", "YCbCrSubSampling", "YCbCrPositioning", "ReferenceBlackWhite", "TransferFunction",
+        "XMLPacket", "IPTCNAA", "InterColorProfile", "ExifTag", "GPSTag", "ImageResources",
+        "CFARepeatPatternDim", "CFAPattern", "CFAPlaneColor", "CFALayout",
+    ]
+
+    /// DNG's tags (0xC612 onwards) whose exiv2 names do not start with "DNG".
+    static let dngTags: Set<String> = [
+        "UniqueCameraModel", "LocalizedCameraModel", "LinearizationTable", "BlackLevelRepeatDim", "BlackLevel",
+        "BlackLevelDeltaH", "BlackLevelDeltaV", "WhiteLevel", "DefaultScale", "DefaultCropOrigin", "DefaultCropSize",
+        "ColorMatrix1", "ColorMatrix2", "CameraCalibration1", "CameraCalibration2", "ReductionMatrix1",
+        "ReductionMatrix2", "AnalogBalance", "AsShotNeutral", "AsShotWhiteXY", "BaselineExposure", "BaselineNoise",
+        "BaselineSharpness", "BayerGreenSplit", "LinearResponseLimit", "ChromaBlurRadius",
+        "AntiAliasStrength", "ShadowScale", "MakerNoteSafety", "CalibrationIlluminant1", "CalibrationIlluminant2",
+        "BestQualityScale", "RawDataUniqueID", "OriginalRawFileName", "OriginalRawFileData", "ActiveArea",
+        "MaskedAreas", "AsShotICCProfile", "AsShotPreProfileMatrix", "CurrentICCProfile", "CurrentPreProfileMatrix",
+        "ColorimetricReference", "CameraCalibrationSignature", "ProfileCalibrationSignature", "AsShotProfileName",
+        "NoiseReductionApplied", "ProfileName", "ProfileHueSatMapDims", "ProfileHueSatMapData1",
+        "ProfileHueSatMapData2", "ProfileToneCurve", "ProfileEmbedPolicy", "ProfileCopyright", "ForwardMatrix1",
+        "ForwardMatrix2", "PreviewApplicationName", "PreviewApplicationVersion", "PreviewSettingsName",
+        "PreviewSettingsDigest", "PreviewColorSpace", "PreviewDateTime", "RawImageDigest", "OriginalRawFileDigest",
+        "SubTileBlockSize", "RowInterleaveFactor", "ProfileLookTableDims", "ProfileLookTableData", "OpcodeList1",
+        "OpcodeList2", "OpcodeList3", "NoiseProfile",
+    ]
+
     /// One property's value into one field, as that field's type takes it.
     func write(_ value: TemplateValue, name: String, key: String, into metadata: ImageMetadata) throws {
         let text = value.text
@@ -354,13 +415,18 @@ public struct MetadataWrite: Sendable {
         do {
             input = try ImageMetadata.open(path: source)
         } catch {
-            return ["export.keep: the input's metadata cannot be read (\(error)); nothing kept"]
+            return ["metadata: the input's metadata cannot be read by exiv2 (\(error)); none of it is in the output"]
         }
         var failed: [String] = []
         let supports = metadata.supports
         var dropped = Set<String>()
         var arrays = Set<String>()
-        for tag in input.tags where take(tag.key) {
+        let tags = input.tags
+        // A maker note exiv2 decoded (Exif.Canon.*, Exif.Nikon3.*) is written again from its fields; its raw
+        // block set as well is refused ("not encoded").
+        let makerNote = MetadataSelector("makerNotes")
+        let decoded = tags.contains { $0.key != "Exif.Photo.MakerNote" && makerNote.matches($0.key) }
+        for tag in tags where take(tag.key) && !(decoded && tag.key == "Exif.Photo.MakerNote") {
             let holds = tag.family == .exif ? supports.exif : tag.family == .iptc ? supports.iptc : supports.xmp
             guard holds else { dropped.insert(tag.family.rawValue.uppercased()); continue }
             // An XMP structure in an array ("Xmp.xmpMM.History[1]/stEvt:action"): its array is made
@@ -390,7 +456,7 @@ public struct MetadataWrite: Sendable {
         if metadata.has("Exif.Photo.PixelXDimension") { try? metadata.set("Exif.Photo.PixelXDimension", text: String(width)) }
         if metadata.has("Exif.Photo.PixelYDimension") { try? metadata.set("Exif.Photo.PixelYDimension", text: String(height)) }
         var warnings: [String] = []
-        if !dropped.isEmpty { warnings.append("this output's format cannot hold the kept \(dropped.sorted().joined(separator: ", ")); not written") }
+        if !dropped.isEmpty { warnings.append("this output's format cannot hold the input's \(dropped.sorted().joined(separator: ", ")); not written") }
         if !failed.isEmpty { warnings.append("metadata not carried: \(failed.prefix(10).joined(separator: ", "))\(failed.count > 10 ? " and \(failed.count - 10) more" : "")") }
         return warnings
     }

@@ -153,7 +153,8 @@ struct ImageStage {
                     warnings.append("an animation of \(header.pages) frames: .\(format.fileExtension) holds one, so only the first is written (export as gif or webp to keep them all)")
                 }
                 let kept = export.strip ? (export.keepProfile ? [ImageFormat.Metadata.icc] : []) : image.metadataKinds
-                let dropped = kept.filter { !format.carries.contains($0) }
+                // What libvips' saver leaves out, exiv2 writes afterwards where the format holds it (MetadataStep).
+                let dropped = kept.filter { kind in !format.carries.contains(kind) && !format.exiv2Writes.contains { $0.kind == kind } }
                 if dropped.isEmpty { return warnings }
                 return warnings + [".\(format.fileExtension) output cannot hold the input's \(dropped.map(\.rawValue).joined(separator: ", ")); not written"]
             }

@@ -34,8 +34,11 @@ enum ImageStep {
             } else {
                 rendered = try render(item.source, header: header, format: format, to: temporary, stage: stage, messages: &messages,
                                       property: { opened[$0] })
-                // export.strip lists, keep, and the tag stage's fields, into the temporary before it is placed.
-                edit = try MetadataStep.write(temporary, source: item.source, stage: stage, format: format) { opened[$0] }
+                // What the encoder left out, export.strip lists, keep, and the tag stage's fields, into the
+                // temporary before it is placed.
+                let carry = MetadataStep.carried(stage, format: format, inputHolds: header.metadataKinds, encoderWrote: format.carries)
+                edit = try MetadataStep.write(temporary, source: item.source, stage: stage, format: format, carry: carry,
+                                              upright: stage.export.autoOrient) { opened[$0] }
             }
             rendered.warnings += edit.warnings
             sidecar = edit.sidecar.map { (name, $0) }

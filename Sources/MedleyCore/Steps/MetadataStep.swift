@@ -8,25 +8,40 @@ import MedleySystem
 /// root, as every output is).
 enum MetadataStep {
     /// Writes into `temporary`; returns the item's warnings and the sidecar's text when asked.
+    /// `carry`: the input's families the encoder left out, copied from `source` first
+    /// (`carried(…)`); `upright`: the output's pixels stand as they should be seen (orientation 1).
     static func write(_ temporary: String, source: String, stage: ImageStage, format: ImageFormat,
+                      carry: Set<MetadataFamily> = [], upright: Bool,
                       property: (String) -> TemplateValue?) throws -> (warnings: [String], sidecar: String?) {
-        let edit = stage.metadata
+        var edit = stage.metadata
+        edit.carry = carry
         guard !edit.isEmpty else { return ([], nil) }
         // GIF and a bare JPEG XL codestream hold no metadata, and exiv2 0.27 writes no HEIF/AVIF:
         // said for the item, not failed (libvips' saver carried what it carries).
-        guard editable.contains(format) else {
+        guard !format.exiv2Writes.isEmpty else {
+            guard !stage.metadata.isEmpty else { return ([], nil) }
             return (["export.strip/tag: exiv2 cannot write the metadata of a .\(format.fileExtension) output; "
                      + "the strip list, keep and tag fields are not applied to it (export as jpeg, png, webp or tiff)"], nil)
         }
-        // The output's size, for the EXIF pixel dimensions of fields copied back from the input.
+        // The output's size, for the EXIF pixel dimensions of fields copied from the input.
         var size = (width: 0, height: 0)
-        if edit.strip.savesStripped, let header = try? VipsImage.open(temporary, access: .sequential) { size = (header.width, header.height) }
+        if edit.strip.savesStripped || !carry.isEmpty, let header = try? VipsImage.open(temporary, access: .sequential) {
+            size = (header.width, header.height)
+        }
         return try edit.apply(to: temporary, source: source, width: size.width, height: size.height,
-                              orientedUpright: stage.export.autoOrient, property: property)
+                              orientedUpright: upright, property: property)
     }
 
-    /// Formats whose files exiv2 0.27 writes in place (HEIF and AVIF it reads only).
-    static let editable: Set<ImageFormat> = [.jpeg, .png, .webp, .tiff]
+    /// The input's families to copy into an output after its encoder wrote it: those the input
+    /// holds (`inputHolds`) that the encoder left out (`encoderWrote`) and exiv2 writes into this
+    /// format — libvips writes no EXIF or IPTC into a TIFF and no IPTC into a PNG, and a RAW's
+    /// picture comes to libvips with none. None with `strip: true`, nor when the strip list names
+    /// the ICC profile (libvips then wrote nothing, and everything not stripped is copied back).
+    static func carried(_ stage: ImageStage, format: ImageFormat, inputHolds: [ImageFormat.Metadata],
+                        encoderWrote: Set<ImageFormat.Metadata>) -> Set<MetadataFamily> {
+        guard !stage.export.strip, !stage.metadata.strip.savesStripped else { return [] }
+        return format.exiv2Writes.filter { inputHolds.contains($0.kind) && !encoderWrote.contains($0.kind) }
+    }
 
     /// Whether the job only edits metadata, so the input's bytes are copied and edited rather than
     /// decoded and encoded again (exiftool's way: the pixels untouched, nothing lost to a second
@@ -40,7 +55,7 @@ enum MetadataStep {
               stage.renderer.plan == nil, stage.renderer.watermark == nil, stage.graph == nil,
               stage.autoAdjust == nil, stage.analyses.isEmpty,
               export.quality == nil, export.profile == .keep, export.background == nil, export.encoder == EncoderOptions(),
-              editable.contains(format), header.pages == 1, header.orientation == 1 || !export.autoOrient else { return false }
+              !format.exiv2Writes.isEmpty, header.pages == 1, header.orientation == 1 || !export.autoOrient else { return false }
         let compression = header.loader.hasPrefix("heif") ? header.field("heif-compression") : nil
         return ImageFormat(loader: header.loader, heifCompression: compression) == format
     }

@@ -21,8 +21,10 @@ enum RawStep {
         } catch let error as MediaError {
             throw ItemFailure(error, context: "cannot decode")
         }
-        return OpenedItem(content: .image(header: header, messages: LibraryMessages()), mediaType: .image,
-                          properties: RawProperties(file: item.file, persistentID: item.persistentID, identity: identity).values)
+        let properties = RawProperties(file: item.file, persistentID: item.persistentID, identity: identity, readPath: item.source)
+        var messages = LibraryMessages()
+        properties.warnings.forEach { messages.note($0) }
+        return OpenedItem(content: .image(header: header, messages: messages), mediaType: .image, properties: properties.values)
     }
 
     /// The RAW's header, or the item's failure in LibRaw's words ("RAW file (Canon EOS 30D): LibRaw: …").
@@ -59,11 +61,23 @@ enum RawStep {
         let decoding = stage.raw == .develop ? identity.developMemory : 4 * identity.uprightWidth * identity.uprightHeight
         var warnings: [String] = []
         var analysis: ImageAnalysis?
+        var sidecar: (name: OutputName, packet: String)?
         let exported = try exporter.write(item.file, ext: format.fileExtension, fileExtension: format.fileExtension,
                                           memory: stage.workingMemory(header, threads: threads) + decoding,
-                                          property: { opened[$0] }) { temporary, _ in
+                                          property: { opened[$0] }) { temporary, name in
             warnings = try render(item, identity: identity, format: format, to: temporary, stage: stage, messages: &messages,
                                   property: { opened[$0] })
+            // The RAW's EXIF (maker notes too), IPTC and XMP as exiv2 reads them — libvips got the picture
+            // alone — then the strip list and the tag stage's fields. The picture stands upright.
+            let carry = MetadataStep.carried(stage, format: format, inputHolds: [.exif, .iptc, .xmp], encoderWrote: [])
+            if !stage.export.strip && format.exiv2Writes.isEmpty {
+                warnings.append("the RAW's camera metadata (EXIF, maker notes, XMP) cannot be written into a .\(format.fileExtension) output "
+                                + "by exiv2; not carried (export as jpeg, png, webp or tiff to keep it)")
+            }
+            let edit = try MetadataStep.write(temporary, source: item.source, stage: stage, format: format, carry: carry,
+                                              upright: true) { opened[$0] }
+            warnings += edit.warnings
+            sidecar = edit.sidecar.map { (name, $0) }
             if !stage.analyses.isEmpty {
                 do {
                     analysis = try Vips.run(collectingInto: &messages) { _ in try ImageAnalyzer.analyze(fileAt: temporary, stage.analyses) }
@@ -73,6 +87,7 @@ enum RawStep {
             }
         }
         guard case .written(var written) = exported else { return exported }
+        if let sidecar { written.warnings += MetadataStep.writeSidecar(sidecar.packet, beside: sidecar.name, exporter: exporter) }
         written.analysis = analysis
         written.warnings += warnings + messages.lines
         return .written(written)
@@ -88,10 +103,6 @@ enum RawStep {
                 var warnings: [String] = []
                 if stage.autoAdjust != nil {
                     warnings.append("autoAdjust is not applied to RAW files yet; the job's own filters are")
-                }
-                if !stage.export.strip {
-                    // Not lost silently: exiv2 does not carry a RAW's EXIF into the developed output yet.
-                    warnings.append("the RAW file's camera metadata (EXIF, maker notes, XMP) is not carried into the output yet")
                 }
                 let picture = try self.picture(item, identity: identity, stage: stage, warnings: &warnings)
                 var image = try stage.renderer.render(frame: picture, property: property, warnings: &warnings)
@@ -153,8 +164,14 @@ enum RawStep {
 /// as they read a JPEG), from LibRaw's reading of the header, plus the sensor's size.
 struct RawProperties {
     var values: [(name: String, value: TemplateValue)]
+    /// What reading the metadata said (a damaged maker note, a sidecar that is not XMP).
+    var warnings: [String] = []
 
-    init(file: IngestedFile, persistentID: UInt64, identity: RawFile.Identity) {
+    /// The picture's facts as LibRaw reads them (sizes, orientation, the sensor, the preview), and the
+    /// metadata as exiv2 reads it — EXIF with the maker notes, IPTC, XMP and the sidecar's XMP, the
+    /// same properties as any image's (`MetadataProperties`). The camera fields LibRaw knows stand in
+    /// only where exiv2 reads none (a format exiv2 0.27 does not know, such as CR3).
+    init(file: IngestedFile, persistentID: UInt64, identity: RawFile.Identity, readPath: String? = nil) {
         values = ItemProperties.fileFacts(file, persistentID: persistentID, mediaType: .image) + [
             ("format", .text(SniffedFormat.raw.format)),
             ("width", .integer(identity.width)),
@@ -168,19 +185,24 @@ struct RawProperties {
         if let preview = identity.preview {
             values += [("previewWidth", .integer(preview.width)), ("previewHeight", .integer(preview.height))]
         }
-        if !identity.make.isEmpty { values.append(("exif.Make", .text(identity.make))) }
-        if !identity.camera.isEmpty { values.append(("exif.Model", .text(identity.camera))) }
-        if !identity.lens.isEmpty { values.append(("exif.LensModel", .text(identity.lens))) }
-        if let taken = identity.taken { values.append(("exif.DateTimeOriginal", .text(Self.exifDate(taken)))) }
+        let metadata = MetadataProperties.read(path: file.path, readPath: readPath)
+        warnings = metadata.warnings
+        values += metadata.values.filter { entry in !values.contains { $0.name == entry.name } }
+        var libraw: [(name: String, value: TemplateValue)] = []
+        if !identity.make.isEmpty { libraw.append(("exif.Make", .text(identity.make))) }
+        if !identity.camera.isEmpty { libraw.append(("exif.Model", .text(identity.camera))) }
+        if !identity.lens.isEmpty { libraw.append(("exif.LensModel", .text(identity.lens))) }
+        if let taken = identity.taken { libraw.append(("exif.DateTimeOriginal", .text(Self.exifDate(taken)))) }
         // LibRaw keeps these as 32-bit floats: read back as the shortest decimal that is that float (1/125 s is 0.008).
-        if identity.shutter > 0 { values.append(("exif.ExposureTime", .number(Self.decimal(identity.shutter)))) }
-        if identity.aperture > 0 { values.append(("exif.FNumber", .number(Self.decimal(identity.aperture)))) }
-        if identity.focalLength > 0 { values.append(("exif.FocalLength", .number(Self.decimal(identity.focalLength)))) }
+        if identity.shutter > 0 { libraw.append(("exif.ExposureTime", .number(Self.decimal(identity.shutter)))) }
+        if identity.aperture > 0 { libraw.append(("exif.FNumber", .number(Self.decimal(identity.aperture)))) }
+        if identity.focalLength > 0 { libraw.append(("exif.FocalLength", .number(Self.decimal(identity.focalLength)))) }
         if identity.iso > 0 {
             let iso = Self.decimal(identity.iso)
-            values.append(("exif.ISOSpeedRatings", Int(exactly: iso).map { .integer($0) } ?? .number(iso)))
+            libraw.append(("exif.ISOSpeedRatings", Int(exactly: iso).map { .integer($0) } ?? .number(iso)))
         }
-        values.append(("exif.Orientation", .integer(identity.orientation)))
+        libraw.append(("exif.Orientation", .integer(identity.orientation)))
+        values += libraw.filter { entry in !values.contains { $0.name == entry.name } }
     }
 
     static func decimal(_ value: Double) -> Double {
@@ -202,8 +224,11 @@ enum RawProbe {
     static func properties(_ file: IngestedFile, persistentID: UInt64) throws -> [(name: String, value: TemplateValue)] {
         do {
             let identity = try RawFile.identify(file.path)
-            var values = RawProperties(file: file, persistentID: persistentID, identity: identity).values
-            if identity.preview == nil { values.append(("warnings", .text("no embedded JPEG preview (ingest.raw: preview cannot read it)"))) }
+            let properties = RawProperties(file: file, persistentID: persistentID, identity: identity)
+            var values = properties.values
+            var warnings = properties.warnings
+            if identity.preview == nil { warnings.append("no embedded JPEG preview (ingest.raw: preview cannot read it)") }
+            if !warnings.isEmpty { values.append(("warnings", .text(warnings.joined(separator: "; ")))) }
             return values
         } catch let error as MediaError {
             throw ItemFailure(error)

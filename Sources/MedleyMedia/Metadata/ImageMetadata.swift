@@ -63,7 +63,7 @@ public final class ImageMetadata {
 
     // MARK: reading
 
-    /// Whether the format can hold each family (a PNG holds no IPTC in exiv2's view, a sidecar only XMP).
+    /// Whether the format can hold each family (a WebP holds no IPTC in exiv2's view, a sidecar only XMP).
     public var supports: (exif: Bool, iptc: Bool, xmp: Bool) {
         Self.locked {
             (gexiv2_metadata_get_supports_exif(handle) != 0, gexiv2_metadata_get_supports_iptc(handle) != 0,
@@ -449,4 +449,26 @@ public final class ImageMetadata {
 /// The three families of image metadata.
 public enum MetadataFamily: String, Sendable, CaseIterable {
     case exif, iptc, xmp
+
+    /// libvips' name of the same kind.
+    public var kind: ImageFormat.Metadata {
+        switch self {
+        case .exif: return .exif
+        case .iptc: return .iptc
+        case .xmp: return .xmp
+        }
+    }
+}
+
+extension ImageFormat {
+    /// The families exiv2 0.27 writes into a file of this format (checked with exiftool): JPEG, PNG
+    /// (IPTC as its "Raw profile type iptc" text chunk) and TIFF all three, WebP EXIF and XMP (it has
+    /// no IPTC chunk); HEIF and AVIF it only reads, GIF and a bare JPEG XL codestream it does not know.
+    public var exiv2Writes: Set<MetadataFamily> {
+        switch self {
+        case .jpeg, .png, .tiff: return [.exif, .iptc, .xmp]
+        case .webp: return [.exif, .xmp]
+        case .heif, .avif, .jxl, .gif: return []
+        }
+    }
 }

@@ -39,10 +39,16 @@ public struct MetadataTag: Sendable {
     public init(key: String, raw: Raw) {
         self.key = key
         self.raw = raw
-        family = key.hasPrefix("Iptc.") ? .iptc : key.hasPrefix("Xmp.") ? .xmp : .exif
+        family = Self.family(of: key)
         let parts = key.split(separator: ".", maxSplits: 2)
         group = parts.count == 3 ? String(parts[1]) : ""
         name = parts.count == 3 ? String(parts[2]) : key
+    }
+
+    /// The family of exiv2's key.
+    public static func family(of key: String) -> MetadataFamily {
+        if key.hasPrefix("Iptc.") { return .iptc }
+        return key.hasPrefix("Xmp.") ? .xmp : .exif
     }
 
     /// The value as `exiftool -n` gives it (see ``MetadataValue``).
