@@ -217,6 +217,35 @@ final class MetadataWriteRunTests: EndToEndCase {
         XCTAssertEqual(try Tool.exif(upright, "ImageWidth"), try Tool.exif(turned, "ImageHeight"), "turned by 90°")
     }
 
+    /// A metadata-only job on PNG, WebP and TIFF inputs: the input's bytes edited in memory through
+    /// exiv2 and written once (no file copy edited in place), the pixels as ImageMagick decodes
+    /// them unchanged, the new fields read back by exiftool, GPS gone, the rest kept.
+    func testAMetadataOnlyJobEditsPNGWebPAndTIFFInMemory() throws {
+        let jpeg = try source()
+        for ext in ["png", "webp", "tif"] {
+            try Tool.vips(["copy", jpeg, work + "/in/photo-\(ext).\(ext)" + (ext == "webp" ? "[lossless]" : "")])
+            let tagged = try Tool.run("exiftool", ["-q", "-overwrite_original", "-XMP-dc:Creator=Anne", "-XMP-dc:Subject=travel",
+                "-XMP-exif:GPSLatitude=33.8688 S", work + "/in/photo-\(ext).\(ext)"])
+            XCTAssertEqual(tagged.status, 0, tagged.stderr)
+        }
+        try FileManager.default.removeItem(atPath: jpeg)
+        try run("""
+                tag: { set: { creator: "Zoe", rating: 4 } }
+                export: { to: out, format: same, name: "{stem}.{ext}", strip: [gps] }
+            """)
+        for ext in ["png", "webp", "tif"] {
+            let input = work + "/in/photo-\(ext).\(ext)", output = work + "/out/photo-\(ext).\(ext)"
+            let a = try Tool.pixels(input), b = try Tool.pixels(output)
+            XCTAssertEqual([a.width, a.height], [b.width, b.height], ext)
+            XCTAssertEqual(a.samples, b.samples, "\(ext): the pixels as they were")
+            XCTAssertEqual(try Tool.exif(output, "XMP-dc:Creator"), "Zoe", ext)
+            XCTAssertEqual(try Tool.exif(output, "XMP-xmp:Rating"), "4", ext)
+            XCTAssertEqual(try Tool.exif(output, "XMP-dc:Subject"), "travel", "\(ext): the rest kept")
+            XCTAssertNil(try Tool.exif(output, "XMP-exif:GPSLatitude"), "\(ext): GPS removed")
+            XCTAssertEqual(try Tool.exif(input, "XMP-dc:Creator"), "Anne", "\(ext): the source untouched")
+        }
+    }
+
     /// `strip: [icc, gps]`: libvips drops everything, the rest comes back from the input (exiv2
     /// cannot remove a profile). A HEIC output's edit is a warning: exiv2 0.27 writes no HEIF.
     func testStripICCCopiesTheRestBackAndHEICWarns() throws {

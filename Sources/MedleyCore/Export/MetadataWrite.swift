@@ -220,14 +220,71 @@ public struct MetadataWrite: Sendable {
     public func apply(to output: String, format: ImageFormat, source: String, width: Int, height: Int, orientedUpright: Bool,
                       property: (String) -> TemplateValue?) throws -> (warnings: [String], sidecar: String?) {
         guard !isEmpty else { return ([], nil) }
-        var warnings: [String] = []
         let boxed = format == .jxl
-        let metadata: ImageMetadata
+        let metadata = try Self.opening { boxed ? try ImageMetadata.scratch() : try ImageMetadata.open(path: output) }
+        var warnings = edit(metadata, format: format, source: source, width: width, height: height,
+                            orientedUpright: orientedUpright, property: property)
         do {
-            metadata = boxed ? try ImageMetadata.scratch() : try ImageMetadata.open(path: output)
+            if boxed {
+                try box(metadata, into: output)
+            } else {
+                try metadata.save(to: output)
+            }
+        } catch {
+            throw ItemFailure(.output, "cannot write the output's metadata: \(error)", cause: error)
+        }
+        warnings += metadata.warnings.map { "metadata: \($0)" }
+        guard sidecar else { return (warnings, nil) }
+        return (warnings, try (boxed ? metadata : try ImageMetadata.open(path: output)).xmpPacket())
+    }
+
+    /// The same edit of an image held in memory (a metadata-only job's copy of its input, `image`, of
+    /// `format`, never JPEG XL): read, changed and written back through exiv2 without a file, so the
+    /// output is written once by the caller. `output` names the image in messages. Returns the edited
+    /// image's bytes.
+    public func applied(to image: [UInt8], format: ImageFormat, output: String, source: String, width: Int, height: Int,
+                        orientedUpright: Bool, property: (String) -> TemplateValue?) throws -> (image: [UInt8], warnings: [String], sidecar: String?) {
+        guard !isEmpty else { return (image, [], nil) }
+        let metadata = try Self.opening { try ImageMetadata.open(bytes: image, origin: output) }
+        var warnings = edit(metadata, format: format, source: source, width: width, height: height,
+                            orientedUpright: orientedUpright, property: property)
+        let edited: [UInt8]
+        do {
+            edited = try metadata.saved(into: image)
+        } catch {
+            throw ItemFailure(.output, "cannot write the output's metadata: \(error)", cause: error)
+        }
+        warnings += metadata.warnings.map { "metadata: \($0)" }
+        guard sidecar else { return (edited, warnings, nil) }
+        let written = try ImageMetadata.open(bytes: edited, origin: output)
+        return (edited, warnings, try written.xmpPacket())
+    }
+
+    /// The output's metadata as read for the edit; a failure is the item's output failure.
+    private static func opening(_ open: () throws -> ImageMetadata) throws -> ImageMetadata {
+        do {
+            return try open()
         } catch {
             throw ItemFailure(.output, "cannot write the output's metadata (export.strip, tag): \(error)", cause: error)
         }
+    }
+
+    /// The JPEG XL codestream libvips wrote at `output`, in a container with the EXIF and XMP put together
+    /// in `metadata` (left a bare codestream when there are none).
+    func box(_ metadata: ImageMetadata, into output: String) throws {
+        let exif = try metadata.exifBlock()
+        let xmp = metadata.hasXMP ? try metadata.xmpPacket() : nil
+        guard exif != nil || xmp != nil else { return }
+        let url = URL(fileURLWithPath: output)
+        let codestream = [UInt8](try Data(contentsOf: url))
+        try Data(try JPEGXLContainer.wrap(codestream: codestream, exif: exif, xmp: xmp)).write(to: url)
+    }
+
+    /// What the encoder left out (`carry`), the strip list or `keep`, the `tag.set` fields and the date
+    /// shift, made in `metadata` (of an output of `format`, not yet saved); returns the item's warnings.
+    func edit(_ metadata: ImageMetadata, format: ImageFormat, source: String, width: Int, height: Int, orientedUpright: Bool,
+              property: (String) -> TemplateValue?) -> [String] {
+        var warnings: [String] = []
         let families = format.exiv2Writes
         func holds(_ key: String) -> Bool { families.contains(MetadataTag.family(of: key)) }
         func copy(take: (String) -> Bool) -> [String] {
@@ -294,29 +351,7 @@ public struct MetadataWrite: Sendable {
                 do { try metadata.set(key, text: moved) } catch { warnings.append("tag.shiftDates: \(key) not written: \(error)") }
             }
         }
-        do {
-            if boxed {
-                try box(metadata, into: output)
-            } else {
-                try metadata.save(to: output)
-            }
-        } catch {
-            throw ItemFailure(.output, "cannot write the output's metadata: \(error)", cause: error)
-        }
-        warnings += metadata.warnings.map { "metadata: \($0)" }
-        guard sidecar else { return (warnings, nil) }
-        return (warnings, try (boxed ? metadata : try ImageMetadata.open(path: output)).xmpPacket())
-    }
-
-    /// The JPEG XL codestream libvips wrote at `output`, in a container with the EXIF and XMP put together
-    /// in `metadata` (left a bare codestream when there are none).
-    func box(_ metadata: ImageMetadata, into output: String) throws {
-        let exif = try metadata.exifBlock()
-        let xmp = metadata.hasXMP ? try metadata.xmpPacket() : nil
-        guard exif != nil || xmp != nil else { return }
-        let url = URL(fileURLWithPath: output)
-        let codestream = [UInt8](try Data(contentsOf: url))
-        try Data(try JPEGXLContainer.wrap(codestream: codestream, exif: exif, xmp: xmp)).write(to: url)
+        return warnings
     }
 
     /// Whether a field of the input describes the picture rather than its file's layout, so that it

@@ -27,19 +27,19 @@ enum ImageStep {
         var sidecar: (name: OutputName, packet: String)?
         let exported = try exporter.write(item.file, ext: format.fileExtension, fileExtension: format.fileExtension,
                                           memory: stage.workingMemory(header, threads: threads), property: { opened[$0] }) { temporary, name in
-            var carry: Set<MetadataFamily> = []
+            let edit: (warnings: [String], sidecar: String?)
             if MetadataStep.copiesWithoutReencoding(stage, header: header, format: format) {
-                // A metadata-only job: the input's bytes, edited below (exiftool's way).
-                try MetadataStep.copy(item.source, to: temporary)
+                // A metadata-only job: the input's bytes, edited in memory (exiftool's way).
+                edit = try MetadataStep.edit(copyOf: item.source, into: temporary, header: header, format: format, stage: stage) { opened[$0] }
             } else {
                 rendered = try render(item.source, header: header, format: format, to: temporary, stage: stage, messages: &messages,
                                       property: { opened[$0] })
-                carry = MetadataStep.carried(stage, format: format, inputHolds: header.metadataKinds, encoderWrote: format.carries)
-            }
-            // What the encoder left out, export.strip lists, keep, and the tag stage's fields, into the
-            // temporary before it is placed.
-            let edit = try MetadataStep.write(temporary, source: item.source, stage: stage, format: format, carry: carry,
+                // What the encoder left out, export.strip lists, keep, and the tag stage's fields, into the
+                // temporary before it is placed.
+                let carry = MetadataStep.carried(stage, format: format, inputHolds: header.metadataKinds, encoderWrote: format.carries)
+                edit = try MetadataStep.write(temporary, source: item.source, stage: stage, format: format, carry: carry,
                                               upright: stage.export.autoOrient) { opened[$0] }
+            }
             rendered.warnings += edit.warnings
             sidecar = edit.sidecar.map { (name, $0) }
         }

@@ -1,5 +1,6 @@
 import Foundation
 import MedleyMedia
+import MedleySystem
 
 /// An image output's metadata after libvips saved it: `export.strip` lists and `keep`, the tag
 /// stage's image fields and date shift (`MetadataWrite`, through the exiv2 adapter, on the
@@ -59,13 +60,46 @@ enum MetadataStep {
         return ImageFormat(loader: header.loader, heifCompression: compression) == format
     }
 
-    /// The input's bytes (read through its open file) into the temporary the export made.
-    static func copy(_ source: String, to temporary: String) throws {
-        do {
-            let bytes = try Data(contentsOf: URL(fileURLWithPath: source))
-            try bytes.write(to: URL(fileURLWithPath: temporary))
-        } catch {
-            throw ItemFailure(.output, "cannot copy the input into its output: \(error.localizedDescription)", cause: error)
+    /// A metadata-only job's output: the input's bytes (read once, through its open file), edited
+    /// in memory through exiv2 and written into the temporary the export made, once. Not flushed
+    /// to disk: as every output, it is complete before its rename puts it in place, and a run
+    /// killed before then leaves only a temporary file. Returns what `write` returns.
+    static func edit(copyOf source: String, into temporary: String, header: VipsImage, format: ImageFormat, stage: ImageStage,
+                     property: (String) -> TemplateValue?) throws -> (warnings: [String], sidecar: String?) {
+        let bytes = try read(source)
+        let edited = try stage.metadata.applied(to: bytes, format: format, output: temporary, source: source, width: header.width, height: header.height,
+                                                orientedUpright: stage.export.autoOrient, property: property)
+        let descriptor: Int32
+        switch FileSystem.openForWriting(temporary, creating: false) {
+        case .success(let opened): descriptor = opened
+        case .failure(let error): throw ItemFailure(.output, "cannot write the output: \(error)", cause: error)
+        }
+        defer { FileSystem.close(descriptor) }
+        if let code = Descriptor.write(descriptor, edited.image) {
+            throw ItemFailure(.output, "cannot write the output: \(FileSystem.errorText(code))",
+                              cause: MediaError.system("write", errno: code, path: temporary))
+        }
+        return (edited.warnings, edited.sidecar)
+    }
+
+    /// Every byte of the input, through its open file (`/proc/self/fd/N`).
+    private static func read(_ source: String) throws -> [UInt8] {
+        let failure = { (operation: String, error: FileSystem.Errno) in
+            ItemFailure(.input, "cannot read the input to copy it: \(error)", cause: MediaError.system(operation, errno: error.code, path: source))
+        }
+        let descriptor: Int32
+        switch FileSystem.openForReading(source) {
+        case .success(let opened): descriptor = opened
+        case .failure(let error): throw failure("open", error)
+        }
+        defer { FileSystem.close(descriptor) }
+        guard case .success(let status) = FileSystem.status(ofDescriptor: descriptor), status.kind == .file,
+              let count = Int(exactly: status.size) else {
+            throw ItemFailure(.input, "cannot read the input to copy it: not a regular file")
+        }
+        switch FileSystem.read(descriptor, count: count, at: 0) {
+        case .success(let bytes): return bytes
+        case .failure(let error): throw failure("read", error)
         }
     }
 

@@ -85,21 +85,25 @@ public final class ImageMetadata {
     /// Every tag's key, EXIF then IPTC then XMP, each as exiv2 lists them ("Exif.Photo.FNumber",
     /// "Iptc.Application2.Keywords", "Xmp.dc.subject").
     public var keys: [String] {
-        Self.locked {
-            var keys: [String] = []
-            for list in [gexiv2_metadata_get_exif_tags(handle), gexiv2_metadata_get_iptc_tags(handle), gexiv2_metadata_get_xmp_tags(handle)] {
-                for key in Self.strings(list) where !keys.contains(key) { keys.append(key) }
-            }
-            return keys
+        Self.locked { listedKeys() }
+    }
+
+    /// ``keys``, under the lock.
+    private func listedKeys() -> [String] {
+        var keys: [String] = []
+        var seen = Set<String>()
+        for list in [gexiv2_metadata_get_exif_tags(handle), gexiv2_metadata_get_iptc_tags(handle), gexiv2_metadata_get_xmp_tags(handle)] {
+            for key in Self.strings(list) where seen.insert(key).inserted { keys.append(key) }
         }
+        return keys
     }
 
     /// Every tag with its value (``MetadataValue``), in the order of ``keys``; tags whose value
-    /// exiv2 cannot give are left out.
+    /// exiv2 cannot give are left out. One hold of the lock, and no presence check of keys exiv2
+    /// has just listed (each check is a walk of the file's tags).
     public var tags: [MetadataTag] {
-        let keys = self.keys
-        return Self.locked {
-            keys.compactMap { key in rawValue(key).map { MetadataTag(key: key, raw: $0) } }
+        Self.locked {
+            listedKeys().compactMap { key in rawValue(key, listed: true).map { MetadataTag(key: key, raw: $0) } }
         }
     }
 
@@ -118,12 +122,14 @@ public final class ImageMetadata {
         }
     }
 
-    /// The stored value's text and its type (under the lock).
-    private func rawValue(_ key: String) -> MetadataTag.Raw? {
-        var hasError: UnsafeMutablePointer<GError>?
-        let present = gexiv2_metadata_try_has_tag(handle, key, &hasError) != 0
-        if let hasError { g_error_free(hasError) }
-        guard present else { return nil }
+    /// The stored value's text and its type (under the lock); `listed`: the key is one exiv2 listed.
+    private func rawValue(_ key: String, listed: Bool = false) -> MetadataTag.Raw? {
+        if !listed {
+            var hasError: UnsafeMutablePointer<GError>?
+            let present = gexiv2_metadata_try_has_tag(handle, key, &hasError) != 0
+            if let hasError { g_error_free(hasError) }
+            guard present else { return nil }
+        }
         var error: UnsafeMutablePointer<GError>?
         let typeName = gexiv2_metadata_try_get_tag_type(key, &error).map { String(cString: $0) } ?? ""
         if let error { g_error_free(error) }

@@ -28,31 +28,27 @@ public struct MetadataTag: Sendable {
 
     public let key: String
     public let raw: Raw
+    /// `Exif`, `Iptc` or `Xmp`.
+    public let family: MetadataFamily
+    /// The middle of the key: "Photo", "GPSInfo", "Nikon3", "Application2", "dc".
+    public let group: String
+    /// The last part: "FNumber", "Keywords", "subject" (an XMP structure's path as exiv2 writes it).
+    public let name: String
 
+    /// The key is split once, here: every property name and value asks for its parts.
     public init(key: String, raw: Raw) {
         self.key = key
         self.raw = raw
+        family = Self.family(of: key)
+        let parts = key.split(separator: ".", maxSplits: 2)
+        group = parts.count == 3 ? String(parts[1]) : ""
+        name = parts.count == 3 ? String(parts[2]) : key
     }
-
-    /// `Exif`, `Iptc` or `Xmp`.
-    public var family: MetadataFamily { Self.family(of: key) }
 
     /// The family of exiv2's key.
     public static func family(of key: String) -> MetadataFamily {
         if key.hasPrefix("Iptc.") { return .iptc }
         return key.hasPrefix("Xmp.") ? .xmp : .exif
-    }
-
-    /// The middle of the key: "Photo", "GPSInfo", "Nikon3", "Application2", "dc".
-    public var group: String {
-        let parts = key.split(separator: ".", maxSplits: 2)
-        return parts.count == 3 ? String(parts[1]) : ""
-    }
-
-    /// The last part: "FNumber", "Keywords", "subject" (an XMP structure's path as exiv2 writes it).
-    public var name: String {
-        let parts = key.split(separator: ".", maxSplits: 2)
-        return parts.count == 3 ? String(parts[2]) : key
     }
 
     /// The value as `exiftool -n` gives it (see ``MetadataValue``).
