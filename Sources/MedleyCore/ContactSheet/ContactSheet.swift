@@ -123,39 +123,22 @@ enum ContactSheet {
     /// of a margin goes before the picture).
     static func offset(box: Int, size: Int) -> Int { (box - size + 1) / 2 }
 
-    /// One sheet: each item's output shrunk on load into its cell (one item decoded at a time;
-    /// the sheet holds only its thumbnails), labelled, joined, saved into a temporary and renamed
-    /// into place.
+    /// One sheet: each item's output shrunk on load into its cell (the cells made on every core,
+    /// each holding only its thumbnail), labelled, joined in item order, saved into a temporary and
+    /// renamed into place.
     static func render(_ stage: ContactSheetStage, _ items: ArraySlice<Entry>, to relative: String, root: ExportRoot) throws
         -> (bytes: Int64, failed: [(String, String)], warnings: [String]) {
+        let text = stage.label.map { TextImage(template: $0, font: "DejaVu Sans", pixelSize: Double(stage.labelSize),
+                                                 color: SIMD4(stage.labelColour[0] / 255, stage.labelColour[1] / 255, stage.labelColour[2] / 255, 1)) }
+        let entries = Array(items)
+        let made = parallelMap(count: entries.count) { index in cell(stage, entries[index], text: text) }
         var cells: [VipsImage] = []
         var failed: [(String, String)] = []
         var warnings: [String] = []
-        let text = stage.label.map { TextImage(template: $0, font: "DejaVu Sans", pixelSize: Double(stage.labelSize),
-                                                 color: SIMD4(stage.labelColour[0] / 255, stage.labelColour[1] / 255, stage.labelColour[2] / 255, 1)) }
-        for entry in items {
-            var thumbnail: VipsImage?
-            do {
-                let image = try VipsImage.thumbnail(entry.output, width: stage.cellWidth, height: stage.cellHeight, crop: .none, force: false)
-                thumbnail = try image.flattened(onto: (stage.background[0], stage.background[1], stage.background[2])).copiedToMemory()
-            } catch {
-                failed.append((entry.item, "\(error)"))
-            }
-            var label: VipsImage?
-            if let text {
-                label = try drawLabel(text, entry, warnings: &warnings, failedToDecode: thumbnail == nil)
-                if let drawn = label, drawn.width > stage.tileWidth {
-                    label = try drawn.cropped(left: 0, top: 0, width: stage.tileWidth, height: min(drawn.height, stage.labelBand))
-                } else if let drawn = label, drawn.height > stage.labelBand {
-                    label = try drawn.cropped(left: 0, top: 0, width: drawn.width, height: stage.labelBand)
-                }
-            }
-            let x = stage.gap + offset(box: stage.cellWidth, size: thumbnail?.width ?? 0)
-            let y = stage.gap + offset(box: stage.cellHeight, size: thumbnail?.height ?? 0)
-            let labelX = offset(box: stage.tileWidth, size: label?.width ?? 0)
-            let labelY = stage.gap + stage.cellHeight + 1
-            cells.append(try VipsImage.sheetCell(thumbnail: thumbnail, label: label, width: stage.tileWidth, height: stage.tileHeight,
-                                                 x: x, y: y, labelX: labelX, labelY: labelY, background: stage.background))
+        for outcome in made {
+            if let reason = outcome.failed { failed.append(reason) }
+            warnings += outcome.warnings
+            cells.append(try outcome.cell.get())
         }
         let sheet = try VipsImage.sheet(cells: cells, across: stage.columns, background: stage.background)
         let temporary = try AtomicFile(in: root, suffix: "-sheet." + stage.format.fileExtension, open: false)
@@ -169,6 +152,39 @@ enum ContactSheet {
             temporary.discard()
             throw error
         }
+    }
+
+    /// One item's cell: its thumbnail centred in the box (an empty box when its output cannot be
+    /// decoded: `failed`), its label under it.
+    static func cell(_ stage: ContactSheetStage, _ entry: Entry, text: TextImage?)
+        -> (cell: Result<VipsImage, Error>, failed: (String, String)?, warnings: [String]) {
+        var thumbnail: VipsImage?
+        var failed: (String, String)?
+        var warnings: [String] = []
+        do {
+            let image = try VipsImage.thumbnail(entry.output, width: stage.cellWidth, height: stage.cellHeight, crop: .none, force: false)
+            thumbnail = try image.flattened(onto: (stage.background[0], stage.background[1], stage.background[2])).copiedToMemory()
+        } catch {
+            failed = (entry.item, "\(error)")
+        }
+        let cell = Result<VipsImage, Error> {
+            var label: VipsImage?
+            if let text {
+                label = try drawLabel(text, entry, warnings: &warnings, failedToDecode: thumbnail == nil)
+                if let drawn = label, drawn.width > stage.tileWidth {
+                    label = try drawn.cropped(left: 0, top: 0, width: stage.tileWidth, height: min(drawn.height, stage.labelBand))
+                } else if let drawn = label, drawn.height > stage.labelBand {
+                    label = try drawn.cropped(left: 0, top: 0, width: drawn.width, height: stage.labelBand)
+                }
+            }
+            let x = stage.gap + offset(box: stage.cellWidth, size: thumbnail?.width ?? 0)
+            let y = stage.gap + offset(box: stage.cellHeight, size: thumbnail?.height ?? 0)
+            let labelX = offset(box: stage.tileWidth, size: label?.width ?? 0)
+            let labelY = stage.gap + stage.cellHeight + 1
+            return try VipsImage.sheetCell(thumbnail: thumbnail, label: label, width: stage.tileWidth, height: stage.tileHeight,
+                                           x: x, y: y, labelX: labelX, labelY: labelY, background: stage.background)
+        }
+        return (cell, failed, warnings)
     }
 
     /// The item's label; a template naming a property the item lacks draws "?" and warns.
