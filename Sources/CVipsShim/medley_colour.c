@@ -152,17 +152,31 @@ MedleyImage *medley_image_flatten_onto(MedleyImage *image, double red, double gr
         g_object_ref(in);
         return HANDLE(in);
     }
-    double scale = vips_image_get_format(in) == VIPS_FORMAT_USHORT ? 65535.0 : 255.0;
+    int deep = vips_image_get_format(in) == VIPS_FORMAT_USHORT;
+    double scale = deep ? 65535.0 : 255.0;
     int colours = vips_image_get_bands(in) - 1;
+    /* Grey stays grey only on a grey background: on a colour one the picture becomes RGB first, so the
+     * transparent parts get that colour (sharp, ImageMagick), not its luminance. */
+    VipsImage *rgb = NULL;
+    if (colours < 3 && (red != green || green != blue)) {
+        MedleyImage *widened = medley_image_to_rgb(image, deep);
+        if (!widened) return NULL;
+        rgb = IMG(widened);
+        in = rgb;
+        colours = vips_image_get_bands(in) - 1;
+    }
     double values[3] = { red * scale, green * scale, blue * scale };
-    if (colours < 3) values[0] = (0.2126 * red + 0.7152 * green + 0.0722 * blue) * scale;
     VipsArrayDouble *background = vips_array_double_new(values, colours < 3 ? 1 : 3);
     VipsImage *flat = NULL, *out = NULL;
     int failed = vips_flatten(in, &flat, "background", background, "max_alpha", scale, NULL);
     vips_area_unref(VIPS_AREA(background));
-    if (failed) return NULL;
+    if (failed) {
+        if (rgb) g_object_unref(rgb);
+        return NULL;
+    }
     /* flatten computes in float for some inputs: back to the stored format. */
     failed = vips_cast(flat, &out, vips_image_get_format(in), NULL);
     g_object_unref(flat);
+    if (rgb) g_object_unref(rgb);
     return failed ? NULL : HANDLE(out);
 }
