@@ -177,4 +177,68 @@ final class ColourPathRunTests: EndToEndCase {
             XCTAssertEqual(mean, vips, accuracy: 1, "\(name): Medley's mean against vipsthumbnail's")
         }
     }
+
+    // MARK: - The watermark's colour path
+
+    static let adobeRGB = "/usr/share/color/icc/compatibleWithAdobeRGB1998.icc"
+
+    /// sRGB's transfer function, both ways (IEC 61966-2-1).
+    static func linear(_ v: Double) -> Double { v <= 0.04045 ? v / 12.92 : pow((v + 0.055) / 1.055, 2.4) }
+    static func encoded(_ v: Double) -> Double { v <= 0.0031308 ? v * 12.92 : 1.055 * pow(v, 1 / 2.4) - 0.055 }
+
+    func testAWatermarkOnAnAdobeRGBPhotoBlendsInTheWorkingSpaceWithOrWithoutFilters() throws {
+        let photo = Self.photos + "/chelsea.png"
+        try XCTSkipUnless(FileManager.default.fileExists(atPath: photo), "the photo corpus is missing: run scripts/test-data.sh")
+        try XCTSkipUnless(FileManager.default.fileExists(atPath: Self.adobeRGB), "icc-profiles-free is not installed")
+        let input = work + "/in", assets = work + "/assets"
+        for folder in [input, assets] { try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true) }
+        // The photo in Adobe RGB, its profile embedded (vips/lcms).
+        try Tool.vips(["icc_transform", photo, input + "/adobe.png", Self.adobeRGB, "--input-profile", "srgb"])
+        XCTAssertFalse(try Tool.vipsHeader(input + "/adobe.png", "icc-profile-data").isEmpty)
+        // A 40×40 logo of one colour at half alpha.
+        let logo: [Double] = [30, 200, 90], alpha = 128.0
+        try Tool.vips(["black", work + "/zero.v", "40", "40", "--bands", "4"])
+        try Tool.vips(["linear", work + "/zero.v", assets + "/logo.png", "1 1 1 1",
+                       "\(Int(logo[0])) \(Int(logo[1])) \(Int(logo[2])) \(Int(alpha))", "--uchar"])
+        for (name, filters) in [("bare", ""), ("filtered", "    filters: [{ CIExposureAdjust: { inputEV: 0 } }]\n")] {
+            try run("""
+                version: 1
+                assets: [\(assets)]
+                jobs:
+                  - name: marked
+                    ingest: { from: [\(input)] }
+                \(filters)    watermark: { image: \(assets)/logo.png, gravity: northwest, offset: [0, 0] }
+                    export: { to: \(work!)/\(name), format: png, name: "{stem}.{ext}" }
+                """, name: name + ".yaml")
+        }
+        // The formula: the photo in sRGB (vips/lcms), the logo over it in linear light, back to Adobe RGB (vips/lcms).
+        try Tool.vips(["icc_transform", input + "/adobe.png", work + "/srgb.png", "srgb", "--embedded"])
+        let under = try Tool.pixels(work + "/srgb.png")
+        var box: [UInt8] = []
+        for y in 0..<40 {
+            for x in 0..<40 {
+                for c in 0..<3 {
+                    let a = alpha / 255, below = Double(under.samples[(y * under.width + x) * 3 + c]) / 255
+                    let blended = a * Self.linear(logo[c] / 255) + (1 - a) * Self.linear(below)
+                    box.append(UInt8((Self.encoded(blended) * 255).rounded()))
+                }
+            }
+        }
+        let ppm = work + "/box.ppm"
+        try (Data("P6 40 40 255\n".utf8) + Data(box)).write(to: URL(fileURLWithPath: ppm))
+        try Tool.vips(["icc_transform", ppm, work + "/expected.png", Self.adobeRGB, "--input-profile", "srgb"])
+        let expected = try Tool.pixels(work + "/expected.png").samples
+        func logoBox(_ path: String) throws -> [Int] {
+            let image = try Tool.pixels(path)
+            return (0..<40).flatMap { y in (0..<120).map { image.samples[y * image.width * 3 + $0] } }
+        }
+        let bare = try logoBox(work + "/bare/adobe.png"), filtered = try logoBox(work + "/filtered/adobe.png")
+        func mean(_ a: [Int], _ b: [Int]) -> Double { Double(zip(a, b).reduce(0) { $0 + abs($1.0 - $1.1) }) / Double(a.count) }
+        XCTAssertLessThanOrEqual(mean(bare, filtered), 1, "the logo's box without filters against with a no-op filter")
+        XCTAssertLessThanOrEqual(mean(bare, expected), 1, "the logo's box against the formula")
+        XCTAssertLessThanOrEqual(mean(filtered, expected), 1, "with a no-op filter against the formula")
+        // The output keeps the photo's profile (export.profile: keep).
+        XCTAssertEqual(try Tool.vipsHeader(work + "/bare/adobe.png", "icc-profile-data"),
+                       try Tool.vipsHeader(input + "/adobe.png", "icc-profile-data"))
+    }
 }

@@ -128,10 +128,11 @@ struct ImageRenderer {
         let normal = try source.inRGBSpace()
         source = normal.image
         warnings += normal.warnings
-        // Filters work on sRGB primaries: another RGB profile's pixels are converted on the way in. Without
-        // filters the pixels stay in their own profile, which the export converts once, straight to its own.
+        // Filters and the watermark work on sRGB primaries: another RGB profile's pixels are converted on the
+        // way in (a job with a watermark and no filters blends as the same job with a no-op filter does). With
+        // neither the pixels stay in their own profile, which the export converts once, straight to its own.
         let profile = source.iccProfile
-        if plan != nil && !profile.isEmpty && !ICCProfile.isSRGB(profile) && source.bands >= 3 {
+        if (plan != nil || watermark != nil) && !profile.isEmpty && !ICCProfile.isSRGB(profile) && source.bands >= 3 {
             source = try source.importingICCProfile()
         }
         guard let plan else { return source }
