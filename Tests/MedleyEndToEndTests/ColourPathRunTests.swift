@@ -241,4 +241,68 @@ final class ColourPathRunTests: EndToEndCase {
         XCTAssertEqual(try Tool.vipsHeader(work + "/bare/adobe.png", "icc-profile-data"),
                        try Tool.vipsHeader(input + "/adobe.png", "icc-profile-data"))
     }
+
+    // MARK: - Rendering intent
+
+    /// Mean and largest absolute difference of two images' RGB samples (ImageMagick), same size.
+    func difference(_ a: String, _ b: String) throws -> (mean: Double, max: Int) {
+        let x = try Tool.pixels(a), y = try Tool.pixels(b)
+        XCTAssertEqual([x.width, x.height], [y.width, y.height], "\(a) against \(b)")
+        guard x.samples.count == y.samples.count, !x.samples.isEmpty else { return (.infinity, .max) }
+        let errors = zip(x.samples, y.samples).map { abs($0 - $1) }
+        return (Double(errors.reduce(0, +)) / Double(errors.count), errors.max() ?? 0)
+    }
+
+    func testACMYKPhotoIsConvertedPerceptuallyByDefaultAndWithTheIntentAsked() throws {
+        let photo = Self.photos + "/coffee.png"
+        try XCTSkipUnless(FileManager.default.fileExists(atPath: photo), "the photo corpus is missing: run scripts/test-data.sh")
+        let input = work + "/in"
+        try FileManager.default.createDirectory(atPath: input, withIntermediateDirectories: true)
+        // A CMYK JPEG with its profile embedded (libvips' built-in CMYK profile, a print profile with tables).
+        let cmyk = input + "/coffee.jpg"
+        try Tool.vips(["icc_transform", photo, cmyk + "[Q=95]", "cmyk", "--input-profile", "srgb"])
+        XCTAssertEqual(try Tool.vipsHeader(cmyk, "interpretation"), "cmyk")
+        // The peers: vips icc_transform from the embedded profile with each intent; vipsthumbnail --intent.
+        for intent in ["perceptual", "relative", "absolute"] {
+            try Tool.vips(["icc_transform", cmyk, work + "/vips-\(intent).png", "srgb", "--embedded", "--intent", intent])
+            try Tool.run("vipsthumbnail", [cmyk, "-s", "200", "--intent", intent, "-o", work + "/thumb-\(intent).png"])
+        }
+        // Absolute colorimetric keeps the profile's paper white: the intents differ on this profile.
+        XCTAssertGreaterThan(try difference(work + "/vips-relative.png", work + "/vips-absolute.png").mean, 2)
+        for (name, intent) in [("default", nil), ("absolute", "absolute"), ("relative", "relative")] {
+            let option = intent.map { "intent: \($0), " } ?? ""
+            try run("""
+                version: 1
+                jobs:
+                  - name: whole
+                    ingest: { from: [\(input)] }
+                    export: { to: \(work!)/\(name), format: png, \(option)name: "{stem}.{ext}" }
+                  - name: thumb
+                    ingest: { from: [\(input)] }
+                    filters: [{ resize: { width: 200, height: 200 } }]
+                    export: { to: \(work!)/\(name)-thumb, format: png, \(option)name: "{stem}.{ext}" }
+                """, name: name + ".yaml")
+            let peer = intent ?? "perceptual"  // CMYK's default, as sharp and Photoshop convert
+            let whole = try difference(work + "/\(name)/coffee.png", work + "/vips-\(peer).png")
+            XCTAssertLessThanOrEqual(whole.mean, 1, "\(name): against vips icc_transform --intent \(peer)")
+            XCTAssertLessThanOrEqual(whole.max, 1, "\(name): against vips icc_transform --intent \(peer)")
+            let thumb = try difference(work + "/\(name)-thumb/coffee.png", work + "/thumb-\(peer).png")
+            XCTAssertLessThanOrEqual(thumb.mean, 1, "\(name): against vipsthumbnail --intent \(peer)")
+        }
+    }
+
+    func testAMisspeltIntentFailsValidationAtItsPlaceWithASuggestion() throws {
+        let path = try pipeline("""
+            version: 1
+            jobs:
+              - name: print
+                ingest: { from: [in] }
+                export: { to: out, intent: perceptal }
+            """)
+        let refused = try Tool.medley(["run", path])
+        XCTAssertNotEqual(refused.status, 0)
+        XCTAssertTrue(refused.stderr.contains("pipeline.yaml:5:"), refused.stderr)
+        XCTAssertTrue(refused.stderr.contains("did you mean 'perceptual'"), refused.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: work + "/out"), "nothing written")
+    }
 }

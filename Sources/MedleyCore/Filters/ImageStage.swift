@@ -34,6 +34,7 @@ struct ImageStage {
         // Pictures the pipeline names are decoded once here, for every item of the job.
         renderer.sources = try sources(job)
         renderer.watermark = try overlay(job)
+        renderer.intent = export.intent
         self.renderer = renderer
         self.export = export
         // What the output's metadata gets after it is saved: export.strip lists and keep, the tag stage's image fields.
@@ -60,7 +61,9 @@ struct ImageStage {
     /// The renderer of one item whose auto-adjustment chose `adjustment`: the three filters, then the job's graph.
     func renderer(for adjustment: AutoAdjustment) throws -> ImageRenderer {
         let plan = Self.plan(try adjustment.prefixing(graph).recipe(workingSpace: renderer.workingSpace), export: export)
-        return ImageRenderer(plan: plan, workingSpace: renderer.workingSpace, autoOrient: renderer.autoOrient, maxPixels: maxPixels)
+        var adjusted = ImageRenderer(plan: plan, workingSpace: renderer.workingSpace, autoOrient: renderer.autoOrient, maxPixels: maxPixels)
+        adjusted.intent = renderer.intent
+        return adjusted
     }
 
     /// Opens the header only (no pixels) and checks it is safe to decode.
