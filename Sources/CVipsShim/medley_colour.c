@@ -26,16 +26,16 @@ MedleyImage *medley_image_to_rgb(MedleyImage *image, int deep) {
     return HANDLE(out);
 }
 
-MedleyImage *medley_image_import_icc(MedleyImage *image, const char *fallback_profile) {
+MedleyImage *medley_image_import_icc(MedleyImage *image, const char *fallback_profile, int intent) {
     VipsImage *out = NULL;
     /* Embedded profile → sRGB, so the working space is the same whatever the camera wrote.
      * 16-bit stays 16-bit. */
     int depth = vips_image_get_format(IMG(image)) == VIPS_FORMAT_USHORT ? 16 : 8;
     int failed = fallback_profile
         ? vips_icc_transform(IMG(image), &out, "srgb", "embedded", TRUE, "input_profile", fallback_profile,
-                             "depth", depth, "intent", VIPS_INTENT_RELATIVE, NULL)
+                             "depth", depth, "intent", medley_intent(intent), NULL)
         : vips_icc_transform(IMG(image), &out, "srgb", "embedded", TRUE, "depth", depth,
-                             "intent", VIPS_INTENT_RELATIVE, NULL);
+                             "intent", medley_intent(intent), NULL);
     return failed ? NULL : HANDLE(out);
 }
 
@@ -63,12 +63,12 @@ static int memory_file(const void *data, size_t length, char name[64]) {
 
 /* icc_transform built outside libvips' operation cache: its key holds the memory file's name,
  * which another profile may have next. libvips reads the profile while building. */
-static VipsImage *icc_transform(VipsImage *in, const char *output_profile, int embedded) {
+static VipsImage *icc_transform(VipsImage *in, const char *output_profile, int embedded, int intent) {
     VipsOperation *op = vips_operation_new("icc_transform");
     if (!op) return NULL;
     int depth = vips_image_get_format(in) == VIPS_FORMAT_USHORT ? 16 : 8;
     g_object_set(op, "in", in, "output-profile", output_profile, "embedded", embedded ? TRUE : FALSE,
-                 "input-profile", "srgb", "depth", depth, "intent", VIPS_INTENT_RELATIVE, NULL);
+                 "input-profile", "srgb", "depth", depth, "intent", medley_intent(intent), NULL);
     VipsImage *out = NULL;
     if (vips_object_build(VIPS_OBJECT(op)) == 0) g_object_get(op, "out", &out, NULL);
     vips_object_unref_outputs(VIPS_OBJECT(op));
@@ -76,11 +76,11 @@ static VipsImage *icc_transform(VipsImage *in, const char *output_profile, int e
     return out;
 }
 
-MedleyImage *medley_image_icc_convert(MedleyImage *image, const void *profile, size_t length, int from_embedded) {
+MedleyImage *medley_image_icc_convert(MedleyImage *image, const void *profile, size_t length, int from_embedded, int intent) {
     char name[64];
     int fd = memory_file(profile, length, name);
     if (fd < 0) return NULL;
-    VipsImage *out = icc_transform(IMG(image), name, from_embedded);
+    VipsImage *out = icc_transform(IMG(image), name, from_embedded, intent);
     close(fd);
     return out ? HANDLE(out) : NULL;
 }
@@ -91,7 +91,7 @@ int medley_icc_check_rgb(const void *profile, size_t length) {
     int failed = vips_cast(black, &rgb, VIPS_FORMAT_UCHAR, NULL);
     g_object_unref(black);
     if (failed) return -1;
-    MedleyImage *converted = medley_image_icc_convert(HANDLE(rgb), profile, length, 0);
+    MedleyImage *converted = medley_image_icc_convert(HANDLE(rgb), profile, length, 0, VIPS_INTENT_RELATIVE);
     g_object_unref(rgb);
     if (!converted) return -1;
     size_t bytes = 0;
@@ -152,17 +152,31 @@ MedleyImage *medley_image_flatten_onto(MedleyImage *image, double red, double gr
         g_object_ref(in);
         return HANDLE(in);
     }
-    double scale = vips_image_get_format(in) == VIPS_FORMAT_USHORT ? 65535.0 : 255.0;
+    int deep = vips_image_get_format(in) == VIPS_FORMAT_USHORT;
+    double scale = deep ? 65535.0 : 255.0;
     int colours = vips_image_get_bands(in) - 1;
+    /* Grey stays grey only on a grey background: on a colour one the picture becomes RGB first, so the
+     * transparent parts get that colour (sharp, ImageMagick), not its luminance. */
+    VipsImage *rgb = NULL;
+    if (colours < 3 && (red != green || green != blue)) {
+        MedleyImage *widened = medley_image_to_rgb(image, deep);
+        if (!widened) return NULL;
+        rgb = IMG(widened);
+        in = rgb;
+        colours = vips_image_get_bands(in) - 1;
+    }
     double values[3] = { red * scale, green * scale, blue * scale };
-    if (colours < 3) values[0] = (0.2126 * red + 0.7152 * green + 0.0722 * blue) * scale;
     VipsArrayDouble *background = vips_array_double_new(values, colours < 3 ? 1 : 3);
     VipsImage *flat = NULL, *out = NULL;
     int failed = vips_flatten(in, &flat, "background", background, "max_alpha", scale, NULL);
     vips_area_unref(VIPS_AREA(background));
-    if (failed) return NULL;
+    if (failed) {
+        if (rgb) g_object_unref(rgb);
+        return NULL;
+    }
     /* flatten computes in float for some inputs: back to the stored format. */
     failed = vips_cast(flat, &out, vips_image_get_format(in), NULL);
     g_object_unref(flat);
+    if (rgb) g_object_unref(rgb);
     return failed ? NULL : HANDLE(out);
 }

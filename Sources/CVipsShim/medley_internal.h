@@ -11,6 +11,16 @@
 #define IMG(h) ((VipsImage *)(h))
 #define HANDLE(i) ((MedleyImage *)(i))
 
+/* A rendering intent from Swift (VipsIntent's numbers); anything else is relative colorimetric. */
+static inline VipsIntent medley_intent(int intent) {
+    switch (intent) {
+    case VIPS_INTENT_PERCEPTUAL: return VIPS_INTENT_PERCEPTUAL;
+    case VIPS_INTENT_SATURATION: return VIPS_INTENT_SATURATION;
+    case VIPS_INTENT_ABSOLUTE: return VIPS_INTENT_ABSOLUTE;
+    default: return VIPS_INTENT_RELATIVE;
+    }
+}
+
 /* ---- medley_log.c: the collection an item's messages go to, carried onto libvips' worker threads ---- */
 
 /* Installs the GLib log handler that routes messages to collections (medley_vips_start). */

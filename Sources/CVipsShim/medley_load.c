@@ -20,7 +20,7 @@ MedleyImage *medley_image_open_pages(const char *path, int sequential, int fail_
  * unless no_rotate (then the stored pixels keep their orientation, and the tag stays on the image).
  * crop: 0 none, else a VipsInteresting (1 centre, 2 entropy, 3 attention). */
 static MedleyImage *thumbnail(const char *path, int width, int height, int crop, VipsSize size, int fail_on_error,
-                              int no_rotate) {
+                              int no_rotate, int intent) {
     VipsImage *out = NULL;
     VipsInteresting interesting = crop == VIPS_INTERESTING_ENTROPY ? VIPS_INTERESTING_ENTROPY
         : crop == VIPS_INTERESTING_ATTENTION ? VIPS_INTERESTING_ATTENTION
@@ -31,22 +31,25 @@ static MedleyImage *thumbnail(const char *path, int width, int height, int crop,
                                 "crop", interesting,
                                 "size", size,
                                 "fail_on", fail_on_error ? VIPS_FAIL_ON_WARNING : VIPS_FAIL_ON_NONE,
-                                "no_rotate", no_rotate ? TRUE : FALSE, NULL);
+                                "no_rotate", no_rotate ? TRUE : FALSE,
+                                "intent", medley_intent(intent), NULL);
     return failed ? NULL : HANDLE(out);
 }
 
-MedleyImage *medley_image_thumbnail(const char *path, int width, int height, int crop, int force, int fail_on_error) {
-    return thumbnail(path, width, height, crop, force ? VIPS_SIZE_FORCE : VIPS_SIZE_BOTH, fail_on_error, 0);
+MedleyImage *medley_image_thumbnail(const char *path, int width, int height, int crop, int force, int fail_on_error,
+                                    int intent) {
+    return thumbnail(path, width, height, crop, force ? VIPS_SIZE_FORCE : VIPS_SIZE_BOTH, fail_on_error, 0, intent);
 }
 
-MedleyImage *medley_image_thumbnail_down(const char *path, int width, int height, int crop, int fail_on_error) {
-    return thumbnail(path, width, height, crop, VIPS_SIZE_DOWN, fail_on_error, 0);
+MedleyImage *medley_image_thumbnail_down(const char *path, int width, int height, int crop, int fail_on_error,
+                                         int intent) {
+    return thumbnail(path, width, height, crop, VIPS_SIZE_DOWN, fail_on_error, 0, intent);
 }
 
 MedleyImage *medley_image_thumbnail_stored(const char *path, int width, int height, int crop, int force, int enlarge,
-                                           int fail_on_error) {
+                                           int fail_on_error, int intent) {
     VipsSize size = force ? VIPS_SIZE_FORCE : enlarge ? VIPS_SIZE_BOTH : VIPS_SIZE_DOWN;
-    return thumbnail(path, width, height, crop, size, fail_on_error, 1);
+    return thumbnail(path, width, height, crop, size, fail_on_error, 1, intent);
 }
 
 MedleyImage *medley_image_from_uchar(const uint8_t *pixels, int width, int height, int bands) {

@@ -152,6 +152,36 @@ public indirect enum RenderNode: Sendable {
         }
     }
 
+    /// The tree without `autoOrient` steps over pictures made from the input alone (no other source on
+    /// the way): for an input that is upright already, where each of them turns nothing. Recursive as
+    /// deep as the recipe (bounded by the pipeline's step limit).
+    public var withoutOrientingTheInput: RenderNode {
+        switch self {
+        case .source, .constant: return self
+        case .geometry(.orient, let input) where input.isMadeFromTheInputAlone: return input.withoutOrientingTheInput
+        case .geometry(let operation, let input): return .geometry(operation, of: input.withoutOrientingTheInput)
+        case .points(let step, let input): return .points(step, of: input.withoutOrientingTheInput)
+        case .region(let kernel, let input): return .region(kernel, of: input.withoutOrientingTheInput)
+        case .composite(let kernel, let foreground, let background):
+            return .composite(kernel, foreground: foreground.withoutOrientingTheInput, background: background.withoutOrientingTheInput)
+        case .measured(let operation, let input, let table):
+            return .measured(operation, of: input.withoutOrientingTheInput, table: table?.withoutOrientingTheInput)
+        }
+    }
+
+    /// Whether the picture is the input through single-input steps (no picture of the graph's own, whose
+    /// file may carry an orientation of its own).
+    var isMadeFromTheInputAlone: Bool {
+        var node = self
+        while true {
+            switch node {
+            case .source(let name): return name == "input"
+            case .points(_, let input), .region(_, let input), .geometry(_, let input): node = input
+            case .constant, .composite, .measured: return false
+            }
+        }
+    }
+
     /// The geometry step applied directly to the source, if the chain starts with one (a
     /// `resize` there can shrink while decoding).
     public var firstGeometry: GeometryOperation? {
@@ -171,6 +201,14 @@ public struct RenderPlan: Sendable {
     public init(_ image: FilterImage) {
         root = Self.optimise(image)
     }
+
+    private init(root: RenderNode) { self.root = root }
+
+    /// The plan for an input already turned upright by its EXIF orientation (the export's `autoOrient`,
+    /// the default): an `autoOrient` step over the input has nothing left to do, so it goes. Then a
+    /// `resize` after it is the plan's first step, and shrinks on load as it does in a job without the
+    /// `autoOrient` — so a photo is resampled by one rule whatever its orientation tag says.
+    public var forUprightInput: RenderPlan { RenderPlan(root: root.withoutOrientingTheInput) }
 
     /// For point-only plans: the passes in order from the source (empty when nothing changes).
     public var steps: [PixelStep] {

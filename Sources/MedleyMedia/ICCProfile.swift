@@ -140,3 +140,33 @@ extension ICCProfile {
         return header + table + data
     }
 }
+
+/// How a profile conversion maps colours one space cannot show into the other (ICC.1:2010 §6.2),
+/// numbered as libvips' `VipsIntent`.
+public enum RenderingIntent: Int32, Sendable, CaseIterable {
+    /// The whole gamut compressed into the destination's, keeping how colours relate: the profile's
+    /// perceptual tables (CMYK profiles have them; matrix RGB profiles fall back to colorimetric).
+    case perceptual = 0
+    /// Colours inside both gamuts kept exactly (white mapped to white), the others clipped.
+    case relative = 1
+    /// Vivid colours kept vivid (charts, logos).
+    case saturation = 2
+    /// Colours kept exactly, the source's white included (proofing).
+    case absolute = 3
+
+    /// The name a pipeline writes (`export.intent`).
+    public var name: String {
+        switch self {
+        case .perceptual: return "perceptual"
+        case .relative: return "relative"
+        case .saturation: return "saturation"
+        case .absolute: return "absolute"
+        }
+    }
+
+    /// The intent a conversion of an image stored as `interpretation` gets when the job names none:
+    /// perceptual for CMYK (as sharp and Photoshop convert print files for the screen), relative otherwise.
+    public static func `default`(for interpretation: String) -> RenderingIntent {
+        interpretation == "cmyk" ? .perceptual : .relative
+    }
+}

@@ -234,9 +234,12 @@ public final class VipsImage: @unchecked Sendable {
     }
 
     /// A file decoded straight to at most width × height (shrink-on-load), EXIF orientation applied.
-    public static func thumbnail(_ path: String, width: Int, height: Int, crop: ThumbnailCrop, force: Bool) throws -> VipsImage {
+    /// A CMYK file becomes sRGB with `intent`.
+    public static func thumbnail(_ path: String, width: Int, height: Int, crop: ThumbnailCrop, force: Bool,
+                                 intent: RenderingIntent = .relative) throws -> VipsImage {
         try Vips.start()
-        return try wrap(medley_image_thumbnail(path, try int32(width), try int32(height), crop.rawValue, force ? 1 : 0, 1),
+        return try wrap(medley_image_thumbnail(path, try int32(width), try int32(height), crop.rawValue, force ? 1 : 0, 1,
+                                               intent.rawValue),
                         "cannot decode")
     }
 
@@ -298,8 +301,8 @@ public final class VipsImage: @unchecked Sendable {
     }
 
     /// Converted from its embedded ICC profile to sRGB (same depth).
-    public func importingICCProfile() throws -> VipsImage {
-        try Self.wrap(medley_image_import_icc(handle, nil), "cannot apply the embedded ICC profile")
+    public func importingICCProfile(intent: RenderingIntent = .relative) throws -> VipsImage {
+        try Self.wrap(medley_image_import_icc(handle, nil, intent.rawValue), "cannot apply the embedded ICC profile")
     }
 
     /// This image in a space the kernels take — sRGB or grey, 8 or 16 bits, at most one alpha —
@@ -310,7 +313,8 @@ public final class VipsImage: @unchecked Sendable {
     /// none (as `vips icc_import` does); other colour spaces through `vips colourspace`. Bands
     /// beyond what the space holds (e.g. a 6-band TIFF) are dropped, with a warning; samples of
     /// more than 16 bits become 16-bit, with a warning.
-    public func inRGBSpace() throws -> (image: VipsImage, warnings: [String]) {
+    /// CMYK goes to sRGB with `intent`.
+    public func inRGBSpace(intent: RenderingIntent = .relative) throws -> (image: VipsImage, warnings: [String]) {
         let kind = interpretation, format = medley_image_format(handle)
         let rgbKinds: Set<String> = ["srgb", "rgb", "rgb16"], greyKinds: Set<String> = ["b-w", "grey16"]
         let stored = format == 0 || format == 2  // uchar, ushort
@@ -338,7 +342,7 @@ public final class VipsImage: @unchecked Sendable {
         }
         switch kind {
         case "cmyk":
-            image = try Self.wrap(medley_image_import_icc(image.handle, "cmyk"), "cannot convert CMYK to sRGB")
+            image = try Self.wrap(medley_image_import_icc(image.handle, "cmyk", intent.rawValue), "cannot convert CMYK to sRGB")
         case "lab", "labs", "lch", "cmc", "xyz", "yxy", "hsv", "scrgb", "b-w", "grey16", "srgb", "rgb", "rgb16":
             image = try image.rgb(deep: deep)
         default:
@@ -467,11 +471,11 @@ extension VipsImage {
     }
 
     /// The pixels converted into the ICC profile `profile` (which is then attached), same bit
-    /// depth, relative colorimetric. They are read in the embedded profile when `fromEmbedded`
+    /// depth, with `intent`. They are read in the embedded profile when `fromEmbedded`
     /// and the image has one, else as sRGB.
-    public func converted(toProfile profile: [UInt8], fromEmbedded: Bool) throws -> VipsImage {
+    public func converted(toProfile profile: [UInt8], fromEmbedded: Bool, intent: RenderingIntent = .relative) throws -> VipsImage {
         let converted = profile.withUnsafeBytes {
-            medley_image_icc_convert(handle, $0.baseAddress, $0.count, fromEmbedded ? 1 : 0)
+            medley_image_icc_convert(handle, $0.baseAddress, $0.count, fromEmbedded ? 1 : 0, intent.rawValue)
         }
         guard let converted else {
             throw MediaError(.libvips, "convert to the ICC profile", "cannot convert to the ICC profile '\(ICCProfile.description(profile) ?? "unnamed")': \(Vips.takeError())")
@@ -496,18 +500,20 @@ extension VipsImage {
 
     /// A file decoded straight to at most width × height, EXIF orientation applied, never
     /// larger than it is (libvips' `size: down`, vipsthumbnail's `>`).
-    public static func thumbnailWithoutEnlarging(_ path: String, width: Int, height: Int, crop: ThumbnailCrop) throws -> VipsImage {
+    public static func thumbnailWithoutEnlarging(_ path: String, width: Int, height: Int, crop: ThumbnailCrop,
+                                                 intent: RenderingIntent = .relative) throws -> VipsImage {
         try Vips.start()
-        return try wrap(medley_image_thumbnail_down(path, try int32(width), try int32(height), crop.rawValue, 1), "cannot decode", cause: loadCause(path), path: path)
+        return try wrap(medley_image_thumbnail_down(path, try int32(width), try int32(height), crop.rawValue, 1, intent.rawValue),
+                        "cannot decode", cause: loadCause(path), path: path)
     }
 
     /// A file decoded straight to at most width × height as its pixels are stored (libvips' `no_rotate`):
     /// the EXIF orientation is not applied and its tag stays. `enlarge: false` is libvips' `size: down`.
     public static func thumbnailAsStored(_ path: String, width: Int, height: Int, crop: ThumbnailCrop, force: Bool,
-                                         enlarge: Bool) throws -> VipsImage {
+                                         enlarge: Bool, intent: RenderingIntent = .relative) throws -> VipsImage {
         try Vips.start()
         return try wrap(medley_image_thumbnail_stored(path, try int32(width), try int32(height), crop.rawValue, force ? 1 : 0,
-                                                      enlarge ? 1 : 0, 1), "cannot decode", cause: loadCause(path), path: path)
+                                                      enlarge ? 1 : 0, 1, intent.rawValue), "cannot decode", cause: loadCause(path), path: path)
     }
 
     /// The text of one metadata field (e.g. "heif-compression"), or nil.

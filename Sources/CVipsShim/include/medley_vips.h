@@ -82,15 +82,19 @@ MedleyImage *medley_image_open(const char *path, int sequential, int fail_on_err
 MedleyImage *medley_image_open_pages(const char *path, int sequential, int fail_on_error);
 /* Loads a file already shrunk to fit width × height (shrink-on-load for JPEG, WebP…), EXIF
  * orientation applied. crop: fill the box and crop the centre; force: ignore the aspect ratio. */
-MedleyImage *medley_image_thumbnail(const char *path, int width, int height, int crop, int force, int fail_on_error);
+MedleyImage *medley_image_thumbnail(const char *path, int width, int height, int crop, int force, int fail_on_error,
+                                    int intent);
+/* (intent, here and below: the rendering intent of a profile conversion — CMYK to sRGB on load — as
+ * VipsIntent numbers it: 0 perceptual, 1 relative colorimetric, 2 saturation, 3 absolute colorimetric.) */
 /* (crop: 0 none, 1 the centre, 2 entropy, 3 attention: libvips' VipsInteresting.) */
 /* vips_thumbnail with size "down": shrinks to fit width × height (crop: fill it and crop the
  * centre) but never enlarges (vipsthumbnail's "WxH>"). EXIF orientation applied. NULL on error. */
-MedleyImage *medley_image_thumbnail_down(const char *path, int width, int height, int crop, int fail_on_error);
+MedleyImage *medley_image_thumbnail_down(const char *path, int width, int height, int crop, int fail_on_error,
+                                         int intent);
 /* vips_thumbnail with no_rotate: the stored pixels shrunk as they are stored (the box is for them), the
  * EXIF orientation tag kept. force: ignore the aspect ratio; enlarge: 0 is size "down". NULL on error. */
 MedleyImage *medley_image_thumbnail_stored(const char *path, int width, int height, int crop, int force, int enlarge,
-                                           int fail_on_error);
+                                           int fail_on_error, int intent);
 /* An 8-bit image copied from interleaved pixels (rows packed: width·bands bytes each), with
  * libvips' default interpretation for the band count (3 bands: sRGB). Returns NULL on error. */
 MedleyImage *medley_image_from_uchar(const uint8_t *pixels, int width, int height, int bands);
@@ -175,12 +179,12 @@ MedleyImage *medley_image_extract_bands(MedleyImage *image, int first, int count
 MedleyImage *medley_image_to_rgb(MedleyImage *image, int deep);
 /* Converts from the embedded ICC profile to sRGB (same bit depth). fallback_profile (a file or
  * one of libvips' built-in names, "cmyk") is used when the image has no profile; NULL: none. */
-MedleyImage *medley_image_import_icc(MedleyImage *image, const char *fallback_profile);
+MedleyImage *medley_image_import_icc(MedleyImage *image, const char *fallback_profile, int intent);
 /* The pixels converted into the ICC profile `profile` (length bytes, e.g. a Display P3 profile)
- * and that profile attached, same bit depth, relative colorimetric intent. The pixels are read
+ * and that profile attached, same bit depth, with the rendering intent `intent`. The pixels are read
  * in the image's embedded profile when `from_embedded` and it has one, otherwise as sRGB. The
  * bytes reach lcms through an anonymous memory file (memfd): nothing is written to disc. NULL on error. */
-MedleyImage *medley_image_icc_convert(MedleyImage *image, const void *profile, size_t length, int from_embedded);
+MedleyImage *medley_image_icc_convert(MedleyImage *image, const void *profile, size_t length, int from_embedded, int intent);
 
 /* 0 when lcms accepts the bytes as an RGB output profile (a one-pixel sRGB image converted into
  * it gives three bands); -1 with libvips' error text otherwise. */

@@ -9,7 +9,7 @@ extension SchemaReader {
     static let formats = ["jpeg", "jpg", "png", "webp", "tiff", "heif", "heic", "avif", "jxl", "gif", "same"]
     /// The keys an `export:` mapping may have.
     static let exportKeys = ["to", "format", "quality", "name", "strip", "overwrite", "autoOrient",
-                             "profile", "keepProfile", "background", "lossless", "effort", "subsampling", "bitdepth", "id3", "keep"]
+                             "profile", "intent", "keepProfile", "background", "lossless", "effort", "subsampling", "bitdepth", "id3", "keep"]
 
     /// `export:` — the folder, format, quality, name template, strip, overwrite and autoOrient of the job's outputs.
     func export(_ node: YAMLNode) -> ExportStage? {
@@ -72,6 +72,7 @@ extension SchemaReader {
                        suggestion: "add 'keepProfile: true' to keep the profile, or remove 'profile' (stripped outputs are sRGB)")
         }
         let background = fields["background"].flatMap { exportBackground($0) }
+        let intent = fields["intent"].flatMap { exportIntent($0) }
         let encoder = encoderOptions(fields, format: format)
         guard let template else { return nil }
         var stage = ExportStage(to: resolve(to), format: format, quality: quality, name: template, strip: strip,
@@ -80,6 +81,7 @@ extension SchemaReader {
         stage.sameQuality = sameQuality
         stage.keepProfile = keepProfile
         stage.background = background
+        stage.intent = intent
         stage.encoder = encoder
         if let node = fields["id3"], let version = exportID3(node) { stage.id3 = version }
         stage.metadata.strip = metadataStrip.strip
@@ -127,6 +129,17 @@ extension SchemaReader {
         ("adobe-rgb", ["/usr/share/color/icc/compatibleWithAdobeRGB1998.icc", "/usr/share/color/icc/colord/AdobeRGB1998.icc"],
          "icc-profiles-free (or colord-data)"),
     ]
+    /// `export.intent: perceptual | relative | saturation | absolute`.
+    func exportIntent(_ node: YAMLNode) -> RenderingIntent? {
+        guard let text = string(node, what: "export.intent") else { return nil }
+        let names = RenderingIntent.allCases.map(\.name)
+        if let intent = RenderingIntent.allCases.first(where: { $0.name == text.lowercased() }) { return intent }
+        sink.error(node, "export.intent must be perceptual, relative, saturation or absolute, not '\(text)'",
+                   suggestion: DiagnosticSink.didYouMean(text, in: names)
+                       ?? "perceptual (the default for CMYK inputs) or relative (the default otherwise)")
+        return nil
+    }
+
     /// The words `export.profile` takes besides a file.
     static let profileWords = ["keep", "srgb", "p3", "adobe-rgb"]
 

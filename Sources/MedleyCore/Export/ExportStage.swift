@@ -28,6 +28,9 @@ public struct ExportStage: Sendable {
     public var sameQuality = false
     /// The ICC profile the pixels are written in (`export.profile`, default keep).
     public var profile: ExportProfile = .keep
+    /// The rendering intent of every profile conversion (`export.intent`); nil: perceptual for CMYK
+    /// inputs, relative colorimetric otherwise (`RenderingIntent.default(for:)`).
+    public var intent: RenderingIntent?
     /// With `strip`: the ICC profile stays (sharp's `keepIccProfile`).
     public var keepProfile = false
     /// The colour transparent parts are flattened onto (sRGB, 0…1): always when the user names

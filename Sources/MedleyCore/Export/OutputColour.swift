@@ -13,17 +13,18 @@ struct OutputColour {
     /// The image ready for `format`; what it changes that a person would not expect goes into `warnings`.
     func prepare(_ rendered: VipsImage, input: VipsImage, format: ImageFormat, warnings: inout [String]) throws -> VipsImage {
         var image = rendered
+        let intent = export.intent ?? .default(for: input.interpretation)
         let flatten = image.hasAlpha && (export.background != nil || !format.holdsAlpha)
         if flatten {
             // The background is an sRGB colour: pixels in another profile go to sRGB first.
             if !Self.isSRGB(image.iccProfile) && ICCProfile.colourSpace(image.iccProfile) == "RGB " {
-                image = try image.converted(toProfile: ICCProfile.sRGB, fromEmbedded: true)
+                image = try image.converted(toProfile: ICCProfile.sRGB, fromEmbedded: true, intent: intent)
             }
             image = try image.flattened(onto: export.background ?? Self.white)
         }
         // A format that holds no profile (GIF) gets sRGB pixels, which is what an untagged image means.
         if let target = format.carries.contains(.icc) ? target(for: image, input: input, warnings: &warnings) : ICCProfile.sRGB {
-            image = try convert(image, to: target)
+            image = try convert(image, to: target, intent: intent)
         }
         if image.sampleBytes > 1 && format.maximumBitDepth < 16 {
             let chosen = format == .heif || format == .avif ? export.encoder.bitDepth : nil
@@ -65,14 +66,14 @@ struct OutputColour {
     }
 
     /// The image's pixels (in its RGB profile, else sRGB) in `target`, with `target` attached.
-    private func convert(_ rendered: VipsImage, to target: [UInt8]) throws -> VipsImage {
+    private func convert(_ rendered: VipsImage, to target: [UInt8], intent: RenderingIntent) throws -> VipsImage {
         var image = rendered
         if image.bands <= 2 { image = try image.rgb(deep: image.sampleBytes > 1) }  // grey → sRGB's three bands
         let current = image.iccProfile
         let currentIsRGB = ICCProfile.colourSpace(current) == "RGB "
         if current == target { return image }
         if (!currentIsRGB || Self.isSRGB(current)) && Self.isSRGB(target) { return try image.withICCProfile(target) }
-        return try image.converted(toProfile: target, fromEmbedded: currentIsRGB)
+        return try image.converted(toProfile: target, fromEmbedded: currentIsRGB, intent: intent)
     }
 
     /// No profile (sRGB by convention) or one that says it is sRGB.

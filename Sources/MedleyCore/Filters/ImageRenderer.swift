@@ -35,6 +35,8 @@ struct ImageRenderer {
     var sources: (any GraphImageSources)? = nil
     /// The job's `watermark:`, composited after the plan (`Watermark/Watermark.swift`).
     var watermark: (any ImageOverlay)? = nil
+    /// `export.intent`, for the conversions into the working space (nil: `RenderingIntent.default(for:)`).
+    var intent: RenderingIntent? = nil
 
     /// The plan's first step when libvips can do it while decoding (shrink-on-load: JPEG DCT scaling,
     /// WebP/HEIF subsampling): a resize with a mode that may enlarge or does not fill (a fill that never
@@ -59,6 +61,7 @@ struct ImageRenderer {
                         warnings: inout [String]) throws -> VipsImage {
         var shrunkOnLoad = false
         var source: VipsImage
+        let intent = self.intent ?? .default(for: header.interpretation)
         if case let (width, height, mode, enlarge, crop)? = resizeOnLoad {
             // Shrink while decoding (JPEG DCT scaling, WebP/HEIF subsampling): far less to decode.
             // libvips' thumbnail applies the EXIF orientation, so the box is for the picture as shown;
@@ -88,10 +91,12 @@ struct ImageRenderer {
             // Without enlarging (fill never shrinks on load then), libvips' `size: down` leaves a smaller picture as it is.
             source = !autoOrient
                 ? try VipsImage.thumbnailAsStored(path, width: loadWidth, height: loadHeight, crop: strategy,
-                                                  force: mode == .fill, enlarge: enlarge)
+                                                  force: mode == .fill, enlarge: enlarge, intent: intent)
                 : enlarge
-                ? try VipsImage.thumbnail(path, width: loadWidth, height: loadHeight, crop: strategy, force: mode == .fill)
-                : try VipsImage.thumbnailWithoutEnlarging(path, width: loadWidth, height: loadHeight, crop: strategy)
+                ? try VipsImage.thumbnail(path, width: loadWidth, height: loadHeight, crop: strategy, force: mode == .fill,
+                                          intent: intent)
+                : try VipsImage.thumbnailWithoutEnlarging(path, width: loadWidth, height: loadHeight, crop: strategy,
+                                                          intent: intent)
             if let gravity {
                 source = try Geometry.cropped(source, toWidth: boxWidth, height: boxHeight, anchor: gravity)
             }
@@ -123,16 +128,18 @@ struct ImageRenderer {
     private func renderPlan(loaded: VipsImage, shrunkOnLoad: Bool, property: (String) -> TemplateValue?,
                             warnings: inout [String]) throws -> VipsImage {
         var source = loaded
+        let intent = self.intent ?? .default(for: loaded.interpretation)
         // CMYK, CIELAB, float and many-band files become sRGB (or grey) first, in every path, so
         // that bands mean colours plus at most one alpha from here on.
-        let normal = try source.inRGBSpace()
+        let normal = try source.inRGBSpace(intent: intent)
         source = normal.image
         warnings += normal.warnings
-        // Filters work on sRGB primaries: another RGB profile's pixels are converted on the way in. Without
-        // filters the pixels stay in their own profile, which the export converts once, straight to its own.
+        // Filters and the watermark work on sRGB primaries: another RGB profile's pixels are converted on the
+        // way in (a job with a watermark and no filters blends as the same job with a no-op filter does). With
+        // neither the pixels stay in their own profile, which the export converts once, straight to its own.
         let profile = source.iccProfile
-        if plan != nil && !profile.isEmpty && !ICCProfile.isSRGB(profile) && source.bands >= 3 {
-            source = try source.importingICCProfile()
+        if (plan != nil || watermark != nil) && !profile.isEmpty && !ICCProfile.isSRGB(profile) && source.bands >= 3 {
+            source = try source.importingICCProfile(intent: intent)
         }
         guard let plan else { return source }
         // A measured step reads its input (or a table made from it) before its pass reads it again; a

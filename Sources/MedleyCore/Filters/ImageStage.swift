@@ -29,11 +29,12 @@ struct ImageStage {
     init(job: Job, export: ExportStage, sources: (Job) throws -> (any GraphImageSources)?,
          overlay: (Job) throws -> (any ImageOverlay)?) throws {
         maxPixels = job.maxPixels ?? Self.defaultMaxPixels
-        var renderer = ImageRenderer(plan: try job.imageGraph.map { RenderPlan(try $0.recipe(workingSpace: job.workingSpace)) },
+        var renderer = ImageRenderer(plan: try job.imageGraph.map { Self.plan(try $0.recipe(workingSpace: job.workingSpace), export: export) },
                                      workingSpace: job.workingSpace, autoOrient: export.autoOrient, maxPixels: maxPixels)
         // Pictures the pipeline names are decoded once here, for every item of the job.
         renderer.sources = try sources(job)
         renderer.watermark = try overlay(job)
+        renderer.intent = export.intent
         self.renderer = renderer
         self.export = export
         // What the output's metadata gets after it is saved: export.strip lists and keep, the tag stage's image fields.
@@ -48,10 +49,21 @@ struct ImageStage {
         raw = job.ingest.raw
     }
 
+    /// The optimised plan of a recipe. With the export's `autoOrient` (the default) the renderer turns every
+    /// input upright before the plan, so the plan's own `autoOrient` steps over the input go: a job
+    /// `[autoOrient, resize]` then shrinks on load as `[resize]` does, and resamples an upright photo and a
+    /// rotated copy by one rule — the stored sRGB values, as vips_thumbnail and sharp do.
+    static func plan(_ recipe: FilterImage, export: ExportStage) -> RenderPlan {
+        let plan = RenderPlan(recipe)
+        return export.autoOrient ? plan.forUprightInput : plan
+    }
+
     /// The renderer of one item whose auto-adjustment chose `adjustment`: the three filters, then the job's graph.
     func renderer(for adjustment: AutoAdjustment) throws -> ImageRenderer {
-        let plan = RenderPlan(try adjustment.prefixing(graph).recipe(workingSpace: renderer.workingSpace))
-        return ImageRenderer(plan: plan, workingSpace: renderer.workingSpace, autoOrient: renderer.autoOrient, maxPixels: maxPixels)
+        let plan = Self.plan(try adjustment.prefixing(graph).recipe(workingSpace: renderer.workingSpace), export: export)
+        var adjusted = ImageRenderer(plan: plan, workingSpace: renderer.workingSpace, autoOrient: renderer.autoOrient, maxPixels: maxPixels)
+        adjusted.intent = renderer.intent
+        return adjusted
     }
 
     /// Opens the header only (no pixels) and checks it is safe to decode.
