@@ -45,7 +45,7 @@ final class AwkwardThumbnailTests: EndToEndCase {
         for name in ["orient-o1.jpg", "orient-o2.jpg", "orient-o3.jpg", "orient-o4.jpg", "orient-o5.jpg", "orient-o6.jpg",
                      "orient-o7.jpg", "orient-o8.jpg", "orient-o6.png", "cmyk-profiled.jpg", "cmyk-noprofile.jpg", "p3.jpg",
                      "p3.png", "prophoto.jpg", "prophoto16.tif", "rgb16.png", "rgb16.tif", "grey16.png", "grey-alpha.png",
-                     "palette.png", "palette-trns.png", "animated.gif", "animated.webp", "icon.svg", "big.svg", "gainmap.jpg",
+                     "palette.png", "palette-trns.png", "animated.gif", "animated.webp", "multipage.tif", "icon.svg", "big.svg", "gainmap.jpg",
                      "truncated.jpg", "truncated.png", "bomb.png"] {
             XCTAssertTrue(files.contains(name), "the corpus has \(name)")
         }
@@ -82,6 +82,19 @@ final class AwkwardThumbnailTests: EndToEndCase {
                 }
                 XCTAssertNotEqual(name, "bomb.png", "\(format): a 900 MP picture is refused before decoding")
                 XCTAssertEqual(record["status"] as? String, "succeeded", "\(format): \(name)")
+                // What the one-picture output leaves out is said, in words that fit the file: frames of an
+                // animation, pages of a TIFF; a JPEG 2000's resolution levels (libvips counts them as
+                // pages) leave nothing out.
+                let warnings = (record["warnings"] as? [String] ?? []).joined(separator: "; ")
+                switch name {
+                case "animated.gif" where format != "webp", "animated.webp" where format != "webp":
+                    XCTAssertTrue(warnings.contains("an animation of 3 frames"), "\(format) \(name): \(warnings)")
+                case "multipage.tif":
+                    XCTAssertTrue(warnings.contains("a file of 2 pages: only the first is written"), "\(format) \(name): \(warnings)")
+                case "jp2.jp2":
+                    XCTAssertFalse(warnings.contains("frames") || warnings.contains("pages"), "\(format) \(name): \(warnings)")
+                default: break
+                }
                 let mine = try XCTUnwrap(record["output"] as? String, name)
                 // The peer: vipsthumbnail turns by EXIF and shrinks on load; a picture with a profile
                 // is taken to sRGB as Medley's output is (--export-profile srgb); same format, same quality,
