@@ -31,3 +31,8 @@ fi
 # Real photographs (issue 30): scikit-image's sample photos from python3-skimage, as PNG and JPEG.
 # SmartCropTests reads them.
 fixtures/realworld/make-photos.sh "$DATA/photos"
+# Awkward real-world images (issue 30): the photos above and Debian's Adwaita icons turned into every
+# EXIF orientation, CMYK with and without a profile, P3/ProPhoto, 16-bit, grey+alpha, palettes,
+# animations, AVIF, JPEG 2000, SVG, a gain-map-like MPF JPEG, truncated files and a pixel bomb.
+# AwkwardThumbnailTests reads them.
+fixtures/realworld/make-awkward.sh "$DATA/awkward" "$DATA/photos/photos"

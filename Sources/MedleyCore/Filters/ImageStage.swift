@@ -164,7 +164,14 @@ struct ImageStage {
                 if export.sameQuality { options = SameQuality.options(options, input: path, header: header, format: format, warnings: &warnings) }
                 try image.save(to: temporaryPath, format: format, options: options)
                 if header.pages > 1 && !isAnimation(header, to: format) {
-                    warnings.append("an animation of \(header.pages) frames: .\(format.fileExtension) holds one, so only the first is written (export as gif or webp to keep them all)")
+                    // libvips' jp2kload counts a JPEG 2000's resolution levels as pages: the first is the
+                    // whole picture and nothing is left out. Other loaders' pages (TIFF, HEIF, PDF) are
+                    // pictures of their own, not frames.
+                    if ["gifload", "webpload"].contains(header.loader) {
+                        warnings.append("an animation of \(header.pages) frames: .\(format.fileExtension) holds one, so only the first is written (export as gif or webp to keep them all)")
+                    } else if header.loader != "jp2kload" {
+                        warnings.append("a file of \(header.pages) pages: only the first is written")
+                    }
                 }
                 let kept = export.strip ? (export.keepProfile ? [ImageFormat.Metadata.icc] : []) : image.metadataKinds
                 // What libvips' saver leaves out, exiv2 writes afterwards where the format holds it (MetadataStep).
