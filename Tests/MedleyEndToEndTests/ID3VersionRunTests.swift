@@ -137,6 +137,7 @@ print(audio(sys.argv[1]) == audio(sys.argv[2]))
             XCTAssertNotNil(located, "expected \(path):\(line):12 in\n\(result.stderr)")
             XCTAssertTrue(result.stderr.contains(message), result.stderr)
             XCTAssertTrue(result.stderr.contains(suggestion), result.stderr)
+            XCTAssertFalse(result.stderr.contains("did you mean 'did you mean"), "the suggestion said once: \(result.stderr)")
             XCTAssertFalse(FileManager.default.fileExists(atPath: work + "/out"), "nothing written")
         }
     }

@@ -98,7 +98,7 @@ extension SchemaReader {
         if let version = ID3Version(rawValue: spelled) { return version }
         let names = ID3Version.allCases.map(\.rawValue)
         sink.error(node, "export.id3 must be v2.3 or v2.4, not '\(text)'",
-                   suggestion: DiagnosticSink.didYouMean(text, in: names).map { "did you mean '\($0)'?" }
+                   suggestion: DiagnosticSink.didYouMean(text, in: names)
                        ?? "v2.3 for players that read nothing newer (Windows Explorer, many car stereos), v2.4 (the default) otherwise")
         return nil
     }
