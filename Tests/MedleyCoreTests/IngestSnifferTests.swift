@@ -133,6 +133,21 @@ final class IngestSnifferTests: XCTestCase {
         XCTAssertNil(ContentSniffer.sniff(padded(be32(4) + ascii("moov"))), "an atom smaller than its own header")
     }
 
+    /// PDF by its "%PDF-" header; SVG as XML whose leading bytes (after a BOM, white space, the XML
+    /// declaration, comments and a DOCTYPE) hold an `<svg` element. Other XML and text naming "<svg" are not SVG.
+    func testVectorSignatures() {
+        let svg = SniffedFormat(kind: .image, format: "svg"), pdf = SniffedFormat(kind: .image, format: "pdf")
+        XCTAssertEqual(ContentSniffer.sniff(padded(ascii("%PDF-1.7\n%\u{E2}\u{E3}"))), pdf)
+        XCTAssertEqual(ContentSniffer.sniff(ascii("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"8\"/>")), svg)
+        let inkscape = "\u{FEFF}\n<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?>\n<!-- Created with Inkscape -->\n"
+            + "<!DOCTYPE svg PUBLIC \"-//W3C//DTD SVG 1.1//EN\" \"http://www.w3.org/Graphics/SVG/1.1/DTD/svg11.dtd\">\n<svg\n  width=\"16\">"
+        XCTAssertEqual(ContentSniffer.sniff(ascii(inkscape)), svg)
+        XCTAssertEqual(ContentSniffer.sniff(ascii("<svg:svg xmlns:svg=\"http://www.w3.org/2000/svg\"/>")), svg)
+        XCTAssertNil(ContentSniffer.sniff(ascii("<?xml version=\"1.0\"?><html><p>&lt;svg</p><svgfoo/></html>")))
+        XCTAssertNil(ContentSniffer.sniff(ascii("#!/usr/bin/env python3\nICON = \"\"\"<svg width='8'/>\"\"\"\n")))
+        XCTAssertNil(ContentSniffer.sniff(ascii("<x:xmpmeta xmlns:x=\"adobe:ns:meta/\"></x:xmpmeta>")))
+    }
+
     func testEveryKindIsProducedBySomeHeader() {
         let kinds = Set([ftyp("heic"), ftyp("M4A "), ftyp("mp42")].compactMap { ContentSniffer.sniff($0)?.kind })
         XCTAssertEqual(kinds, Set(MediaKind.allCases))

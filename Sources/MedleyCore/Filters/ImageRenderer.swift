@@ -3,6 +3,26 @@ import MedleyFilters
 import MedleyKernels
 import MedleyMedia
 
+/// How a vector file (SVG by librsvg, PDF by poppler) becomes pixels: `ingest.page` and `ingest.density`,
+/// said to libvips' loader in its filename options (`file.pdf[page=1,dpi=144]`).
+struct VectorLoad: Sendable {
+    /// Dots per inch when the job names no size (nil: the file's own size, 72 dpi).
+    var density: Double? = nil
+    /// 1 for the first page (of a PDF; an SVG has one).
+    var page: Int = 1
+
+    /// The libvips loaders that draw at any scale.
+    static let loaders: Set<String> = ["svgload", "pdfload"]
+
+    /// `path` with the loader's options: the page (`pages`: a PDF) (0-based for libvips) and, with `density`, the density.
+    func path(_ path: String, density withDensity: Bool, pages: Bool) -> String {
+        var options: [String] = []
+        if pages && page != 1 { options.append("page=\(page - 1)") }
+        if withDensity, let density { options.append("dpi=\(density)") }
+        return options.isEmpty ? path : path + "[" + options.joined(separator: ",") + "]"
+    }
+}
+
 /// The pictures a graph's `{ image: }` and text nodes render from, made once per job
 /// (`Watermark/RenderSources.swift`): the renderer asks for them by node name.
 protocol GraphImageSources {
@@ -37,6 +57,8 @@ struct ImageRenderer {
     var watermark: (any ImageOverlay)? = nil
     /// `export.intent`, for the conversions into the working space (nil: `RenderingIntent.default(for:)`).
     var intent: RenderingIntent? = nil
+    /// How SVG and PDF files are rendered: their page, and their density when no size is named.
+    var vector = VectorLoad()
 
     /// The plan's first step when libvips can do it while decoding (shrink-on-load: JPEG DCT scaling,
     /// WebP/HEIF subsampling): a resize with a mode that may enlarge or does not fill (a fill that never
@@ -44,6 +66,26 @@ struct ImageRenderer {
     var resizeOnLoad: (width: Int, height: Int, mode: ResizeMode, enlarge: Bool, crop: ResizeCrop)? {
         guard case .resize(let width, let height, let mode, let enlarge, let crop)? = plan?.root.firstGeometry, mode != .none,
               enlarge || mode != .fill else { return nil }
+        return (width, height, mode, enlarge, crop)
+    }
+
+    /// The resize that fixes a vector's output size: the plan's first geometric step when it is a resize and only
+    /// point-wise, neighbourhood or measured steps come before it (an SVG or PDF is drawn at the size that resize
+    /// asks for, then those steps and the resize run on it). nil: drawn at its own size (or `ingest.density`).
+    var vectorResize: (width: Int, height: Int, mode: ResizeMode, enlarge: Bool, crop: ResizeCrop)? {
+        /// The chain's first geometric step, and whether the chain reaches the job's input through single-input steps.
+        func first(_ node: RenderNode) -> (operation: GeometryOperation?, reachesInput: Bool) {
+            switch node {
+            case .source(let name): return (nil, name == ImageGraph.inputName)
+            case .points(_, let input), .region(_, let input), .measured(_, let input, _): return first(input)
+            case .geometry(let operation, let input):
+                let below = first(input)
+                return below.reachesInput ? (below.operation ?? operation, true) : (nil, false)
+            default: return (nil, false)
+            }
+        }
+        guard let root = plan?.root, case let (operation?, true) = first(root),
+              case .resize(let width, let height, let mode, let enlarge, let crop) = operation, mode != .none else { return nil }
         return (width, height, mode, enlarge, crop)
     }
 
@@ -88,6 +130,9 @@ struct ImageRenderer {
                 : crop == .attention ? .attention : crop == .entropy ? .entropy : .centre
             let loadWidth = gravity == nil ? boxWidth : Int(size.scaled.0.rounded())
             let loadHeight = gravity == nil ? boxHeight : Int(size.scaled.1.rounded())
+            // SVG and PDF: libvips' thumbnail has the loader draw at the size asked (svgload's and pdfload's
+            // `scale`), never a small rendering enlarged; a PDF at its page.
+            let path = VectorLoad.loaders.contains(header.loader) ? vector.path(path, density: false, pages: header.loader == "pdfload") : path
             // Without enlarging (fill never shrinks on load then), libvips' `size: down` leaves a smaller picture as it is.
             source = !autoOrient
                 ? try VipsImage.thumbnailAsStored(path, width: loadWidth, height: loadHeight, crop: strategy,
@@ -101,6 +146,16 @@ struct ImageRenderer {
                 source = try Geometry.cropped(source, toWidth: boxWidth, height: boxHeight, anchor: gravity)
             }
             shrunkOnLoad = true
+        } else if VectorLoad.loaders.contains(header.loader), let (width, height, mode, enlarge, _) = vectorResize {
+            // An SVG or PDF page drawn at the size its first resize asks for (covering the box for aspectFill, whose
+            // crop the resize still makes): the steps before it and the resize work on sharp pixels, never on a small
+            // rendering enlarged. The size is checked against the pixel limit before anything is drawn.
+            let size = Geometry.resizedSize(width: Double(header.width), height: Double(header.height),
+                                            boxWidth: width, boxHeight: height, mode: mode, enlarge: enlarge)
+            _ = try Geometry.checkedSize(size.scaled, of: "resize", maxPixels: maxPixels)
+            source = try VipsImage.thumbnail(vector.path(path, density: false, pages: header.loader == "pdfload"),
+                                             width: max(1, Int(size.scaled.0.rounded())), height: max(1, Int(size.scaled.1.rounded())),
+                                             crop: .none, force: true)
         } else {
             // Rotation reads rows out of order, so it needs random access; everything else streams.
             let rotate = autoOrient && header.orientation != 1

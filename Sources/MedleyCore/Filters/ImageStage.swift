@@ -35,6 +35,7 @@ struct ImageStage {
         renderer.sources = try sources(job)
         renderer.watermark = try overlay(job)
         renderer.intent = export.intent
+        renderer.vector = VectorLoad(density: job.ingest.density, page: job.ingest.page)
         self.renderer = renderer
         self.export = export
         // What the output's metadata gets after it is saved: export.strip lists and keep, the tag stage's image fields.
@@ -63,19 +64,31 @@ struct ImageStage {
         let plan = Self.plan(try adjustment.prefixing(graph).recipe(workingSpace: renderer.workingSpace), export: export)
         var adjusted = ImageRenderer(plan: plan, workingSpace: renderer.workingSpace, autoOrient: renderer.autoOrient, maxPixels: maxPixels)
         adjusted.intent = renderer.intent
+        adjusted.vector = renderer.vector
         return adjusted
     }
 
-    /// Opens the header only (no pixels) and checks it is safe to decode.
-    func openHeader(_ path: String, messages: inout LibraryMessages) throws -> VipsImage {
+    /// Opens the header only (no pixels) and checks it is safe to decode. A vector (`vector`: SVG, PDF) is
+    /// opened at its page and, when the job's first step names no size, at `ingest.density`: the header's size
+    /// is then the size it renders at, checked against the pixel limit before anything is drawn.
+    func openHeader(_ path: String, vector: SniffedFormat? = nil, messages: inout LibraryMessages) throws -> VipsImage {
         let header: VipsImage
+        let load = vector?.isVector == true
+            ? renderer.vector.path(path, density: renderer.resizeOnLoad == nil && renderer.vectorResize == nil, pages: vector == .pdf) : path
         do {
-            header = try Vips.run(collectingInto: &messages) { _ in try VipsImage.open(path, access: .sequential) }
+            header = try Vips.run(collectingInto: &messages) { _ in try VipsImage.open(load, access: .sequential) }
         } catch let error as MediaError {
             throw ItemFailure(error, context: "cannot decode")
         }
         try Self.checkPixels(width: header.width, height: header.height, limit: maxPixels, of: "image")
         return header
+    }
+
+    /// The path an SVG or PDF is reopened by, with its page and density (any other file's: `path`).
+    func vectorPath(_ path: String, loader: String) -> String {
+        guard VectorLoad.loaders.contains(loader) else { return path }
+        return renderer.vector.path(path, density: renderer.resizeOnLoad == nil && renderer.vectorResize == nil,
+                                    pages: loader == "pdfload")
     }
 
     /// Refuses a picture whose stored size (from a header, before any decoding) is over `limit`.
@@ -154,7 +167,7 @@ struct ImageStage {
         let renderer = itemRenderer ?? self.renderer
         do {
             return try Vips.run(collectingInto: &messages) { again in
-                let source = again ? try VipsImage.open(path, access: .sequential) : header
+                let source = again ? try VipsImage.open(vectorPath(path, loader: header.loader), access: .sequential) : header
                 var (image, warnings) = try isAnimation(header, to: format)
                     ? try renderAnimation(path, header: header, renderer: renderer, property: property)
                     : try renderer.render(path, header: source, property: property)
@@ -163,9 +176,11 @@ struct ImageStage {
                 var options = saveOptions(for: format)
                 if export.sameQuality { options = SameQuality.options(options, input: path, header: header, format: format, warnings: &warnings) }
                 try image.save(to: temporaryPath, format: format, options: options)
-                if header.pages > 1 && !isAnimation(header, to: format) {
+                if header.loader == "pdfload" && header.pages > 1 {
+                    warnings.append("a PDF of \(header.pages) pages: page \(renderer.vector.page) is written (ingest.page chooses another)")
+                } else if header.pages > 1 && !isAnimation(header, to: format) {
                     // libvips' jp2kload counts a JPEG 2000's resolution levels as pages: the first is the
-                    // whole picture and nothing is left out. Other loaders' pages (TIFF, HEIF, PDF) are
+                    // whole picture and nothing is left out. Other loaders' pages (TIFF, HEIF) are
                     // pictures of their own, not frames.
                     if ["gifload", "webpload"].contains(header.loader) {
                         warnings.append("an animation of \(header.pages) frames: .\(format.fileExtension) holds one, so only the first is written (export as gif or webp to keep them all)")

@@ -21,6 +21,9 @@ public enum ContentSniffer {
             // IFF container; AIFC is compressed AIFF and is still AIFF to anyone who plays it.
             return bytes.has("AIFF", at: 8) || bytes.has("AIFC", at: 8) ? .aiff : nil
         }
+        // PDF: rendered by poppler (`ingest.page`, `ingest.density`); SVG: XML naming an <svg> root, rendered by librsvg.
+        if bytes.has("%PDF-") { return .pdf }
+        if isSVG(header) { return .svg }
         if bytes.has([0x49, 0x49, 0x2A, 0x00]) || bytes.has([0x4D, 0x4D, 0x00, 0x2A]) { return .tiff }
         // BigTIFF: the same format with 64-bit offsets, used for very large scans.
         if bytes.has([0x49, 0x49, 0x2B, 0x00]) || bytes.has([0x4D, 0x4D, 0x00, 0x2B]) { return .tiff }
@@ -39,15 +42,51 @@ public enum ContentSniffer {
         return nil
     }
 
-    /// Reads up to 64 bytes of the file and classifies them. Throws IngestError.unreadable / .empty.
+    /// Reads up to 64 bytes of the file and classifies them (up to `xmlHeaderLength` when they start like XML,
+    /// to find an `<svg` root after a prolog and comments). Throws IngestError.unreadable / .empty.
     public static func sniff(fileAt path: String) throws -> SniffedFormat? {
-        try sniff(readHeader(of: path))
+        let descriptor: Int32
+        switch FileSystem.openForReading(path) {
+        case .success(let opened): descriptor = opened
+        case .failure(let error): throw IngestError.unreadable(path: path, reason: error.text)
+        }
+        defer { FileSystem.close(descriptor) }
+        return try sniff(descriptor: descriptor, path: path)
     }
 
     /// Classifies the first bytes of an open file (read with `pread`, so its offset is untouched); `path` names it
     /// in errors.
     public static func sniff(descriptor: Int32, path: String) throws -> SniffedFormat? {
-        try sniff(readHeader(descriptor: descriptor, path: path))
+        let header = try readHeader(descriptor: descriptor, path: path)
+        guard startsLikeXML(header) else { return sniff(header) }
+        if case .success(let more) = FileSystem.read(descriptor, count: xmlHeaderLength, at: 0), !more.isEmpty {
+            return sniff(more)
+        }
+        return sniff(header)
+    }
+
+    /// How far into an XML file `<svg` is looked for (librsvg's and libvips' own sniffers look as far).
+    static let xmlHeaderLength = 4096
+
+    /// Text opening with `<` after an optional UTF-8 byte-order mark and white space.
+    static func startsLikeXML(_ bytes: [UInt8]) -> Bool {
+        var index = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
+        while index < bytes.count, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[index]) { index += 1 }
+        return index < bytes.count && bytes[index] == 0x3C
+    }
+
+    /// XML whose leading bytes hold an `<svg` element (after `<?xml …?>`, comments and a DOCTYPE).
+    static func isSVG(_ bytes: [UInt8]) -> Bool {
+        guard startsLikeXML(bytes) else { return false }
+        let needle = Array("<svg".utf8)
+        guard bytes.count >= needle.count else { return false }
+        for start in 0...(bytes.count - needle.count) where bytes[start] == 0x3C {
+            if Array(bytes[start..<start + needle.count]) == needle {
+                let next = start + needle.count
+                return next == bytes.count || [0x20, 0x09, 0x0A, 0x0D, 0x3E, 0x3A].contains(bytes[next])
+            }
+        }
+        return false
     }
 
     /// Reads up to `headerLength` bytes from the start of the file.

@@ -4,7 +4,7 @@ import MedleyYAML
 /// Reading the `ingest:` stage: roots that must exist, media types, include and exclude globs.
 extension SchemaReader {
     /// The keys an `ingest:` mapping may have.
-    static let ingestKeys = ["from", "recursive", "media", "include", "exclude", "afterwards", "raw"]
+    static let ingestKeys = ["from", "recursive", "media", "include", "exclude", "afterwards", "raw", "density", "page"]
 
     func ingest(_ node: YAMLNode) -> IngestStage? {
         guard let fields = mapping(node, keys: Self.ingestKeys, what: "ingest") else { return nil }
@@ -48,6 +48,18 @@ extension SchemaReader {
                 sink.error(node, "ingest.raw must be 'develop' (the default) or 'preview', not '\(text)'",
                            suggestion: DiagnosticSink.didYouMean(text, in: RawMode.allCases.map(\.rawValue))
                                ?? "develop: demosaic the sensor's data; preview: the JPEG the camera embedded")
+            }
+        }
+        if let node = fields["density"] {
+            if case .scalar(let text, true, _) = node, let dpi = Self.number(text), dpi >= 1, dpi <= 7200 {
+                stage.density = dpi
+            } else {
+                sink.error(node, "ingest.density must be a number of dots per inch, 1…7200 (72 renders SVG and PDF at their own size), found \(node.kindDescription)")
+            }
+        }
+        if let node = fields["page"], let page = integer(node, what: "ingest.page") {
+            if page >= 1 && page <= 100_000 { stage.page = page } else {
+                sink.error(node, "ingest.page must be 1…100000 (1 is a PDF's first page), not \(page)")
             }
         }
         return stage

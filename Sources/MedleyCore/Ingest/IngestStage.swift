@@ -12,6 +12,11 @@ public struct IngestStage: Sendable {
     public var afterwards: AfterwardsMove?
     /// `raw:`: how a camera RAW file becomes a picture (`develop`, the default, or its embedded `preview`).
     public var raw: RawMode = .develop
+    /// `density:`: dots per inch SVG and PDF files are rendered at when the job's first step names no size
+    /// (nil: their own size, 72 dpi, as libvips and ImageMagick take it).
+    public var density: Double?
+    /// `page:`: which page of a PDF is the item's picture, 1 for the first (libvips' `page` is this minus one).
+    public var page: Int = 1
 
     /// The media types a job without `ingest.media` takes: what its stages can process — images
     /// for filters, audio for a transcode, both (and anything else) for both or neither; movies
@@ -31,6 +36,8 @@ public struct IngestStage: Sendable {
         var stage = IngestStage(roots: roots, recursive: recursive, media: media, include: include, exclude: exclude)
         stage.afterwards = afterwards
         stage.raw = raw
+        stage.density = density
+        stage.page = page
         return stage
     }
 

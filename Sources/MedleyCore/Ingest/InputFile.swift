@@ -166,7 +166,10 @@ enum Identify {
         } catch {
             throw ItemFailure(.input, "\(error)", cause: error)
         }
-        if let loader = Vips.loader(forFileAt: source), !loader.hasPrefix("csv"), !loader.hasPrefix("matrix") {
+        // libvips takes any file with "<svg" in its first bytes for an SVG (a script that writes one); the sniffer
+        // has already recognised the real ones (XML with an <svg> root).
+        if let loader = Vips.loader(forFileAt: source), !loader.hasPrefix("csv"), !loader.hasPrefix("matrix"),
+           !(loader.lowercased().contains("svg") && !claimsMedia) {
             return SniffedFormat(kind: .image, format: loader.replacingOccurrences(of: "load", with: ""))
         }
         if claimsMedia {
@@ -197,7 +200,7 @@ enum Identify {
     }
 
     static let mediaExtensions: Set<String> = Set<String>([
-        "jpg", "jpeg", "jpe", "png", "gif", "webp", "tif", "tiff", "heic", "heif", "avif", "jxl", "bmp",
+        "jpg", "jpeg", "jpe", "png", "gif", "webp", "tif", "tiff", "heic", "heif", "avif", "jxl", "bmp", "svg", "svgz",
         "wav", "aif", "aiff", "aifc", "caf", "flac", "ogg", "oga", "opus", "mp3", "m4a", "m4b", "aac",
         "mp4", "m4v", "mov", "3gp", "3g2", "mkv", "mka", "webm", "avi", "ogv",
     ]).union(RawRecognition.extensions)

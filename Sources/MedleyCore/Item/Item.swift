@@ -116,7 +116,7 @@ public enum MediaType: String, Sendable, Codable, CaseIterable {
 public struct SniffedFormat: Equatable, Sendable {
     /// Whether the file is an image, audio or a movie.
     public let kind: MediaKind
-    /// Short lowercase format name: "jpeg", "png", "gif", "webp", "tiff", "heif", "avif", "jxl", "bmp",
+    /// Short lowercase format name: "jpeg", "png", "gif", "webp", "tiff", "heif", "avif", "jxl", "bmp", "svg", "pdf",
     /// "wav", "aiff", "caf", "flac", "ogg", "opus", "mp3", "m4a", "mp4", "mov", "3gp", "mkv", "webm" or "avi".
     public let format: String
 
@@ -138,6 +138,12 @@ extension SniffedFormat {
     static let avif = SniffedFormat(kind: .image, format: "avif")
     static let jxl = SniffedFormat(kind: .image, format: "jxl")
     static let bmp = SniffedFormat(kind: .image, format: "bmp")
+    /// Vectors, rendered at the size the job asks for (`ImageRenderer`): SVG by librsvg, PDF pages by poppler.
+    static let svg = SniffedFormat(kind: .image, format: "svg")
+    static let pdf = SniffedFormat(kind: .image, format: "pdf")
+
+    /// Whether libvips renders this format at any scale (its loader takes `scale` and `dpi`).
+    var isVector: Bool { self == .svg || self == .pdf }
     static let wav = SniffedFormat(kind: .audio, format: "wav")
     static let aiff = SniffedFormat(kind: .audio, format: "aiff")
     static let caf = SniffedFormat(kind: .audio, format: "caf")

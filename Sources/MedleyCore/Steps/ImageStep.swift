@@ -7,7 +7,7 @@ enum ImageStep {
     static func read(_ item: Item, stage: ImageStage) throws -> OpenedItem {
         if item.sniffed == .raw { return try RawStep.read(item, stage: stage) }
         var messages = LibraryMessages()
-        let header = try stage.openHeader(item.source, messages: &messages)
+        let header = try stage.openHeader(item.source, vector: item.sniffed, messages: &messages)
         let properties = ImageProperties(file: item.file, persistentID: item.persistentID, image: header,
                                          format: item.sniffed.format, readPath: item.source)
         properties.warnings.forEach { messages.note($0) }
