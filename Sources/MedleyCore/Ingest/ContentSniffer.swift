@@ -45,13 +45,19 @@ public enum ContentSniffer {
     /// Reads up to 64 bytes of the file and classifies them (up to `xmlHeaderLength` when they start like XML,
     /// to find an `<svg` root after a prolog and comments). Throws IngestError.unreadable / .empty.
     public static func sniff(fileAt path: String) throws -> SniffedFormat? {
+        try withOpenFile(path) { try sniff(descriptor: $0, path: path) }
+    }
+
+    /// `body` over the file opened for reading (O_NONBLOCK: opening a FIFO would otherwise wait
+    /// forever for a writer), closed afterwards. Throws IngestError.unreadable when it cannot be opened.
+    private static func withOpenFile<T>(_ path: String, _ body: (Int32) throws -> T) throws -> T {
         let descriptor: Int32
         switch FileSystem.openForReading(path) {
         case .success(let opened): descriptor = opened
         case .failure(let error): throw IngestError.unreadable(path: path, reason: error.text)
         }
         defer { FileSystem.close(descriptor) }
-        return try sniff(descriptor: descriptor, path: path)
+        return try body(descriptor)
     }
 
     /// Classifies the first bytes of an open file (read with `pread`, so its offset is untouched); `path` names it
@@ -91,14 +97,7 @@ public enum ContentSniffer {
 
     /// Reads up to `headerLength` bytes from the start of the file.
     static func readHeader(of path: String) throws -> [UInt8] {
-        // O_NONBLOCK: opening a FIFO for reading would otherwise wait forever for a writer.
-        let descriptor: Int32
-        switch FileSystem.openForReading(path) {
-        case .success(let opened): descriptor = opened
-        case .failure(let error): throw IngestError.unreadable(path: path, reason: error.text)
-        }
-        defer { FileSystem.close(descriptor) }
-        return try readHeader(descriptor: descriptor, path: path)
+        try withOpenFile(path) { try readHeader(descriptor: $0, path: path) }
     }
 
     /// Up to `headerLength` bytes from offset 0 of an open file.
