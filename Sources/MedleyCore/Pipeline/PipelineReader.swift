@@ -150,7 +150,10 @@ struct SchemaReader {
             }
         }
 
-        let export = fields["export"].flatMap(export)
+        var export = fields["export"].flatMap(export)
+        if let ingest, ingest.everyPage, let ingestNode = fields["ingest"] {
+            checkEveryPage(ingest, ingestNode: ingestNode, export: &export, exportNode: fields["export"])
+        }
         if let ingest, let export, let exportNode = fields["export"] { checkExportRoot(export, against: ingest, exportNode: exportNode) }
         if let move = ingest?.afterwards, let export { checkMoveFolder(move, export: export) }
         if fields["export"] == nil, graph != nil || fields["watermark"] != nil {
@@ -227,6 +230,11 @@ struct SchemaReader {
         if fields["autoAdjust"] != nil { imageSettings += ";" + settings(["autoAdjust"]) }
         if fields["watermark"] != nil { imageSettings += ";" + settings(["watermark"]) }
         if selected.raw != .develop { imageSettings += ";raw=" + selected.raw.rawValue }
+        // Which page of a PDF and at what density a vector is drawn (another page is another picture).
+        if selected.page != 1 || selected.everyPage || selected.density != nil {
+            imageSettings += ";page=" + (selected.everyPage ? "all" : String(selected.page))
+                + ";density=" + (selected.density.map { String($0) } ?? "-")
+        }
         // A tag stage writes an image's metadata (set, shiftDates, sidecar).
         if fields["tag"] != nil { imageSettings += ";" + settings(["tag"]) }
         if !job.imageAnalyses.isEmpty {
