@@ -41,6 +41,8 @@ TEST_PACKAGES=(
   # xxhsum checks XXH3 independently; xxd and the sqlite3 shell are called by tests
   xxhash xxd sqlite3
   parallel
+  # poppler's pdftoppm: the peer of benchmarks/bench-pdfpages.sh (ingest.page: all)
+  poppler-utils
   time
   # LibRaw's own tools (raw-identify, dcraw_emu): RAW sizes and pixels in tests, the peer in benchmarks
   libraw-bin

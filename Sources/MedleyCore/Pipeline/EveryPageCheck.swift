@@ -16,7 +16,7 @@ extension SchemaReader {
                        suggestion: "add {page}, e.g. name: '{relpath}/{stem}-{page}.{ext}'")
             return
         }
-        if let paged = try? NameTemplate("{relpath}/{stem}-{page}.{ext}", knownProperties: ItemProperties.templateNames) {
+        if let paged = Self.everyPageName {
             stage.name = paged
             export = stage
         }
