@@ -100,6 +100,14 @@ enum FLACTags {
                 return tags
             }
         }
+        // The format allows one comment block; libFLAC (metaflac) and mutagen read the first of
+        // several, so Medley does too, and names what the others hold.
+        let others = found.filter { $0.type == comment }.dropFirst()
+        if !others.isEmpty {
+            let names = others.flatMap { (try? VorbisComments.parse($0.body).fields.map(\.name)) ?? [] }
+            warnings.append("the FLAC file has \(others.count + 1) VORBIS_COMMENT blocks; only the first was read, as libFLAC "
+                            + "and mutagen read it" + (names.isEmpty ? "" : " (the others hold \(names.joined(separator: ", ")))"))
+        }
         var tags = VorbisComments.tags(from: fields, pictures: found.filter { $0.type == picture }.map(\.body))
         tags.warnings = warnings + tags.warnings
         return tags
