@@ -277,6 +277,7 @@ enum ID3v2 {
         if lyricsCount > 1 { tags.uncarried.append("USLT: \(lyricsCount - 1) more lyrics") }
         if pictures.count > 1 { tags.uncarried.append("APIC: \(pictures.count - 1) more picture\(pictures.count == 2 ? "" : "s")") }
         tags.uncarried += first.keys.filter { !readFrames.contains($0) && ExtraTags.fieldsByID3Frame[$0] == nil }.sorted()
+        VorbisComments.promoteStandardFields(&tags)
         return tags
     }
 
