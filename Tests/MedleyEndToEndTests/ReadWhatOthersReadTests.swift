@@ -206,6 +206,32 @@ final class ReadWhatOthersReadTests: EndToEndCase {
         }
     }
 
+    /// A POPM frame whose size runs past the tag: mutagen reads the frames before it (and takes
+    /// the rest of the tag for the POPM's count); Medley read the frames after it but lost the
+    /// one before, blaming TPE1 for the POPM's size. Now the POPM alone is skipped: every frame
+    /// mutagen reads is read, and the ones after the POPM (written here) too.
+    func testAnOversizedPOPMLosesOnlyItself() throws {
+        let path = work + "/oversized.mp3"
+        try make("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "sine=duration=0.5", "-c:a", "libmp3lame", "-write_id3v2", "0", path])
+        _ = try mutagen("""
+            import sys
+            def syncsafe(n): return bytes([(n >> 21) & 0x7f, (n >> 14) & 0x7f, (n >> 7) & 0x7f, n & 0x7f])
+            def frame(fid, body, size=None): return fid.encode() + syncsafe(len(body) if size is None else size) + b'\\0\\0' + body
+            def text(fid, s): return frame(fid, b'\\x03' + s.encode())
+            frames = text('TIT2', 'T1') + text('TPE1', 'A1') + frame('POPM', b'a@b\\x00\\xff\\x00\\x00\\x00\\x01', size=0x3fff)
+            frames += text('TALB', 'B1') + text('TCON', 'G1') + text('TCOM', 'C1')
+            body = frames + b'\\0' * 64
+            d = open(sys.argv[1], 'rb').read()
+            open(sys.argv[1], 'wb').write(b'ID3\\x04\\0\\0' + syncsafe(len(body)) + body + d)
+            """, path)
+        XCTAssertEqual(try mutagenFour(path), "T1|A1||")
+        let properties = try probe(path)
+        XCTAssertEqual(medleyFour(properties), "T1|A1|B1|G1")
+        XCTAssertEqual(properties["composer"] as? String, "C1")
+        let warning = try XCTUnwrap(properties["warnings"] as? String)
+        XCTAssertTrue(warning.hasPrefix("ID3v2 frame POPM at byte "), warning)
+    }
+
     /// ID3 TXXX frames named like standard fields (TXXX:Composer, as some taggers write it): the
     /// composer reached MP3 and M4A outputs as a user field but FLAC not at all. One table now:
     /// each output has it in its standard field, as mutagen reads the outputs.
