@@ -90,10 +90,12 @@ final class MP3GaplessTests: XCTestCase {
         }
     }
 
-    /// The MP3s of the real-world corpus (~/.cache/medley-tests, fixtures/realworld/make-audio.sh),
-    /// when it has any.
+    /// The MP3s of the real-world corpus (the test data cache: $MEDLEY_TEST_DATA, else
+    /// ~/.cache/medley-tests; fixtures/realworld/make-audio.sh), when it has any.
     func testRealWorldMP3sMatchFFmpeg() throws {
-        let root = FileManager.default.homeDirectoryForCurrentUser.path + "/.cache/medley-tests"
+        let environment = ProcessInfo.processInfo.environment
+        let root = environment["MEDLEY_TEST_DATA"].flatMap { $0.isEmpty ? nil : $0 }
+            ?? (environment["XDG_CACHE_HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory() + "/.cache") + "/medley-tests"
         guard let walker = FileManager.default.enumerator(atPath: root) else { throw XCTSkip("no real-world corpus") }
         let mp3s = walker.compactMap { $0 as? String }.filter { $0.lowercased().hasSuffix(".mp3") }.map { root + "/" + $0 }
         if mp3s.isEmpty { throw XCTSkip("the real-world corpus has no MP3") }
