@@ -303,6 +303,23 @@ final class ReadWhatOthersReadTests: EndToEndCase {
         XCTAssertEqual(properties["mediaType"] as? String, "music")
         XCTAssertEqual(properties["format"] as? String, "m4a")
         XCTAssertEqual(medleyFour(properties), try mutagenFour(path))
+
+        // `size == 0`: the last atom (mdat after a faststart moov) runs to the end of the file.
+        let faststart = work + "/faststart.m4a"
+        try make("ffmpeg", ["-v", "error", "-i", source, "-c", "copy", "-movflags", "+faststart", faststart])
+        _ = try mutagen("""
+            import sys, struct
+            d = bytearray(open(sys.argv[1], 'rb').read()); off = 0; last = 0
+            while off < len(d):
+                last = off; off += struct.unpack('>I', d[off:off + 4])[0]
+            assert d[last + 4:last + 8] == b'mdat'
+            d[last:last + 4] = b'\\0\\0\\0\\0'
+            open(sys.argv[1], 'wb').write(d)
+            """, faststart)
+        XCTAssertEqual(try Tool.run("ffmpeg", ["-v", "error", "-i", faststart, "-f", "null", "-"]).status, 0)
+        let toTheEnd = try probe(faststart)
+        XCTAssertEqual(toTheEnd["format"] as? String, "m4a")
+        XCTAssertEqual(medleyFour(toTheEnd), try mutagenFour(faststart))
     }
 
     /// A LAME-tagged MP3 of exactly 2.000 s (ffmpeg's libmp3lame) reads 2.0 s, as ffmpeg decodes
