@@ -133,6 +133,31 @@ final class ReadWhatOthersReadTests: EndToEndCase {
                        "the FLAC file has 2 VORBIS_COMMENT blocks; only the first was read, as libFLAC and mutagen read it (the others hold ALBUM)")
     }
 
+    /// A metadata block of a reserved type (7–126) before the comments: libFLAC's metaflac and
+    /// mutagen skip it and read the comments; Medley took STREAMINFO's length for wrong and read
+    /// no tags at all.
+    func testAReservedBlockTypeIsSkipped() throws {
+        let path = try flac("reserved.flac")
+        try make("metaflac", ["--set-tag=TITLE=T1", "--set-tag=ARTIST=A1", "--set-tag=ALBUM=B1", "--set-tag=GENRE=G1", path])
+        _ = try mutagen("""
+            import sys
+            d = open(sys.argv[1], 'rb').read()
+            off = 4; blocks = []
+            while True:
+                h = d[off]; n = int.from_bytes(d[off + 1:off + 4], 'big'); blocks.append((h & 0x7f, d[off + 4:off + 4 + n])); off += 4 + n
+                if h & 0x80: break
+            blocks = [blocks[0], (9, bytes(16))] + [b for b in blocks[1:] if b[0] == 4]
+            out = b'fLaC'
+            for i, (t, b) in enumerate(blocks): out += bytes([t | (0x80 if i == len(blocks) - 1 else 0)]) + len(b).to_bytes(3, 'big') + b
+            open(sys.argv[1], 'wb').write(out + d[off:])
+            """, path)
+        XCTAssertEqual(try Tool.run("metaflac", ["--show-tag=TITLE", path]).stdout, "TITLE=T1\n")
+        XCTAssertEqual(try mutagenFour(path), "T1|A1|B1|G1")
+        let properties = try probe(path)
+        XCTAssertEqual(medleyFour(properties), "T1|A1|B1|G1")
+        XCTAssertNil(properties["warnings"])
+    }
+
     // MARK: Audio that cannot be decoded
 
     /// An Ogg Vorbis file whose setup header is damaged: FFmpeg refuses its audio, mutagen reads
