@@ -190,6 +190,18 @@ struct AudioProperties {
         }
     }
 
+    /// The properties of an audio file whose audio cannot be decoded: its file facts and tags
+    /// (read without the decoder), no stream facts, and `warnings` (the decoder's reason first).
+    static func undecodable(file: IngestedFile, persistentID: UInt64, format: String, tags: MediaTags,
+                            warnings: [String]) -> [(name: String, value: TemplateValue)] {
+        let mediaType = tags["mediaKind"].flatMap(MediaType.init(rawValue:)) ?? (format == "m4b" ? .audioBook : .music)
+        var values = ItemProperties.fileFacts(file, persistentID: persistentID, mediaType: mediaType) + [("format", .text(format))]
+        values += tagValues(tags)
+        values.append(("warnings", .text(warnings.joined(separator: "; "))))
+        if !tags.uncarried.isEmpty { values.append(("tagsNotCarried", .text(tags.uncarried.joined(separator: "; ")))) }
+        return values
+    }
+
     /// Tags as typed properties: numbers as integers, `isCompilation` and `artwork` (present or
     /// not) as 1/0.
     static func tagValues(_ tags: MediaTags) -> [(name: String, value: TemplateValue)] {
