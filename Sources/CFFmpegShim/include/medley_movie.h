@@ -68,6 +68,14 @@ typedef struct MedleyTranscodeSettings {
     int audio_channels;                  /* AAC channels (the source is mixed to this) */
     int rotation;                        /* clockwise degrees, written as the display matrix when the
                                             source has none of its own (a rotate tag) */
+    /* Added for codecs beyond H.264 (docs/movies.md); zeroed fields keep libx264 + AAC in MP4. */
+    const char *video_encoder;           /* "libx264" (NULL), "libx265", "libsvtav1", "libaom-av1", "libvpx-vp9" */
+    const char *video_profile;           /* the encoder's profile option ("high"); NULL: its default */
+    const char *container;               /* the output's extension ("mp4" when NULL, "mkv", "webm", "mov") */
+    int fps_num, fps_den;                /* constant output frame rate (frames dropped or repeated as
+                                            ffmpeg -r does); 0: the source's timestamps kept */
+    int audio_copy;                      /* 1: the audio packets copied, not re-encoded */
+    const char *audio_encoder;           /* "aac" (NULL), "libopus", "libmp3lame", "flac", "alac", "libvorbis" */
 } MedleyTranscodeSettings;
 
 /* Written by medley_movie_transcode. */
@@ -78,6 +86,12 @@ typedef struct MedleyTranscodeReport {
     int damaged_frames;                  /* video frames the decoder concealed errors in */
     double video_end, audio_end;         /* seconds from the container's start where the decoded
                                             pictures and sound end; 0 when none */
+    int repeated_frames;                 /* decoded pictures whose timestamp repeats or goes back, re-timed */
+    int fixed_packets;                   /* copied packets whose non-monotonic DTS was moved on, as
+                                            ffmpeg's muxing does */
+    double largest_gap, gap_at;          /* the longest jump between two pictures' timestamps beyond
+                                            their duration (seconds), and where it starts */
+    double written_video_end, written_audio_end; /* where the written streams end (seconds) */
 } MedleyTranscodeReport;
 
 /* Re-encodes the video stream (libx264, yuv420p) and the best audio stream (AAC) of `input` into
@@ -85,5 +99,16 @@ typedef struct MedleyTranscodeReport {
  * 0, or −1 with `error` set; the output may then be partial, and the caller deletes it. */
 int medley_movie_transcode(const char *input, const char *output, const MedleyTranscodeSettings *settings,
                            MedleyTranscodeReport *report, char *error, size_t size);
+
+/* ---- medley_remux.c: stream copy into another container ---- */
+
+/* Copies the packets of `input`'s video stream and best audio stream (audio_only: its best audio
+ * stream alone) into a container chosen by `container` (an extension: "mkv", "mp4", "m4a", …),
+ * with the container tags, as `ffmpeg -i in -map 0:v:0 -map 0:a:0? -c copy out` (or `-vn -acodec
+ * copy`). Timestamps start at 0 (the container's start subtracted); a non-monotonic DTS is moved
+ * on (counted in report->fixed_packets). Fails without the stream asked for, or when the container
+ * cannot hold a codec. Returns 0, or −1 with `error` set; the caller deletes a partial output. */
+int medley_movie_remux(const char *input, const char *output, const char *container, int audio_only,
+                       MedleyTranscodeReport *report, char *error, size_t size);
 
 #endif
