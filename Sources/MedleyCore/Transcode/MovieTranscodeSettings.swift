@@ -31,9 +31,23 @@ public struct MovieTranscode: Sendable, Equatable {
 }
 
 extension TranscodeSettings {
+    /// `AVFormatIDKey: copy` keeps the stream as it is: no key that would change it goes beside it.
+    static func checkCopy(_ fields: TranscodeFields, _ settings: TranscodeSettings) {
+        guard settings.copyAudio else { return }
+        for key in ["AVSampleRateKey", "AVNumberOfChannelsKey", "AVEncoderAudioQualityKey", "AVSampleRateConverterAudioQualityKey",
+                    "AVEncoderBitRateKey", "AVEncoderBitRatePerChannelKey", "AVLinearPCMBitDepthKey", "AVLinearPCMIsFloatKey",
+                    "AVLinearPCMIsBigEndianKey", "preset", "gain", "normalize", "trim", "fade"] {
+            guard let node = fields.nodes[key] else { continue }
+            fields.error(node, "AVFormatIDKey: copy keeps the stream as it is; '\(key)' needs a re-encode",
+                         suggestion: "remove '\(key)', or name a format in AVFormatIDKey")
+        }
+    }
+
     /// The movie keys beyond `videoQuality`/`scalingMode`; sets `settings.movie` when any movie key is given.
     static func readMovieEncoding(_ fields: TranscodeFields, into settings: inout TranscodeSettings) {
-        guard MovieTranscode.keys.contains(where: { fields.nodes[$0] != nil }) else { return }
+        // A preset alone (with its scalingMode) stays the preset: MovieStep encodes it as before.
+        guard MovieTranscode.keys.contains(where: { !["videoQuality", "scalingMode"].contains($0) && fields.nodes[$0] != nil })
+        else { return }
         var encoding = (settings.videoQuality ?? .typeHigh).encoding
         var movie = MovieTranscode(encoding: encoding)
         if let (value, node) = fields.text("videoCodec") {
