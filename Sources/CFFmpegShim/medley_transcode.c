@@ -260,6 +260,13 @@ static int encode_picture(Transcoder *t, AVFrame *frame, char *error, size_t siz
                                         AV_ROUND_NEAR_INF | AV_ROUND_PASS_MINMAX);
         if (slot <= t->last_video_pts) return 0;
         copies = t->last_video_pts < 0 ? 1 : slot - t->last_video_pts;
+        /* A hostile or broken timestamp far ahead would have the picture repeated for hours. */
+        if (copies > (int64_t)s->fps_num / s->fps_den * 600 + 1) {
+            snprintf(error, size, "the picture's timestamps jump %.1f s at %.3f s; a constant frame rate would repeat a picture "
+                     "%lld times", (double)(copies - 1) * s->fps_den / s->fps_num,
+                     (double)t->last_video_pts * s->fps_den / s->fps_num, (long long)copies);
+            return -1;
+        }
         if (t->last_video_pts < 0) t->last_video_pts = slot - 1;
     } else if (pts <= t->last_video_pts) {
         pts = t->last_video_pts + 1;
