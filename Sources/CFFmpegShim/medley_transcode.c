@@ -190,6 +190,24 @@ static int open_audio_encoder(Transcoder *t, char *error, size_t size) {
 /* Scales one decoded picture (after the crop) into the encoder's size and encodes it; NULL flushes. */
 static int encode_picture(Transcoder *t, AVFrame *frame, char *error, size_t size) {
     const MedleyTranscodeSettings *s = t->settings;
+    if (!frame && s->fps_num > 0 && s->fps_den > 0 && t->have_source_pts && t->last_video_pts >= 0) {
+        /* A constant rate ends where the last picture does: its slots up to its end are filled. */
+        const AVStream *source = t->in.format->streams[t->in.video];
+        int64_t end = av_rescale_q_rnd(t->last_source_pts + t->last_source_duration - t->origin_video, source->time_base,
+                                       t->video_encoder->time_base, AV_ROUND_NEAR_INF | AV_ROUND_PASS_MINMAX);
+        for (int64_t slot = t->last_video_pts + 1; slot < end && slot - t->last_video_pts < 600LL * s->fps_num; slot++) {
+            int r = av_frame_make_writable(t->picture);
+            if (r < 0) { medley_ffmpeg_set_error(error, size, "cannot reuse a picture", r); return -1; }
+            t->picture->pts = slot;
+            r = avcodec_send_frame(t->video_encoder, t->picture);
+            if (r < 0) { medley_ffmpeg_set_error(error, size, "encoding failed", r); return -1; }
+            t->report->video_frames++;
+            if (medley_output_drain(t->video_encoder, t->video_out, t->out, t->encoded, error, size) < 0) return -1;
+            t->last_video_pts = slot;
+            double written = (slot + 1) * av_q2d(t->video_encoder->time_base);
+            if (written > t->report->written_video_end) t->report->written_video_end = written;
+        }
+    }
     if (!frame) {
         int r = avcodec_send_frame(t->video_encoder, NULL);
         if (r < 0) { medley_ffmpeg_set_error(error, size, "encoding failed", r); return -1; }
