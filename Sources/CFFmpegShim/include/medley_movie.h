@@ -1,11 +1,12 @@
 /*
  * medley_movie.h — movies through libavformat/libavcodec/libswscale/libswresample: probe a file,
- * decode the frame shown at a time as RGB, re-encode to H.264 + AAC in MP4. FFmpeg's macros and
+ * decode the frame shown at a time as RGB, re-encode (H.264, HEVC, AV1, VP9; MP4, MOV, Matroska,
+ * WebM), copy streams into another container. FFmpeg's macros and
  * structs stay in the C files. Errors are written as text into the caller's buffer (and their
  * FFmpeg code kept per thread: medley_ffmpeg_take_error_code in medley_ffmpeg.h).
  *
  * One C file per mechanism; each section below names its file. Opening the input, the choice of
- * streams and their decoders are medley_input.c's, shared by all three.
+ * streams and their decoders are medley_input.c's, shared by all of them.
  */
 #ifndef MEDLEY_MOVIE_H
 #define MEDLEY_MOVIE_H
@@ -51,7 +52,7 @@ int medley_movie_probe(const char *path, MedleyMovieInfo *info, MedleyMovieTagVi
 uint8_t *medley_movie_frame_rgb(const char *path, double seconds, int *width, int *height, double *time,
                                 int *rotation, char *error, size_t size);
 
-/* ---- medley_transcode.c: re-encoding to H.264 + AAC in MP4 ---- */
+/* ---- medley_transcode.c: re-encoding (H.264 + AAC in MP4 unless the settings say) ---- */
 
 /* How medley_movie_transcode encodes. Sizes are in stored orientation. */
 typedef struct MedleyTranscodeSettings {
@@ -94,8 +95,10 @@ typedef struct MedleyTranscodeReport {
     double written_video_end, written_audio_end; /* where the written streams end (seconds) */
 } MedleyTranscodeReport;
 
-/* Re-encodes the video stream (libx264, yuv420p) and the best audio stream (AAC) of `input` into
- * an MP4 at `output` (moov first), with the container tags and the display matrix copied. Returns
+/* Re-encodes the video stream (settings->video_encoder, yuv420p) and the best audio stream
+ * (settings->audio_encoder, or its packets copied) of `input` into the container settings->container
+ * names (an MP4 moov first), with the container tags and the display matrix copied. Pictures whose
+ * timestamp repeats or goes back are re-timed (report->repeated_frames). Returns
  * 0, or −1 with `error` set; the output may then be partial, and the caller deletes it. */
 int medley_movie_transcode(const char *input, const char *output, const MedleyTranscodeSettings *settings,
                            MedleyTranscodeReport *report, char *error, size_t size);
