@@ -176,6 +176,7 @@ struct SchemaReader {
         if let exportNode = fields["export"], fields["transcode"] == nil || transcode != nil {
             checkExportID3(exportNode: exportNode, transcode: transcode, retags: fields["tag"] != nil)
         }
+        if let movie = transcode?.movie, let exportNode = fields["export"] { checkMovieContainer(movie, exportNode: exportNode) }
         let analyses = fields["analyze"].map(analyses) ?? AnalysisRequest()
         let metering = analyses.metering != nil
         let autoAdjust = fields["autoAdjust"].flatMap { node in self.autoAdjust(node).map { ($0, node) } }
@@ -206,7 +207,7 @@ struct SchemaReader {
         var selected = ingest
         if fields["ingest"].flatMap({ Self.field("media", of: $0) }) == nil {
             selected = ingest.selecting(IngestStage.defaultMedia(filters: graph != nil || watermark != nil || autoAdjust?.0.enhance == true,
-                                                                 transcode: transcode.map { ($0.setsAudio, $0.videoQuality != nil) },
+                                                                 transcode: transcode.map { ($0.setsAudio, $0.videoQuality != nil || $0.movie != nil) },
                                                                  poster: poster != nil))
         }
         checkMeasures(analyses, autoAdjust: autoAdjust, media: selected.media, posters: poster != nil, hasExport: export != nil)

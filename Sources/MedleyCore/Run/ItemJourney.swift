@@ -176,6 +176,9 @@ struct ItemJourney {
             if let poster = job.poster {
                 return try PosterStep.render(media, info: info, poster: poster, item, stage: image, exporter: exporter)
             }
+            if SoundtrackStep.applies(to: job) {
+                return try SoundtrackStep.write(media, info: info, item, job: job, audio: context.audio, exporter: exporter)
+            }
             return try MovieStep.reencode(media, info: info, item, job: job, exporter: exporter)
         }
     }

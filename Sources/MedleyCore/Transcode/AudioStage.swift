@@ -513,6 +513,8 @@ extension AudioStage {
             if job?.tag != nil { return nil }
             throw ItemFailure(.unsupported, "\(format) audio needs a 'transcode' stage in this job")
         }
+        // `AVFormatIDKey: copy`: the stream as it is, with the tags (Steps/AudioCopyStep).
+        if stage.settings.copyAudio { return nil }
         try stage.check(reader)
         return stage
     }
