@@ -76,6 +76,11 @@ final class MovieTranscodeSettingsTests: XCTestCase {
         XCTAssertEqual(MovieFrameRate("24000/1001"), MovieFrameRate(numerator: 24000, denominator: 1001))
         XCTAssertNil(MovieFrameRate("0"))
         XCTAssertNil(MovieFrameRate("500"))
+        // Out of range before any conversion to Int (1e300 · 1.001 as an Int would trap).
+        XCTAssertNil(MovieFrameRate("1e300"))
+        XCTAssertNil(MovieFrameRate("-1e300"))
+        XCTAssertNil(MovieFrameRate("nan"))
+        XCTAssertEqual(MovieFrameRate("29.97"), MovieFrameRate(numerator: 30000, denominator: 1001))
         // A soundtrack job: audio settings only, no movie settings.
         let sound = try XCTUnwrap(try job("{ AVFormatIDKey: copy }", name: "{stem}.{ext}").transcode)
         XCTAssertTrue(sound.copyAudio)

@@ -107,7 +107,7 @@ public struct MovieFrameRate: Sendable, Equatable {
             (numerator, denominator) = (n, d)
         } else if let n = Int(value) {
             (numerator, denominator) = (n, 1)
-        } else if let x = Double(value), x.isFinite {
+        } else if let x = Double(value), x >= 1, x <= 240 {  // checked before any conversion to Int
             // 23.976, 29.97, 59.94: the NTSC rates x·1000/1001.
             let ntsc = (x * 1.001).rounded()
             if abs(ntsc / 1.001 - x) < 0.005 { (numerator, denominator) = (Int(ntsc) * 1000, 1001) } else {
