@@ -42,6 +42,8 @@ TEST_PACKAGES=(
   xxhash xxd sqlite3
   parallel
   time
+  # PIL reads animated GIF/WebP frames and delays back (MoviePicturesTests)
+  python3-pil
   # LibRaw's own tools (raw-identify, dcraw_emu): RAW sizes and pixels in tests, the peer in benchmarks
   libraw-bin
   # independent references in tests and peers in benchmarks

@@ -51,7 +51,7 @@ static int clip_next_frame(MedleyMovieInput *in, AVPacket *packet, AVFrame *fram
 static int clip_scale(struct SwsContext **sws, const AVFrame *frame, int width, int height, uint8_t *scratch,
                       int stride, uint8_t *out, char *error, size_t size) {
     *sws = sws_getCachedContext(*sws, frame->width, frame->height, frame->format, width, height, AV_PIX_FMT_RGB24,
-                                SWS_LANCZOS | SWS_ACCURATE_RND | SWS_FULL_CHR_H_INT, NULL, NULL, NULL);
+                                SWS_LANCZOS, NULL, NULL, NULL);
     if (!*sws) { snprintf(error, size, "cannot convert %s pictures to RGB", av_get_pix_fmt_name(frame->format)); return -1; }
     int *inverse, *table, source_full, destination_full, brightness, contrast, saturation;
     if (sws_getColorspaceDetails(*sws, &inverse, &source_full, &table, &destination_full, &brightness, &contrast,

@@ -8,7 +8,7 @@
 
 /* A GIF frame is at most 65535 rows; the clip's palette is quantised from at most this many pixels
  * (every frame's rows, subsampled evenly), as palettegen counts every frame's colours. */
-#define PALETTE_PIXELS 4000000
+#define PALETTE_PIXELS 1000000
 
 /* One palette for the whole clip: the frames stacked into one picture and quantised once by
  * gifsave (libimagequant), read back from the GIF's "gif-palette" field. */

@@ -35,12 +35,20 @@ public enum SoundPicture {
         fft(&re, &im)
         let bins = n / 2
         var levels = [Double](repeating: 0, count: height)
+        let magnitude = { (k: Int) in (re[k] * re[k] + im[k] * im[k]).squareRoot() * (k == 0 || k == bins ? 1 : 2) / gain }
+        let spacing = height > 1 ? Double(bins) / Double(height - 1) : 0
         for row in 0..<height {
-            // Row r is the frequency r/(height−1) of Nyquist; between bins, linearly interpolated.
-            let position = height > 1 ? Double(row) * Double(bins) / Double(height - 1) : 0
-            let low = min(bins, Int(position)), high = min(bins, low + 1), t = position - Double(low)
-            let magnitude = { (k: Int) in (re[k] * re[k] + im[k] * im[k]).squareRoot() * (k == 0 || k == bins ? 1 : 2) / gain }
-            let value = magnitude(low) * (1 - t) + magnitude(high) * t
+            // Row r is the frequency r/(height−1) of Nyquist: the strongest bin within half a row of it
+            // (a sine between two rows still shows at its level), or between bins, linearly interpolated.
+            let position = Double(row) * spacing
+            let first = max(0, Int((position - spacing / 2).rounded(.up))), last = min(bins, Int((position + spacing / 2).rounded(.down)))
+            let value: Double
+            if first <= last {
+                value = (first...last).map(magnitude).max() ?? 0
+            } else {
+                let low = min(bins, Int(position)), high = min(bins, low + 1), t = position - Double(low)
+                value = magnitude(low) * (1 - t) + magnitude(high) * t
+            }
             levels[row] = 20 * log10(max(value, 1e-300))
         }
         return levels
