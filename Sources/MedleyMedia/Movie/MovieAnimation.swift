@@ -16,7 +16,8 @@ public struct AnimationSettings: Sendable, Equatable {
     /// Displayed width in pixels; nil: the movie's own. The height keeps the displayed aspect.
     public var width: Int?
     public var format: Format = .gif
-    /// How many times it plays: 0 for ever (GIF's and WebP's loop count).
+    /// The file's loop count as ffmpeg's `-loop N` writes it: 0 for ever, else GIF's NETSCAPE repeat
+    /// count (it plays N + 1 times) or WebP's ANIM loop count.
     public var loop: Int = 0
     public var palette: Palette = .clip
     /// GIF: 0…1 (libimagequant's Floyd–Steinberg).
@@ -50,8 +51,10 @@ public struct AnimationSettings: Sendable, Equatable {
     /// sum up to each picture stays within half a centisecond of its time; milliseconds for WebP.
     public func delays(count: Int) -> [Int] {
         let unit = format == .gif ? 100.0 : 1000.0, scale = format == .gif ? 10 : 1
+        // The last picture's delay is its whole length cut to the unit, as ffmpeg's GIF muxer writes it.
         return (0..<count).map { n in
-            Int((Double(n + 1) * unit / fps).rounded() - (Double(n) * unit / fps).rounded()) * scale
+            n == count - 1 && format == .gif ? Int((unit / fps).rounded(.down)) * scale
+                : Int((Double(n + 1) * unit / fps).rounded() - (Double(n) * unit / fps).rounded()) * scale
         }
     }
 }
@@ -121,12 +124,14 @@ extension Movie {
             format: settings.format == .gif ? Int32(MEDLEY_SAVE_GIF) : Int32(MEDLEY_SAVE_WEBP),
             clip_palette: settings.palette == .clip ? 1 : 0, dither: settings.dither, effort: 7,
             interframe_maxerror: 0, quality: Int32(settings.quality ?? 101))
+        // libvips' GIF "loop" is the number of plays, one more than the NETSCAPE repeat count it writes.
+        let loopField = Int32(settings.format == .gif && settings.loop > 0 ? settings.loop + 1 : settings.loop)
         try Vips.start()
         errno = 0
         let failed = clip.rgb.withUnsafeBufferPointer { pixels in
             delays.withUnsafeBufferPointer { delays in
                 medley_animation_save(pixels.baseAddress, Int32(size.width), Int32(size.height), Int32(clip.frames),
-                                      delays.baseAddress, Int32(settings.loop), &options, output)
+                                      delays.baseAddress, loopField, &options, output)
             }
         }
         guard failed == 0 else { throw Vips.saveFailure(path: output, errno: errno) }
