@@ -110,9 +110,23 @@ int medley_movie_clip(const char *path, double from, double duration, double fps
      * while n / fps < duration and a frame is still on screen. */
     int64_t total = (int64_t)ceil(duration * fps - 1e-9);
     double last_end = -1;
+    /* The frame on screen so far, scaled only when a picture shows it (most decoded frames are not
+     * shown at a lower rate). */
+    AVFrame *shown_frame = av_frame_alloc();
+    int scaled = 0;
+    if (!shown_frame) { snprintf(error, size, "out of memory"); goto done; }
+#define EMIT()                                                                                           \
+    do {                                                                                                  \
+        if (!scaled) {                                                                                    \
+            if (clip_scale(&sws, shown_frame, width, height, scratch, stride, held, error, size) < 0) goto fail; \
+            scaled = 1;                                                                                   \
+        }                                                                                                 \
+        if (visit(context, held, width, height, emitted) != 0) { snprintf(error, size, "stopped"); goto fail; } \
+        emitted++;                                                                                        \
+    } while (0)
     for (;;) {
         int r = clip_next_frame(&in, packet, frame, &flushing, &errors, error, size);
-        if (r < 0) goto done;
+        if (r < 0) goto fail;
         if (r == 0) break;
         int64_t pts = frame->best_effort_timestamp;
         if (pts == AV_NOPTS_VALUE) { av_frame_unref(frame); continue; }
@@ -122,21 +136,23 @@ int medley_movie_clip(const char *path, double from, double duration, double fps
         if (t < 0) t = 0;
         int64_t tick = llround(t * fps);
         /* Pictures before this frame's tick show the frame held so far. */
-        while (have && emitted < tick && emitted < total) {
-            if (visit(context, held, width, height, emitted) != 0) { snprintf(error, size, "stopped"); goto done; }
-            emitted++;
-        }
+        while (have && emitted < tick && emitted < total) EMIT();
         if (emitted >= total) { av_frame_unref(frame); break; }
-        if (clip_scale(&sws, frame, width, height, scratch, stride, held, error, size) < 0) goto done;
+        av_frame_unref(shown_frame);
+        av_frame_move_ref(shown_frame, frame);
+        scaled = 0;
         have = 1;
         last_end = t + shown;
-        av_frame_unref(frame);
     }
     /* The last frame fills the ticks up to its own end (the fps filter's eof rounding). */
-    while (have && emitted < total && emitted < (int64_t)llround(last_end * fps)) {
-        if (visit(context, held, width, height, emitted) != 0) { snprintf(error, size, "stopped"); goto done; }
-        emitted++;
-    }
+    while (have && emitted < total && emitted < (int64_t)llround(last_end * fps)) EMIT();
+#undef EMIT
+    av_frame_free(&shown_frame);
+    goto decoded;
+fail:
+    av_frame_free(&shown_frame);
+    goto done;
+decoded:
     if (emitted == 0) { snprintf(error, size, "no video frame could be decoded after %.3f s", from); goto done; }
     status = (int)(emitted > INT32_MAX ? INT32_MAX : emitted);
 done:

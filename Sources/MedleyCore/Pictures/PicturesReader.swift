@@ -6,7 +6,7 @@ import MedleyYAML
 /// Reading the picture stages made from movies (`animation:`, `sprites:`) and from sound
 /// (`spectrogram:`, `waveform:`); docs/movies.md and docs/audio.md.
 extension SchemaReader {
-    static let animationKeys = ["from", "duration", "fps", "width", "format", "loop", "palette", "dither", "quality"]
+    static let animationKeys = ["from", "duration", "fps", "width", "format", "loop", "palette", "dither", "effort", "quality"]
     static let spritesKeys = ["every", "columns", "width", "vtt"]
     static let spectrogramKeys = ["width", "height", "floor", "colors", "channels"]
     static let waveformKeys = ["width", "height", "scale", "floor", "color", "background", "channels"]
@@ -90,6 +90,7 @@ extension SchemaReader {
         }
         if let v = whole(fields["width"], "animation.width", 1...8_192, ok: &ok) { settings.width = v }
         if let v = whole(fields["loop"], "animation.loop", 0...65_535, ok: &ok) { settings.loop = v }
+        if let v = whole(fields["effort"], "animation.effort", 1...10, ok: &ok) { settings.effort = v }
         if let v = choice(fields["format"], "animation.format", AnimationSettings.Format.self, ok: &ok) { settings.format = v }
         if let v = choice(fields["palette"], "animation.palette", AnimationSettings.Palette.self, ok: &ok) { settings.palette = v }
         if let n = fields["dither"] {

@@ -22,6 +22,8 @@ public struct AnimationSettings: Sendable, Equatable {
     public var palette: Palette = .clip
     /// GIF: 0…1 (libimagequant's Floyd–Steinberg).
     public var dither: Double = 1
+    /// GIF: libimagequant's effort 1…10 (libvips' default 7): more is slower and closer colours.
+    public var effort: Int = 7
     /// WebP: 1…100; nil: lossless.
     public var quality: Int? = 75
 
@@ -122,7 +124,7 @@ extension Movie {
         let delays = settings.delays(count: clip.frames).map(Int32.init)
         var options = MedleyAnimationOptions(
             format: settings.format == .gif ? Int32(MEDLEY_SAVE_GIF) : Int32(MEDLEY_SAVE_WEBP),
-            clip_palette: settings.palette == .clip ? 1 : 0, dither: settings.dither, effort: 7,
+            clip_palette: settings.palette == .clip ? 1 : 0, dither: settings.dither, effort: Int32(settings.effort),
             interframe_maxerror: 0, quality: Int32(settings.quality ?? 101))
         // libvips' GIF "loop" is the number of plays, one more than the NETSCAPE repeat count it writes.
         let loopField = Int32(settings.format == .gif && settings.loop > 0 ? settings.loop + 1 : settings.loop)
