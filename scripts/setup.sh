@@ -44,6 +44,8 @@ TEST_PACKAGES=(
   # poppler's pdftoppm: the peer of benchmarks/bench-pdfpages.sh (ingest.page: all)
   poppler-utils
   time
+  # PIL reads animated GIF/WebP frames and delays back (MoviePicturesTests)
+  python3-pil
   # LibRaw's own tools (raw-identify, dcraw_emu): RAW sizes and pixels in tests, the peer in benchmarks
   libraw-bin
   # independent references in tests and peers in benchmarks

@@ -52,6 +52,19 @@ int medley_movie_probe(const char *path, MedleyMovieInfo *info, MedleyMovieTagVi
 uint8_t *medley_movie_frame_rgb(const char *path, double seconds, int *width, int *height, double *time,
                                 int *rotation, char *error, size_t size);
 
+/* ---- medley_clip.c: a stretch as evenly timed pictures ---- */
+
+/* Called with each picture of a clip: packed 8-bit RGB (width·3 bytes a row), valid during the call.
+ * Returns 0 to go on, anything else to stop. */
+typedef int (*MedleyClipVisitor)(void *context, const uint8_t *rgb, int width, int height, int64_t index);
+
+/* Decodes `duration` seconds from `from` (container start + from, as `ffmpeg -ss from -t duration -i`)
+ * and hands `visit` one picture every 1/fps s (the frame on screen then, as FFmpeg's fps filter picks
+ * it), scaled to width × height with Lanczos, stored orientation (`rotation`: the clockwise degrees it
+ * is displayed turned). Returns the pictures handed over, or −1 with `error` set. */
+int medley_movie_clip(const char *path, double from, double duration, double fps, int width, int height,
+                      MedleyClipVisitor visit, void *context, int *rotation, char *error, size_t size);
+
 /* ---- medley_transcode.c: re-encoding (H.264 + AAC in MP4 unless the settings say) ---- */
 
 /* How medley_movie_transcode encodes. Sizes are in stored orientation. */

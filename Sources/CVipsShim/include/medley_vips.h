@@ -231,6 +231,23 @@ typedef struct {
  * image first (webpsave of libvips 8.14 ignores its own strip). Returns 0 on success. */
 int medley_image_save(MedleyImage *image, const char *path, const MedleySaveOptions *options);
 
+/* ---- medley_animation.c: animated GIF and WebP from frames ---- */
+
+typedef struct {
+    int format;                 /* MEDLEY_SAVE_GIF or MEDLEY_SAVE_WEBP */
+    int clip_palette;           /* GIF: 1 one palette for every frame (quantised from all of them), 0 one per frame */
+    double dither;              /* GIF: 0…1 */
+    int effort;                 /* GIF: libimagequant's effort 1…10 */
+    double interframe_maxerror; /* GIF: pixels that change less than this stay transparent (0: none) */
+    int quality;                /* WebP: 1…100, above 100 lossless */
+} MedleyAnimationOptions;
+
+/* `frames` pictures of width × height packed 8-bit RGB one after another in `rgb`, shown `delays[i]`
+ * milliseconds each, `loop` times (0: for ever), written to `path` as an animated GIF or WebP.
+ * Returns 0, or -1 with a libvips error. */
+int medley_animation_save(const unsigned char *rgb, int width, int height, int frames, const int *delays, int loop,
+                          const MedleyAnimationOptions *options, const char *path);
+
 /* ---- medley_memory.c: copies to memory ---- */
 
 /* Renders the whole image into a newly malloc'ed buffer of interleaved samples (caller

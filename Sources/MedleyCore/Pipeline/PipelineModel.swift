@@ -35,6 +35,14 @@ public struct Job: Sendable {
     public let playlist: PlaylistStage?
     /// `poster:`: movies become their frame at this time, then go through filters and image export.
     public internal(set) var poster: PosterStage?
+    /// `animation:`: movies become an animated GIF or WebP of a stretch of them (nil: none).
+    public internal(set) var animation: AnimationSettings?
+    /// `sprites:`: movies become a grid of frames every T seconds, with a WebVTT file (nil: none).
+    public internal(set) var sprites: SpriteSettings?
+    /// `spectrogram:`: audio items become a picture of their spectrum over time (nil: none).
+    public internal(set) var spectrogram: SpectrogramSettings?
+    /// `waveform:`: audio items become a picture of their waveform (nil: none).
+    public internal(set) var waveform: WaveformSettings?
     /// `watermark:`: a logo or text composited onto every image after its filters (nil: none).
     public internal(set) var watermark: Watermark?
     /// `contactSheet:`: the exported images as thumbnails on sheets (nil: none).

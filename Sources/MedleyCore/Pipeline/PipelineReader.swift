@@ -68,7 +68,8 @@ struct SchemaReader {
     /// The longest job name, in characters (each becomes one byte of `manifest-<job>.jsonl`).
     static let maximumJobName = 100
     static let jobKeys = ["name", "ingest", "where", "tag", "filters", "graph", "colorSpace", "transcode",
-                          "analyze", "autoAdjust", "poster", "export", "playlist", "report", "limits", "watermark", "contactSheet"]
+                          "analyze", "autoAdjust", "poster", "export", "playlist", "report", "limits", "watermark", "contactSheet",
+                          "animation", "sprites", "spectrogram", "waveform"]
 
     // MARK: structure
 
@@ -202,6 +203,12 @@ struct SchemaReader {
                        suggestion: "add 'export: { to: out, format: jpeg }'")
         }
 
+        let animation = fields["animation"].flatMap(self.animation)
+        let sprites = fields["sprites"].flatMap(self.sprites)
+        let spectrogram = fields["spectrogram"].flatMap(self.spectrogram)
+        let waveform = fields["waveform"].flatMap(self.waveform)
+        checkPictureStages(fields, hasExport: export != nil)
+
         guard let name, let ingest else { return nil }
         // Without an explicit media list, a job takes what its stages can process.
         var selected = ingest
@@ -209,6 +216,11 @@ struct SchemaReader {
             selected = ingest.selecting(IngestStage.defaultMedia(filters: graph != nil || watermark != nil || autoAdjust?.0.enhance == true,
                                                                  transcode: transcode.map { ($0.setsAudio, $0.videoQuality != nil || $0.movie != nil) },
                                                                  poster: poster != nil))
+            // A picture of a movie or of sound: the job takes that kind.
+            let movies = animation != nil || sprites != nil, sounds = spectrogram != nil || waveform != nil
+            if movies || sounds {
+                selected = ingest.selecting((movies ? [.anyVideo] : []) + (sounds ? [.anyAudio] : []))
+            }
         }
         checkMeasures(analyses, autoAdjust: autoAdjust, media: selected.media, posters: poster != nil, hasExport: export != nil)
         var job = Job(name: name, mark: node.mark, ingest: selected, imageGraph: graph, workingSpace: space,
@@ -217,6 +229,10 @@ struct SchemaReader {
         job.report = report
         job.contactSheet = contactSheet
         job.poster = poster
+        job.animation = animation
+        job.sprites = sprites
+        job.spectrogram = spectrogram
+        job.waveform = waveform
         job.imageAnalyses = Set(analyses.image.map(\.kind))
         job.analyzesLoudness = analyses.loudness != nil
         job.autoAdjust = autoAdjust?.0
@@ -228,6 +244,7 @@ struct SchemaReader {
         // (not on `metering`); added only when used, so other jobs' settings hash as before.
         // Audio's `metering` and `loudness` are in its hash through the `analyze` key's own text.
         var imageSettings = settings(["filters", "graph", "colorSpace", "limits", "export", "poster"])
+        for key in ["animation", "sprites"] where fields[key] != nil { imageSettings += ";" + settings([key]) }
         if fields["autoAdjust"] != nil { imageSettings += ";" + settings(["autoAdjust"]) }
         if fields["watermark"] != nil { imageSettings += ";" + settings(["watermark"]) }
         if selected.raw != .develop { imageSettings += ";raw=" + selected.raw.rawValue }
@@ -244,7 +261,9 @@ struct SchemaReader {
         // The contents of the files the job names (LUTs, logos, profiles) shape its outputs as its keys do.
         let assetPrints = assets.jobFingerprints.isEmpty ? "" : ";assets=" + assets.jobFingerprints.joined(separator: ",")
         job.settings = JobSettings(image: imageSettings + assetPrints,
-                                   audio: settings(["transcode", "analyze", "tag", "export"]) + assetPrints)
+                                   audio: settings(["transcode", "analyze", "tag", "export"])
+                                   + ["spectrogram", "waveform"].filter { fields[$0] != nil }.map { ";" + settings([$0]) }.joined()
+                                   + assetPrints)
         return job
     }
 }

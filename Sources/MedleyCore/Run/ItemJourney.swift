@@ -160,6 +160,11 @@ struct ItemJourney {
             return try ImageStep.render(media, header: header, messages: messages, item, stage: image, exporter: exporter,
                                         threads: session.vipsThreads)
         case .audio(let reader, let tags):
+            if job.spectrogram != nil || job.waveform != nil {
+                entry.properties = media.properties
+                return try PictureSteps.sound(media, reader: reader, spectrogram: job.spectrogram, waveform: job.waveform, item,
+                                              job: job, exporter: exporter)
+            }
             let stage = try AudioStage.taking(reader, format: item.sniffed.format, context.audio, job: job)
             entry.properties = media.properties
             // Album mode: the loudness of the item's album, measured by the album pass.
@@ -173,6 +178,12 @@ struct ItemJourney {
         case .movie(let info):
             entry.properties = media.properties
             try MovieStep.checkPixels(info, job: job)
+            if let animation = job.animation {
+                return try PictureSteps.animation(media, info: info, settings: animation, item, job: job, exporter: exporter)
+            }
+            if let sprites = job.sprites {
+                return try PictureSteps.sprites(media, info: info, settings: sprites, item, job: job, exporter: exporter)
+            }
             if let poster = job.poster {
                 return try PosterStep.render(media, info: info, poster: poster, item, stage: image, exporter: exporter)
             }
