@@ -50,8 +50,8 @@ enum MovieStep {
                 written.warnings.append("\(result.damagedFrames) damaged frame(s) in the source, re-encoded as the decoder concealed them")
             }
             for tag in result.tagsNotKept { written.warnings.append("container tag \(tag); not kept") }
-            if job.transcode?.trim != nil || job.transcode?.fade != nil {
-                written.warnings.append("trim and fade apply to audio items; this movie's sound was re-encoded without them")
+            if job.transcode?.trim != nil || job.transcode?.fade != nil || job.transcode?.cut != nil {
+                written.warnings.append("cut, trim and fade apply to audio items; this movie's sound was re-encoded without them")
             }
         }
         return .written(written)

@@ -29,6 +29,7 @@ extension TranscodeSettings {
         readFormat(fields, into: &settings)
         readLevel(fields, into: &settings)
         readTrimAndFade(fields, into: &settings)
+        readCut(fields, into: &settings)
         readPreset(fields, into: &settings)
         return fields.ok ? settings : nil
     }
