@@ -293,7 +293,7 @@ struct AudioStage {
             var gain = try level(first: first, album: album, warnings: &warnings)
             try limitedLoudness(&gain, reader, plan: plan, cut: cut, first: first, warnings: &warnings)
             var editWarnings: [String] = []
-            func write() throws -> Pass {
+            func write(_ gain: Level) throws -> Pass {
                 let writer: AudioSink
                 switch plan {
                 case .sndfile(let format): writer = try AudioWriter(path: temporaryPath, format: format)
@@ -312,9 +312,9 @@ struct AudioStage {
                 try writer.close()
                 return written
             }
-            var written = try write()
+            var written = try write(gain)
             if deliveryChecked(plan) {
-                try deliver(&gain, &written, reader: reader, output: temporaryPath, rewrite: write, warnings: &warnings)
+                (gain, written) = try deliver(gain, written, reader: reader, output: temporaryPath, rewrite: write, warnings: &warnings)
             }
             warnings += editWarnings
             return Outcome(meter: written.meter, loudness: written.loudness,
@@ -431,9 +431,10 @@ struct AudioStage {
     /// limiter's ceiling with `limit: true`, else the gain) and the item encoded again, up to
     /// `deliveryPasses` encodes. The delivered figures go into the record; a ceiling or target
     /// missed is a warning naming both figures.
-    func deliver(_ level: inout Level, _ written: inout Pass, reader: AudioSource, output: String,
-                 rewrite: () throws -> Pass, warnings: inout [String]) throws {
-        guard let loudness = settings.loudness, var record = level.normalization else { return }
+    func deliver(_ level: Level, _ written: Pass, reader: AudioSource, output: String,
+                 rewrite: (Level) throws -> Pass, warnings: inout [String]) throws -> (Level, Pass) {
+        var level = level, written = written
+        guard let loudness = settings.loudness, var record = level.normalization else { return (level, written) }
         // An item left as it is (within the threshold, lowerOnly, silent) keeps its level.
         let adjusts = record.note == nil || record.note == "limited" || record.note == "truePeak"
         var passes = 1
@@ -451,7 +452,7 @@ struct AudioStage {
             }
             lowered += step
             try reader.rewind()
-            written = try rewrite()
+            written = try rewrite(level)
             passes += 1
         }
         let integrated = delivered?.integrated, peak = delivered?.truePeakDecibels
@@ -468,6 +469,7 @@ struct AudioStage {
             warnings.append(String(format: "delivered at %.1f LUFS, not the %.1f LUFS target (true peak %.1f dBTP, ceiling %.1f dBTP)",
                                    integrated, loudness.target, peak ?? -.infinity, loudness.truePeak))
         }
+        return (level, written)
     }
 
     /// LU the delivered loudness may miss the target by before it is said: what delivery specs allow (±0.5 LU).
