@@ -438,19 +438,30 @@ struct AudioStage {
         // An item left as it is (within the threshold, lowerOnly, silent) keeps its level.
         let adjusts = record.note == nil || record.note == "limited" || record.note == "truePeak"
         var passes = 1
-        var lowered = 0.0
+        var lowered = 0.0, madeUp = 0.0
         var delivered: LoudnessMeasurement?
         while true {
             delivered = try AudioCopyStep.measure(try FFmpegAudioReader(path: output)).loudness
-            guard adjusts, let peak = delivered?.truePeakDecibels, peak > loudness.truePeak,
-                  passes < Self.deliveryPasses else { break }
-            let step = peak - loudness.truePeak + Self.deliveryMargin
-            if let ceiling = level.limiter {
-                level.limiter = ceiling * Float(pow10(-step / 20))
-            } else {
-                level.gain *= Float(pow10(-step / 20))
+            guard adjusts, passes < Self.deliveryPasses, let peak = delivered?.truePeakDecibels,
+                  let integrated = delivered?.integrated else { break }
+            let over = peak - loudness.truePeak
+            // The codec moves the loudness too (an MP3's lowpass takes off a few tenths of a LU):
+            // a miss beyond `deliveryLoudnessSlack` is made up where the ceiling allows.
+            let miss = loudness.target - integrated
+            var ceilingStep = 0.0, gainStep = 0.0
+            if level.limiter != nil {
+                if over > 0 { ceilingStep = over + Self.deliveryMargin }
+                if abs(miss) > Self.deliveryLoudnessSlack, record.note != "truePeak" { gainStep = miss }
+            } else if over > 0 {
+                gainStep = -(over + Self.deliveryMargin)
+            } else if abs(miss) > Self.deliveryLoudnessSlack, record.note != "truePeak" {
+                gainStep = min(miss, -over - Self.deliveryMargin)
             }
-            lowered += step
+            guard ceilingStep > 0 || abs(gainStep) >= 0.05 else { break }
+            if let ceiling = level.limiter, ceilingStep > 0 { level.limiter = ceiling * Float(pow10(-ceilingStep / 20)) }
+            level.gain *= Float(pow10(gainStep / 20))
+            lowered += ceilingStep - (level.limiter == nil ? gainStep : 0)
+            madeUp += gainStep
             try reader.rewind()
             written = try rewrite(level)
             passes += 1
@@ -459,7 +470,7 @@ struct AudioStage {
         record.delivered = DeliveredLoudness(integrated: integrated.map(LoudnessNormalizer.rounded),
                                              truePeak: peak.map(LoudnessNormalizer.rounded), encodes: passes,
                                              lowered: lowered > 0 ? LoudnessNormalizer.rounded(lowered) : nil)
-        if level.limiter == nil, lowered > 0 { record.gain = LoudnessNormalizer.rounded(record.gain - lowered) }
+        if madeUp != 0 { record.gain = LoudnessNormalizer.rounded(record.gain + madeUp) }
         level.normalization = record
         if let peak, peak > loudness.truePeak {
             warnings.append(String(format: "the delivered true peak %.1f dBTP is over the %.1f dBTP ceiling after %d encodes",
@@ -472,6 +483,8 @@ struct AudioStage {
         return (level, written)
     }
 
+    /// LU the delivered loudness may miss the target by before another encode makes it up.
+    static let deliveryLoudnessSlack = 0.2
     /// LU the delivered loudness may miss the target by before it is said: what delivery specs allow (±0.5 LU).
     static let deliveredTolerance = 0.5
 
