@@ -41,6 +41,8 @@ TEST_PACKAGES=(
   # xxhsum checks XXH3 independently; xxd and the sqlite3 shell are called by tests
   xxhash xxd sqlite3
   parallel
+  # poppler's pdftoppm: the peer of benchmarks/bench-pdfpages.sh (ingest.page: all)
+  poppler-utils
   time
   # LibRaw's own tools (raw-identify, dcraw_emu): RAW sizes and pixels in tests, the peer in benchmarks
   libraw-bin
@@ -53,6 +55,8 @@ TEST_PACKAGES=(
   # tags into each container (id3v2 writes ID3v2.3, eyeD3, kid3-cli is TagLib, AtomicParsley
   # writes MP4 atoms, flac's metaflac writes Vorbis comments and pictures into FLAC)
   id3v2 eyed3 kid3-cli atomicparsley flac
+  # LAME's own encoder: MP3s with its Xing/LAME tag (encoder delay and padding) for the gapless tests
+  lame
   # docs/cookbook.md's ReplayGain peer (CookbookTests runs it): libebur128's tagger, rsgain's forerunner
   loudgain
   # fixtures/realworld/check-audio.py compares decoded samples of inputs and outputs with numpy

@@ -68,4 +68,32 @@ int medley_displayed_rotation(const AVStream *stream, const int32_t **matrix_out
 int medley_output_drain(AVCodecContext *encoder, AVStream *stream, AVFormatContext *out, AVPacket *packet,
                         char *error, size_t size);
 
+/* ---- medley_remux.c: packets copied from one stream into another ---- */
+
+/* One copied stream: its source, where it goes, the source timestamp that becomes 0, and the last
+ * DTS written (to move a non-monotonic one on, as ffmpeg's muxing does). */
+typedef struct MedleyStreamCopy {
+    const AVStream *in;
+    AVStream *out;
+    int64_t origin;      /* in the source's time base */
+    int64_t last_dts;    /* in the output's time base */
+    int started;
+} MedleyStreamCopy;
+
+/* A new output stream holding `in`'s codec as it is (its tag kept when the container knows it),
+ * its language and display matrix. Fails ("the .webm container cannot hold h264") when the
+ * container cannot. */
+int medley_stream_copy_open(MedleyStreamCopy *copy, const AVFormatContext *input, const AVStream *in,
+                            AVFormatContext *out, const char *container, char *error, size_t size);
+/* Writes one source packet (consumed) as the copy's; *end (seconds) is moved to where it ends. */
+int medley_stream_copy_write(MedleyStreamCopy *copy, AVFormatContext *out, AVPacket *packet,
+                             MedleyTranscodeReport *report, double *end, char *error, size_t size);
+/* The muxer for an extension ("mkv", "m4a", …); NULL when FFmpeg has none. */
+const AVOutputFormat *medley_output_format(const char *container);
+/* Copies the input's container tags, but those describing its structure; returns whether any needs
+ * an MP4's QuickTime keys list (use_metadata_tags) to be held verbatim. */
+int medley_output_copy_tags(const AVFormatContext *input, AVFormatContext *out);
+/* Writes the display matrix on `stream` (a copy of `matrix`, nine int32). Returns 0 or −1. */
+int medley_output_set_matrix(AVStream *stream, const int32_t *matrix);
+
 #endif

@@ -1,6 +1,7 @@
-/* Re-encoding a movie to H.264 + AAC in MP4 (medley_movie_transcode, medley_movie.h): decode with
- * libavcodec, crop and scale with libswscale, mix and resample the sound with libswresample, encode
- * with libx264 and FFmpeg's AAC, mux moov first. */
+/* Re-encoding a movie (medley_movie_transcode, medley_movie.h): decode with libavcodec, crop and
+ * scale with libswscale, mix and resample the sound with libswresample, encode with libx264 (or
+ * libx265, SVT-AV1, libaom, libvpx-vp9) and FFmpeg's AAC (or Opus, MP3, FLAC, ALAC, Vorbis), or copy
+ * the sound's packets; mux into MP4 (moov first), MOV, Matroska or WebM. */
 #include "medley_ffmpeg_internal.h"
 
 #include <libavutil/audio_fifo.h>
@@ -34,14 +35,51 @@ typedef struct Transcoder {
     int64_t next_audio_pts;    /* in samples */
     int audio_started;
     int sound_channels, sound_format, sound_rate; /* the decoded sound's shape the converter was set up for */
+    MedleyStreamCopy audio_copy;   /* the sound's packets, when copied */
+    int64_t last_source_pts;   /* the last picture's source timestamp (repeats and jumps are found on it) */
+    int64_t last_source_duration;
+    int64_t shift;             /* added to the source timestamps after a re-timed run (source time base) */
+    int have_source_pts;
 } Transcoder;
+
+/* `speed` for an encoder: x264 and x265 take the preset name; SVT-AV1 its preset number; libaom
+ * and libvpx cpu-used (the Swift side maps names to numbers). */
+static void set_encoder_options(const char *name, const MedleyTranscodeSettings *s, AVDictionary **options) {
+    char crf[16];
+    snprintf(crf, sizeof crf, "%d", s->crf);
+    av_dict_set(options, "crf", crf, 0);
+    const char *speed = s->x264_preset;
+    char gop[96];
+    if (strcmp(name, "libx264") == 0) {
+        av_dict_set(options, "preset", speed ? speed : "medium", 0);
+        if (s->gop > 1) {
+            snprintf(gop, sizeof gop, "scenecut=0:min-keyint=%d", s->gop);
+            av_dict_set(options, "x264-params", gop, 0);
+        }
+    } else if (strcmp(name, "libx265") == 0) {
+        av_dict_set(options, "preset", speed ? speed : "medium", 0);
+        if (s->gop > 1) snprintf(gop, sizeof gop, "log-level=none:scenecut=0:min-keyint=%d:open-gop=0", s->gop);
+        else snprintf(gop, sizeof gop, "log-level=none");
+        av_dict_set(options, "x265-params", gop, 0);
+    } else if (strcmp(name, "libsvtav1") == 0) {
+        if (speed) av_dict_set(options, "preset", speed, 0);
+    } else if (strcmp(name, "libaom-av1") == 0 || strcmp(name, "libvpx-vp9") == 0) {
+        /* Constant quality: CRF with no bit-rate target (`-b:v 0`). */
+        av_dict_set(options, "b", "0", 0);
+        if (speed) av_dict_set(options, "cpu-used", speed, 0);
+        av_dict_set(options, "row-mt", "1", 0);
+        if (strcmp(name, "libvpx-vp9") == 0) av_dict_set(options, "deadline", "good", 0);
+    }
+    if (s->video_profile) av_dict_set(options, "profile", s->video_profile, 0);
+}
 
 static int open_video_encoder(Transcoder *t, char *error, size_t size) {
     const MedleyTranscodeSettings *s = t->settings;
     const AVStream *source = t->in.format->streams[t->in.video];
     const AVCodecContext *decoder = t->in.video_decoder;
-    const AVCodec *codec = avcodec_find_encoder_by_name("libx264");
-    if (!codec) { snprintf(error, size, "this FFmpeg has no libx264 encoder"); return -1; }
+    const char *name = s->video_encoder ? s->video_encoder : "libx264";
+    const AVCodec *codec = avcodec_find_encoder_by_name(name);
+    if (!codec) { snprintf(error, size, "this FFmpeg has no %s encoder", name); return -1; }
     AVCodecContext *e = t->video_encoder = avcodec_alloc_context3(codec);
     t->video_out = avformat_new_stream(t->out, NULL);
     if (!e || !t->video_out) { snprintf(error, size, "out of memory"); return -1; }
@@ -51,12 +89,17 @@ static int open_video_encoder(Transcoder *t, char *error, size_t size) {
     e->sample_aspect_ratio = (AVRational){s->sar_num > 0 ? s->sar_num : 1, s->sar_den > 0 ? s->sar_den : 1};
     e->time_base = source->time_base;
     AVRational rate = source->avg_frame_rate.num > 0 ? source->avg_frame_rate : source->r_frame_rate;
+    if (s->fps_num > 0 && s->fps_den > 0) {
+        rate = (AVRational){s->fps_num, s->fps_den};
+        e->time_base = av_inv_q(rate);
+    }
     if (rate.num > 0 && rate.den > 0) e->framerate = rate;
     e->color_range = AVCOL_RANGE_MPEG;
     e->colorspace = decoder->colorspace;
     e->color_primaries = decoder->color_primaries;
     e->color_trc = decoder->color_trc;
     if (s->gop > 0) e->gop_size = s->gop;
+    if (s->gop > 1) e->keyint_min = s->gop;
     if (s->gop == 1) e->max_b_frames = 0;
     if (s->max_bit_rate > 0) {
         e->rc_max_rate = s->max_bit_rate;
@@ -65,14 +108,15 @@ static int open_video_encoder(Transcoder *t, char *error, size_t size) {
     if (t->out->oformat->flags & AVFMT_GLOBALHEADER) e->flags |= AV_CODEC_FLAG_GLOBAL_HEADER;
     e->thread_count = 0;
     AVDictionary *options = NULL;
-    char crf[16];
-    snprintf(crf, sizeof crf, "%d", s->crf);
-    av_dict_set(&options, "crf", crf, 0);
-    av_dict_set(&options, "preset", s->x264_preset ? s->x264_preset : "medium", 0);
-    av_dict_set(&options, "profile", "high", 0);
+    set_encoder_options(name, s, &options);
     int r = avcodec_open2(e, codec, &options);
     av_dict_free(&options);
-    if (r < 0) { medley_ffmpeg_set_error(error, size, "cannot start the H.264 encoder", r); return -1; }
+    if (r < 0) {
+        char what[64];
+        snprintf(what, sizeof what, "cannot start the %s encoder", name);
+        medley_ffmpeg_set_error(error, size, what, r);
+        return -1;
+    }
     r = avcodec_parameters_from_context(t->video_out->codecpar, e);
     if (r < 0) { medley_ffmpeg_set_error(error, size, "cannot describe the video stream", r); return -1; }
     t->video_out->time_base = e->time_base;
@@ -89,18 +133,7 @@ static int open_video_encoder(Transcoder *t, char *error, size_t size) {
         av_display_rotation_set(built, -s->rotation);
         matrix = built;
     }
-    if (matrix) {
-#if LIBAVFORMAT_VERSION_INT >= AV_VERSION_INT(60, 15, 100)
-        AVPacketSideData *sd = av_packet_side_data_new(&t->video_out->codecpar->coded_side_data,
-                                                       &t->video_out->codecpar->nb_coded_side_data,
-                                                       AV_PKT_DATA_DISPLAYMATRIX, sizeof built, 0);
-        uint8_t *copy = sd ? sd->data : NULL;
-#else
-        uint8_t *copy = av_stream_new_side_data(t->video_out, AV_PKT_DATA_DISPLAYMATRIX, sizeof built);
-#endif
-        if (!copy) { snprintf(error, size, "out of memory"); return -1; }
-        memcpy(copy, matrix, sizeof built);
-    }
+    if (matrix && medley_output_set_matrix(t->video_out, matrix) < 0) { snprintf(error, size, "out of memory"); return -1; }
 
     t->picture = av_frame_alloc();
     if (!t->picture) { snprintf(error, size, "out of memory"); return -1; }
@@ -114,19 +147,28 @@ static int open_video_encoder(Transcoder *t, char *error, size_t size) {
 
 static int open_audio_encoder(Transcoder *t, char *error, size_t size) {
     const MedleyTranscodeSettings *s = t->settings;
-    const AVCodec *codec = avcodec_find_encoder_by_name("aac");
-    if (!codec) { snprintf(error, size, "this FFmpeg has no aac encoder"); return -1; }
+    const char *name = s->audio_encoder ? s->audio_encoder : "aac";
+    const AVCodec *codec = avcodec_find_encoder_by_name(name);
+    if (!codec) { snprintf(error, size, "this FFmpeg has no %s encoder", name); return -1; }
     AVCodecContext *e = t->audio_encoder = avcodec_alloc_context3(codec);
     t->audio_out = avformat_new_stream(t->out, NULL);
     if (!e || !t->audio_out) { snprintf(error, size, "out of memory"); return -1; }
-    e->sample_fmt = AV_SAMPLE_FMT_FLTP;
+    e->sample_fmt = codec->sample_fmts ? codec->sample_fmts[0] : AV_SAMPLE_FMT_FLTP;
+    for (const enum AVSampleFormat *f = codec->sample_fmts; f && *f != AV_SAMPLE_FMT_NONE; f++)
+        if (*f == AV_SAMPLE_FMT_FLTP) e->sample_fmt = *f;
     e->sample_rate = s->audio_sample_rate;
     av_channel_layout_default(&e->ch_layout, s->audio_channels);
-    e->bit_rate = s->audio_bit_rate;
+    if (s->audio_bit_rate > 0) e->bit_rate = s->audio_bit_rate;
     e->time_base = (AVRational){1, s->audio_sample_rate};
     if (t->out->oformat->flags & AVFMT_GLOBALHEADER) e->flags |= AV_CODEC_FLAG_GLOBAL_HEADER;
     int r = avcodec_open2(e, codec, NULL);
-    if (r < 0) { medley_ffmpeg_set_error(error, size, "cannot start the AAC encoder", r); return -1; }
+    if (r < 0) {
+        char what[64];
+        snprintf(what, sizeof what, "cannot start the %s encoder", name);
+        medley_ffmpeg_set_error(error, size, what, r);
+        return -1;
+    }
+    if (e->frame_size <= 0) e->frame_size = 1024; /* PCM, FLAC: any size; 1024 frames a packet */
     r = avcodec_parameters_from_context(t->audio_out->codecpar, e);
     if (r < 0) { medley_ffmpeg_set_error(error, size, "cannot describe the audio stream", r); return -1; }
     t->audio_out->time_base = e->time_base;
@@ -148,6 +190,24 @@ static int open_audio_encoder(Transcoder *t, char *error, size_t size) {
 /* Scales one decoded picture (after the crop) into the encoder's size and encodes it; NULL flushes. */
 static int encode_picture(Transcoder *t, AVFrame *frame, char *error, size_t size) {
     const MedleyTranscodeSettings *s = t->settings;
+    if (!frame && s->fps_num > 0 && s->fps_den > 0 && t->have_source_pts && t->last_video_pts >= 0) {
+        /* A constant rate ends where the last picture does: its slots up to its end are filled. */
+        const AVStream *source = t->in.format->streams[t->in.video];
+        int64_t end = av_rescale_q_rnd(t->last_source_pts + t->last_source_duration - t->origin_video, source->time_base,
+                                       t->video_encoder->time_base, AV_ROUND_NEAR_INF | AV_ROUND_PASS_MINMAX);
+        for (int64_t slot = t->last_video_pts + 1; slot < end && slot - t->last_video_pts < 600LL * s->fps_num; slot++) {
+            int r = av_frame_make_writable(t->picture);
+            if (r < 0) { medley_ffmpeg_set_error(error, size, "cannot reuse a picture", r); return -1; }
+            t->picture->pts = slot;
+            r = avcodec_send_frame(t->video_encoder, t->picture);
+            if (r < 0) { medley_ffmpeg_set_error(error, size, "encoding failed", r); return -1; }
+            t->report->video_frames++;
+            if (medley_output_drain(t->video_encoder, t->video_out, t->out, t->encoded, error, size) < 0) return -1;
+            t->last_video_pts = slot;
+            double written = (slot + 1) * av_q2d(t->video_encoder->time_base);
+            if (written > t->report->written_video_end) t->report->written_video_end = written;
+        }
+    }
     if (!frame) {
         int r = avcodec_send_frame(t->video_encoder, NULL);
         if (r < 0) { medley_ffmpeg_set_error(error, size, "encoding failed", r); return -1; }
@@ -179,15 +239,73 @@ static int encode_picture(Transcoder *t, AVFrame *frame, char *error, size_t siz
     sws_scale(t->sws, (const uint8_t *const *)frame->data, frame->linesize, 0, frame->height, t->picture->data,
               t->picture->linesize);
     const AVStream *source = t->in.format->streams[t->in.video];
-    if (pts == AV_NOPTS_VALUE) pts = t->last_video_pts + medley_frame_duration(frame, source) + t->origin_video;
+    int64_t duration = medley_frame_duration(frame, source);
+    if (pts == AV_NOPTS_VALUE) pts = t->have_source_pts ? t->last_source_pts + t->last_source_duration : t->origin_video;
+    else pts += t->shift;
+    /* Broken timing. A picture whose timestamp repeats or goes back is given the time after the
+     * picture before it (its duration on), and the pictures after it move with it; a later jump
+     * forward takes the shift back, so a run of repeated timestamps inside a stream whose times are
+     * otherwise right ends where it was, and one whose later times continue from the repeat keeps
+     * its length. Either way the picture lasts as long as the sound. (ffmpeg drops such pictures,
+     * which leaves the second kind shorter than its sound.) A jump forward that remains is kept as
+     * a longer display of the picture before it; the longest is reported. */
+    if (t->have_source_pts && pts <= t->last_source_pts) {
+        int64_t moved = t->last_source_pts + t->last_source_duration;
+        t->shift += moved - pts;
+        pts = moved;
+        t->report->repeated_frames++;
+    } else if (t->have_source_pts && t->shift > 0 && pts > t->last_source_pts + t->last_source_duration) {
+        int64_t absorbed = FFMIN(t->shift, pts - t->last_source_pts - t->last_source_duration);
+        t->shift -= absorbed;
+        pts -= absorbed;
+    }
+    if (t->have_source_pts) {
+        double gap = (pts - t->last_source_pts - t->last_source_duration) * av_q2d(source->time_base);
+        if (gap > t->report->largest_gap) {
+            t->report->largest_gap = gap;
+            t->report->gap_at = (t->last_source_pts - t->origin_video) * av_q2d(source->time_base);
+        }
+    }
+    t->last_source_pts = pts;
+    t->last_source_duration = duration;
+    t->have_source_pts = 1;
     pts -= t->origin_video;
-    if (pts <= t->last_video_pts) pts = t->last_video_pts + 1;
-    t->last_video_pts = pts;
-    t->picture->pts = pts;
-    r = avcodec_send_frame(t->video_encoder, t->picture);
-    if (r < 0) { medley_ffmpeg_set_error(error, size, "encoding failed", r); return -1; }
-    t->report->video_frames++;
-    return medley_output_drain(t->video_encoder, t->video_out, t->out, t->encoded, error, size);
+    int64_t copies = 1;
+    if (s->fps_num > 0 && s->fps_den > 0) {
+        /* A constant rate (ffmpeg -r): the picture takes the output slots from the next one up to
+         * its time; none when an earlier picture already holds its slot. */
+        int64_t slot = av_rescale_q_rnd(pts, source->time_base, t->video_encoder->time_base,
+                                        AV_ROUND_NEAR_INF | AV_ROUND_PASS_MINMAX);
+        if (slot <= t->last_video_pts) return 0;
+        copies = t->last_video_pts < 0 ? 1 : slot - t->last_video_pts;
+        /* A hostile or broken timestamp far ahead would have the picture repeated for hours. */
+        if (copies > (int64_t)s->fps_num / s->fps_den * 600 + 1) {
+            snprintf(error, size, "the picture's timestamps jump %.1f s at %.3f s; a constant frame rate would repeat a picture "
+                     "%lld times", (double)(copies - 1) * s->fps_den / s->fps_num,
+                     (double)t->last_video_pts * s->fps_den / s->fps_num, (long long)copies);
+            return -1;
+        }
+        if (t->last_video_pts < 0) t->last_video_pts = slot - 1;
+    } else if (pts <= t->last_video_pts) {
+        pts = t->last_video_pts + 1;
+    }
+    for (int64_t i = 0; i < copies; i++) {
+        int64_t at = s->fps_num > 0 ? t->last_video_pts + 1 : pts;
+        if (i > 0) {
+            r = av_frame_make_writable(t->picture);
+            if (r < 0) { medley_ffmpeg_set_error(error, size, "cannot reuse a picture", r); return -1; }
+        }
+        t->last_video_pts = at;
+        t->picture->pts = at;
+        r = avcodec_send_frame(t->video_encoder, t->picture);
+        if (r < 0) { medley_ffmpeg_set_error(error, size, "encoding failed", r); return -1; }
+        t->report->video_frames++;
+        if (medley_output_drain(t->video_encoder, t->video_out, t->out, t->encoded, error, size) < 0) return -1;
+    }
+    double end = (t->last_video_pts + 1) * av_q2d(t->video_encoder->time_base);
+    if (s->fps_num <= 0) end = (pts + duration) * av_q2d(source->time_base);
+    if (end > t->report->written_video_end) t->report->written_video_end = end;
+    return 0;
 }
 
 /* Encodes whole encoder frames from the FIFO; `all` also sends the short remainder. */
@@ -326,24 +444,6 @@ static void transcoder_free(Transcoder *t) {
     medley_movie_input_close(&t->in);
 }
 
-/* Container tags that describe the file's structure, not its content: the muxer writes its own. */
-static int is_structural_tag(const char *key) {
-    static const char *const names[] = {"major_brand", "minor_version", "compatible_brands", "encoder", "duration"};
-    for (size_t i = 0; i < sizeof names / sizeof *names; i++)
-        if (av_strcasecmp(key, names[i]) == 0) return 1;
-    return 0;
-}
-
-/* Tags the MP4 muxer writes verbatim as iTunes-style atoms (©nam, ©ART, …) or, creation_time,
- * in the movie header. */
-static int is_mp4_atom_tag(const char *key) {
-    static const char *const names[] = {"title", "artist", "album_artist", "album", "composer", "comment", "genre",
-                                        "copyright", "grouping", "lyrics", "description", "synopsis", "show",
-                                        "episode_id", "network", "keywords", "date", "creation_time"};
-    for (size_t i = 0; i < sizeof names / sizeof *names; i++)
-        if (strcmp(key, names[i]) == 0) return 1;
-    return 0;
-}
 
 int medley_movie_transcode(const char *input, const char *output, const MedleyTranscodeSettings *settings,
                            MedleyTranscodeReport *report, char *error, size_t size) {
@@ -363,25 +463,27 @@ int medley_movie_transcode(const char *input, const char *output, const MedleyTr
      * concealment (and so its damaged-frame flags) depends on timing, and a damaged source could
      * re-encode without a word. x264's encoding, not decoding, is what takes the time here. */
     if (medley_movie_open_decoder(&t.in, t.in.video, &t.in.video_decoder, 1, error, size) < 0) goto done;
-    if (t.in.audio >= 0 && settings->audio_channels > 0 &&
+    if (t.in.audio >= 0 && settings->audio_channels > 0 && !settings->audio_copy &&
         medley_movie_open_decoder(&t.in, t.in.audio, &t.in.audio_decoder, 1, error, size) < 0) {
         /* A sound track FFmpeg cannot decode is dropped rather than failing the picture. */
         avcodec_free_context(&t.in.audio_decoder);
         t.in.audio = -1;
     }
-    if (settings->audio_channels <= 0) t.in.audio = -1;
+    if (settings->audio_channels <= 0 && !settings->audio_copy) t.in.audio = -1;
 
-    int r = avformat_alloc_output_context2(&t.out, NULL, "mp4", output);
-    if (r < 0 || !t.out) { medley_ffmpeg_set_error(error, size, "cannot create the MP4 container", r); goto done; }
-    const AVDictionaryEntry *tag = NULL;
-    int keyed = 0;
-    while ((tag = av_dict_get(t.in.format->metadata, "", tag, AV_DICT_IGNORE_SUFFIX))) {
-        if (is_structural_tag(tag->key)) continue;
-        av_dict_set(&t.out->metadata, tag->key, tag->value, 0);
-        if (!is_mp4_atom_tag(tag->key)) keyed = 1;
-    }
+    const AVOutputFormat *format = medley_output_format(settings->container);
+    if (!format) { snprintf(error, size, "FFmpeg has no muxer for .%s", settings->container); goto done; }
+    int r = avformat_alloc_output_context2(&t.out, format, NULL, output);
+    if (r < 0 || !t.out) { medley_ffmpeg_set_error(error, size, "cannot create the container", r); goto done; }
+    int keyed = medley_output_copy_tags(t.in.format, t.out);
     if (open_video_encoder(&t, error, size) < 0) goto done;
-    if (t.in.audio >= 0 && open_audio_encoder(&t, error, size) < 0) goto done;
+    if (t.in.audio >= 0 && settings->audio_copy) {
+        if (medley_stream_copy_open(&t.audio_copy, t.in.format, t.in.format->streams[t.in.audio], t.out,
+                                    settings->container, error, size) < 0)
+            goto done;
+    } else if (t.in.audio >= 0 && open_audio_encoder(&t, error, size) < 0) {
+        goto done;
+    }
     t.origin_video = av_rescale_q(medley_container_start(t.in.format), AV_TIME_BASE_Q,
                                   t.in.format->streams[t.in.video]->time_base);
     t.last_video_pts = -1;
@@ -395,7 +497,8 @@ int medley_movie_transcode(const char *input, const char *output, const MedleyTr
     AVDictionary *options = NULL;
     /* Tags the MP4 atoms cannot hold as they are (make, model, com.apple.quicktime.*, a location
      * the `loci` atom would reparse) need the QuickTime keys list, which holds every tag verbatim. */
-    av_dict_set(&options, "movflags", keyed ? "+faststart+use_metadata_tags" : "+faststart", 0);
+    if (strcmp(format->name, "mp4") == 0 || strcmp(format->name, "mov") == 0)
+        av_dict_set(&options, "movflags", keyed ? "+faststart+use_metadata_tags" : "+faststart", 0);
     r = avformat_write_header(t.out, &options);
     av_dict_free(&options);
     if (r < 0) { medley_ffmpeg_set_error(error, size, "cannot write the header", r); goto done; }
@@ -410,6 +513,9 @@ int medley_movie_transcode(const char *input, const char *output, const MedleyTr
         if (r < 0) break; /* the end, or where a truncated file stops */
         int status = 0;
         if (t.packet->stream_index == t.in.video) status = decode(&t, t.in.video_decoder, t.packet, 1, error, size);
+        else if (t.packet->stream_index == t.in.audio && settings->audio_copy)
+            status = medley_stream_copy_write(&t.audio_copy, t.out, t.packet, report, &report->written_audio_end, error,
+                                              size);
         else if (t.packet->stream_index == t.in.audio) status = decode(&t, t.in.audio_decoder, t.packet, 0, error, size);
         av_packet_unref(t.packet);
         if (status < 0) goto done;
@@ -417,13 +523,16 @@ int medley_movie_transcode(const char *input, const char *output, const MedleyTr
     if (decode(&t, t.in.video_decoder, NULL, 1, error, size) < 0) goto done;
     if (report->video_frames == 0) { snprintf(error, size, "no video frame could be decoded"); goto done; }
     if (encode_picture(&t, NULL, error, size) < 0) goto done;
-    if (t.in.audio >= 0) {
+    if (t.in.audio >= 0 && settings->audio_copy) {
+        report->audio_end = report->written_audio_end;
+    } else if (t.in.audio >= 0) {
         if (decode(&t, t.in.audio_decoder, NULL, 0, error, size) < 0) goto done;
         if (t.swr && encode_sound(&t, NULL, error, size) < 0) goto done;
         if (encode_fifo(&t, 1, error, size) < 0) goto done;
         r = avcodec_send_frame(t.audio_encoder, NULL);
         if (r < 0) { medley_ffmpeg_set_error(error, size, "encoding failed", r); goto done; }
         if (medley_output_drain(t.audio_encoder, t.audio_out, t.out, t.encoded, error, size) < 0) goto done;
+        report->written_audio_end = t.next_audio_pts / (double)t.audio_encoder->sample_rate;
     }
     r = av_write_trailer(t.out);
     if (r < 0) { medley_ffmpeg_set_error(error, size, "cannot finish the file", r); goto done; }

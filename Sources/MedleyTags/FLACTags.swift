@@ -16,8 +16,9 @@ enum FLACTags {
     /// The metadata blocks, the offset of the first audio frame (nil when a damaged block hides
     /// it), and what was damaged.
     ///
-    /// A block whose length is wrong is found by what follows it: the next block header or, after
-    /// the last block, an audio frame's sync code. Then a comment or picture block is measured
+    /// A block whose length is wrong is found by what follows it: the next block header (any type
+    /// but 127, which the format forbids: the reserved types 7–126 are skipped by libFLAC and
+    /// mutagen, and kept here as they are) or, after the last block, an audio frame's sync code. Then a comment or picture block is measured
     /// by its own inner lengths; any other block ends the reading there, keeping what came before.
     private static func blocks(_ file: ByteSource) throws -> (blocks: [Block], audio: UInt64?, warnings: [String]) {
         var offset: UInt64 = 0
@@ -32,7 +33,7 @@ enum FLACTags {
             if end == file.size { return last }
             let next = try file.readPrefix(at: end, count: 4)
             if last { return next.count >= 2 && next[0] == 0xFF && next[1] & 0xFE == 0xF8 }
-            return next.count == 4 && (1...6).contains(next[0] & 0x7F) && end + 4 + UInt64(next[1...3].bigEndianInteger) <= file.size
+            return next.count == 4 && (1...126).contains(next[0] & 0x7F) && end + 4 + UInt64(next[1...3].bigEndianInteger) <= file.size
         }
         var last = false
         while !last {
@@ -99,6 +100,14 @@ enum FLACTags {
                 tags.warnings = warnings + ["the FLAC VORBIS_COMMENT block cannot be read (\(error.reason))"]
                 return tags
             }
+        }
+        // The format allows one comment block; libFLAC (metaflac) and mutagen read the first of
+        // several, so Medley does too, and names what the others hold.
+        let others = found.filter { $0.type == comment }.dropFirst()
+        if !others.isEmpty {
+            let names = others.flatMap { (try? VorbisComments.parse($0.body).fields.map(\.name)) ?? [] }
+            warnings.append("the FLAC file has \(others.count + 1) VORBIS_COMMENT blocks; only the first was read, as libFLAC "
+                            + "and mutagen read it" + (names.isEmpty ? "" : " (the others hold \(names.joined(separator: ", ")))"))
         }
         var tags = VorbisComments.tags(from: fields, pictures: found.filter { $0.type == picture }.map(\.body))
         tags.warnings = warnings + tags.warnings

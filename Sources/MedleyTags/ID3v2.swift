@@ -61,9 +61,19 @@ enum ID3v2 {
             guard position + headerSize + size <= body.count else { return nil }
             return (String(decoding: idBytes, as: UTF8.self), size)
         }
-        /// Whether a frame may end at `position`: the next frame, the padding or the tag's end follows.
+        /// Whether a frame may end at `position`: the next frame, the padding or the tag's end
+        /// follows. A next frame whose own size is wrong (a POPM that claims more than the tag
+        /// holds) still ends this one, when its ID is one ID3 defines: that frame is the damaged one.
         func endsWell(_ position: Int) -> Bool {
-            position >= body.count || body[position] == 0 || header(at: position) != nil
+            position >= body.count || body[position] == 0 || header(at: position) != nil || definedID(at: position)
+        }
+        func definedID(at position: Int) -> Bool {
+            let width = version == 2 ? 3 : 4
+            guard position + width <= body.count else { return false }
+            let id = body[position..<position + width]
+            guard id.allSatisfy({ (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) }) else { return false }
+            let text = String(decoding: id, as: UTF8.self)
+            return text.hasPrefix("T") || text.hasPrefix("W") || (version == 2 ? definedV22IDs : definedIDs).contains(text)
         }
         /// The next frame header after damage at `position`, if any, that leads on to a frame or the end.
         func resynchronise(after position: Int) -> Int? {
@@ -120,6 +130,18 @@ enum ID3v2 {
         tags.warnings = warnings
         return tags
     }
+
+    /// ID3v2.3 and v2.4 frame IDs other than the text (T…) and URL (W…) frames, and iTunes' own;
+    /// v2.2's three-letter ones.
+    private static let definedIDs: Set<String> = [
+        "AENC", "APIC", "ASPI", "COMM", "COMR", "ENCR", "EQU2", "EQUA", "ETCO", "GEOB", "GRID", "IPLS", "LINK", "MCDI", "MLLT",
+        "OWNE", "PRIV", "PCNT", "POPM", "POSS", "RBUF", "RVA2", "RVAD", "RVRB", "SEEK", "SIGN", "SYLT", "SYTC", "UFID",
+        "USER", "USLT", "CHAP", "CTOC", "GRP1", "MVIN", "MVNM", "PCST",
+    ]
+    private static let definedV22IDs: Set<String> = [
+        "BUF", "CNT", "COM", "CRA", "CRM", "ETC", "EQU", "GEO", "IPL", "LNK", "MCI", "MLL", "PIC", "POP", "REV", "RVA", "SLT",
+        "STC", "UFI", "ULT",
+    ]
 
     /// Skips the rest of an extended header of `count` bytes; one larger than the tag (a header
     /// flag set by mistake: its "size" is the first frame's ID) leaves no frames to find.
@@ -277,6 +299,7 @@ enum ID3v2 {
         if lyricsCount > 1 { tags.uncarried.append("USLT: \(lyricsCount - 1) more lyrics") }
         if pictures.count > 1 { tags.uncarried.append("APIC: \(pictures.count - 1) more picture\(pictures.count == 2 ? "" : "s")") }
         tags.uncarried += first.keys.filter { !readFrames.contains($0) && ExtraTags.fieldsByID3Frame[$0] == nil }.sorted()
+        VorbisComments.promoteStandardFields(&tags)
         return tags
     }
 

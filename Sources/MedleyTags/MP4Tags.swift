@@ -199,6 +199,7 @@ enum MP4Tags {
         }
         tags.artwork = covers.first
         if covers.count > 1 { tags.uncarried.append("covr: \(covers.count - 1) more picture\(covers.count == 2 ? "" : "s")") }
+        VorbisComments.promoteStandardFields(&tags)
         TagValues.inferKind(&tags)
         return tags
     }

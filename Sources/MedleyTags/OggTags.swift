@@ -63,9 +63,18 @@ enum OggTags {
     }
 
     private enum Codec {
-        case vorbis, opus
+        /// FLAC in Ogg (the FLAC project's mapping): a "\u{7F}FLAC" packet with STREAMINFO, then
+        /// the metadata blocks one a packet, VORBIS_COMMENT first. Only the comments are read.
+        case vorbis, opus, flac
+        /// The header packets up to and including the comment packet.
         var headerPackets: Int { self == .vorbis ? 3 : 2 }
-        var commentMagic: [UInt8] { self == .vorbis ? [3] + Array("vorbis".utf8) : Array("OpusTags".utf8) }
+        var commentMagic: [UInt8] {
+            switch self {
+            case .vorbis: return [3] + Array("vorbis".utf8)
+            case .opus: return Array("OpusTags".utf8)
+            case .flac: return [4]   // a VORBIS_COMMENT block header (the last-block bit apart), then 3 bytes of length
+            }
+        }
     }
 
     /// The start of the file up to the end of the Vorbis or Opus stream's header packets.
@@ -95,7 +104,7 @@ enum OggTags {
             offset += UInt64(page.length)
             pages.append(page)
             if target == nil, page.flags & 2 == 0 {
-                throw TagIOError("the Ogg file holds no Vorbis or Opus stream")
+                throw TagIOError("the Ogg file holds no Vorbis, Opus or FLAC stream")
             }
             let pieces = page.pieces
             for (index, piece) in pieces.enumerated() {
@@ -107,6 +116,7 @@ enum OggTags {
                 if target == nil, received.count == 1 {
                     if packet.starts(with: [1] + Array("vorbis".utf8)) { target = (page.serial, .vorbis) }
                     if packet.starts(with: Array("OpusHead".utf8)) { target = (page.serial, .opus) }
+                    if packet.starts(with: [0x7F] + Array("FLAC".utf8)) { target = (page.serial, .flac) }
                 }
                 if let target, page.serial == target.serial, received.count == target.codec.headerPackets {
                     // The rest of this page, if anything, is audio.
@@ -121,6 +131,16 @@ enum OggTags {
     static func read(_ file: ByteSource) throws -> MediaTags {
         let found = try headers(file)
         let packet = found.packets[1]
+        if found.codec == .flac {
+            // libFLAC's Ogg reader takes the comments from the metadata block after STREAMINFO.
+            guard packet.count >= 4, packet[0] & 0x7F == 4 else {
+                throw TagIOError("the Ogg FLAC stream's second packet is not a VORBIS_COMMENT block")
+            }
+            let parsed = try VorbisComments.parse(packet, at: 4)
+            var tags = VorbisComments.tags(from: parsed.fields, pictures: [])
+            if let damage = parsed.damage { tags.warnings.insert(damage, at: 0) }
+            return tags
+        }
         let magic = found.codec.commentMagic
         guard packet.starts(with: magic) else { throw TagIOError("the Ogg stream has no comment header") }
         let parsed = try VorbisComments.parse(packet, at: magic.count)
@@ -131,6 +151,7 @@ enum OggTags {
 
     static func write(_ tags: MediaTags, to file: ByteSource, into output: ByteSink) throws -> [String] {
         let found = try headers(file)
+        guard found.codec != .flac else { throw TagIOError("Medley does not write tags into FLAC in Ogg (write .flac instead)") }
         let magic = found.codec.commentMagic
         guard found.packets[1].starts(with: magic) else { throw TagIOError("the Ogg stream has no comment header") }
         let vendor = try VorbisComments.parse(found.packets[1], at: magic.count).vendor

@@ -32,6 +32,40 @@ enum VorbisComments {
         "TRACKNUMBER", "TRACKTOTAL", "DISCNUMBER", "DISCTOTAL", "COMPILATION", "METADATA_BLOCK_PICTURE", "COVERART", "COVERARTMIME",
     ])
 
+    /// One tag table for every container: a standard field that arrives as a user-defined one
+    /// (ID3 `TXXX:Composer`, which some taggers write, or an MP4 `----:com.apple.iTunes:COMPOSER`
+    /// item) fills its key, as the same field in a Vorbis comment would, when the container's own
+    /// frame or atom did not. Names match as Vorbis names do, whatever their case (TXXX:Album
+    /// Artist is ALBUM ARTIST). A value beside the key's own one stays an extra tag.
+    static func promoteStandardFields(_ tags: inout MediaTags) {
+        for name in tags.extra.keys.sorted() {
+            guard let values = tags.extra[name]?.filter({ !$0.isEmpty }), !values.isEmpty else { continue }
+            let field = aliases[name] ?? name
+            if let key = plainFields.first(where: { $0.field == field })?.key {
+                guard tags.entries[key] == nil else { continue }
+                tags.entries[key] = TagValue.several(values)
+                if key == "beatsPerMinute", case .text(let bpm)? = tags.entries[key] { tags.entries[key] = TagValues.number(bpm) }
+            } else if let numbered = [
+                "TRACKNUMBER": ("albumTrackNumber", "albumTrackCount", false), "TRACKTOTAL": ("albumTrackNumber", "albumTrackCount", true),
+                "DISCNUMBER": ("discNumber", "discCount", false), "DISCTOTAL": ("discNumber", "discCount", true),
+            ][field] {
+                let (numberKey, countKey, isCount) = numbered
+                guard tags.entries[isCount ? countKey : numberKey] == nil else { continue }
+                let pair: (number: Int?, count: Int?) = isCount ? (nil, Int(values[0])) : TagValues.pair(values[0])
+                guard pair.number != nil || pair.count != nil else { continue }
+                var found = MediaTags()
+                TagValues.store(pair, into: &found, number: numberKey, count: countKey)
+                for (key, value) in found.entries where tags.entries[key] == nil { tags.entries[key] = value }
+            } else if field == "COMPILATION" {
+                guard tags.entries["isCompilation"] == nil, let flag = TagValues.flag(values[0]) else { continue }
+                tags.entries["isCompilation"] = .flag(flag)
+            } else {
+                continue
+            }
+            tags.extra[name] = nil
+        }
+    }
+
     // MARK: Comment block
 
     /// Vendor string and NAME=value fields of a comment block (little-endian lengths). A field
@@ -139,6 +173,11 @@ enum VorbisComments {
         if let kind = values["mediaKind"], kind != .text("music") { unsupported.append("mediaKind") }
         for (name, list) in tags.extra.sorted(by: { $0.key < $1.key }) where !known.contains(name) && isFieldName(name) {
             for value in list { fields.append((name, TagValues.clean(value))) }
+        }
+        // A user-defined field named like a standard one, beside the standard one's own value
+        // (TXXX:COMPOSER and TCOM both): one field holds both here, so it is said, not merged.
+        for name in tags.extra.keys.sorted() where known.contains(name) && !(tags.extra[name] ?? []).isEmpty {
+            unsupported.append(name)
         }
         for name in tags.extra.keys.sorted() where !isFieldName(name) { unsupported.append(name) }
         return (fields, unsupported)

@@ -9,6 +9,9 @@ ResourceLimits.prepareProcess()
 // A closed pipe on stdout (`medley probe … | head`, `--events -` read by a program that quit)
 // is a write error to report, not a signal that kills the run mid-item.
 signal(SIGPIPE, SIG_IGN)
+// SVT-AV1 prints its configuration to stderr unless told a log level (1: errors only); set here,
+// before any thread, since setenv is not safe beside threads that read the environment.
+setenv("SVT_LOG", "1", 0)
 let arguments = Array(CommandLine.arguments.dropFirst())
 let status = CommandLineInterface.main(arguments)
 exit(status)

@@ -89,6 +89,34 @@ final class IngestSnifferTests: XCTestCase {
         assertSniffs(ftyp("M4P "), .audio, "m4a")
     }
 
+    /// ISO/IEC 14496-12 §4.2: a box whose size is 1 has a 64-bit size after its type, so its
+    /// brands start at byte 16 (mutagen and libavformat read such files as MP4).
+    func testAnFtypBoxWithA64BitSize() {
+        func large(_ major: String, _ compatible: [String]) -> [UInt8] {
+            var box = be32(1) + ascii("ftyp") + be32(0) + be32(UInt32(24 + 4 * compatible.count)) + ascii(major) + be32(0)
+            for brand in compatible { box += ascii(brand) }
+            return padded(box + be32(8) + ascii("free"))
+        }
+        assertSniffs(large("M4A ", ["M4A ", "mp42", "isom"]), .audio, "m4a")
+        assertSniffs(large("isom", ["isom", "avc1"]), .movie, "mp4")
+        assertSniffs(large("heic", ["mif1", "heic"]), .image, "heif")
+    }
+
+    /// A FLAC with an ID3v2 tag in front (which libFLAC, FFmpeg and mutagen skip) is a FLAC: the
+    /// sniffer looks past the tag in the file.
+    func testFLACBehindAnID3TagInAFile() throws {
+        let path = NSTemporaryDirectory() + "medley-sniff-\(UUID().uuidString).flac"
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        // ID3v2.4, syncsafe size 0x00 0x00 0x01 0x00 (128 bytes of padding), then "fLaC" and STREAMINFO's header.
+        let bytes = ascii("ID3") + [0x04, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00] + [UInt8](repeating: 0, count: 128)
+            + ascii("fLaC") + [0x80, 0x00, 0x00, 0x22] + [UInt8](repeating: 0, count: 34)
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        XCTAssertEqual(try ContentSniffer.sniff(fileAt: path), SniffedFormat(kind: .audio, format: "flac"))
+        // The same tag before MPEG frames stays an MP3.
+        try Data(Array(bytes.prefix(138)) + [0xFF, 0xFB, 0x90, 0x64] + [UInt8](repeating: 0, count: 413)).write(to: URL(fileURLWithPath: path))
+        XCTAssertEqual(try ContentSniffer.sniff(fileAt: path), SniffedFormat(kind: .audio, format: "mp3"))
+    }
+
     func testOggTellsOpusFromOtherCodecs() {
         let opus = ascii("OpusHead") + [0x01, 0x02, 0x38, 0x01, 0x80, 0xBB, 0x00, 0x00, 0x00, 0x00, 0x00]
         assertSniffs(oggPage(packet: opus), .audio, "opus")

@@ -18,13 +18,14 @@ final class VectorRenderRunTests: EndToEndCase {
     }
 
     @discardableResult
-    func run(ingest: String = "", filters: String?, limits: String = "", expectStatus: Int32 = 0) throws -> Tool.Result {
+    func run(ingest: String = "", filters: String?, limits: String = "", name: String? = "{stem}.{ext}",
+             expectStatus: Int32 = 0) throws -> Tool.Result {
         let path = try pipeline("""
             version: 1
             jobs:
               - name: vectors
                 ingest: { from: [in]\(ingest) }
-            \(limits.isEmpty ? "" : "    limits: \(limits)\n")\(filters.map { "    filters:\n\($0)\n" } ?? "")    export: { to: out, format: png, name: "{stem}.{ext}" }
+            \(limits.isEmpty ? "" : "    limits: \(limits)\n")\(filters.map { "    filters:\n\($0)\n" } ?? "")    export: { to: out, format: png\(name.map { ", name: \"\($0)\"" } ?? "") }
             """)
         let result = try Tool.medley(["run", path])
         XCTAssertEqual(result.status, expectStatus, result.stdout + result.stderr)
@@ -171,6 +172,73 @@ final class VectorRenderRunTests: EndToEndCase {
         let dense = try run(ingest: ", density: 7200", filters: nil, limits: "{ maxPixels: 1000000 }", expectStatus: 1)
         XCTAssertTrue(dense.stderr.contains("page.pdf: image claims 7200 × 4800 pixels"), dense.stderr)
         XCTAssertTrue(FileManager.default.fileExists(atPath: work + "/out/icon.png"), "800 × 800 is under the limit")
+    }
+
+    /// The manifest's records, by `item`.
+    func manifest() throws -> [String: [String: Any]] {
+        let text = try String(contentsOfFile: work + "/out/.medley/manifest-vectors.jsonl", encoding: .utf8)
+        var records: [String: [String: Any]] = [:]
+        for line in text.split(separator: "\n") {
+            let record = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+            records[record["item"] as? String ?? ""] = record
+        }
+        return records
+    }
+
+    /// `ingest.page: all`: every page of the PDF an item of its own (as many as libvips' `n-pages`), named by
+    /// the default `{relpath}/{stem}-{page}.{ext}`, each page's pixels vipsthumbnail's `page.pdf[page=N-1]`;
+    /// the manifest keys them `page.pdf#page=N` with their `page`; a second run finds each unchanged, and
+    /// choosing one page instead is a change of settings that redoes the item.
+    func testEveryPageIsAnItemOfItsOwn() throws {
+        try makeInputs()
+        let result = try run(ingest: ", page: all", filters: "      - resize: { width: 144, height: 144 }", name: nil)
+        let pages = try XCTUnwrap(Int(try Tool.vipsHeader(Self.vectors + "/page.pdf", "n-pages")))
+        XCTAssertEqual(pages, 2)
+        for page in 1...pages {
+            let mine = work + "/out/page-\(page).png"
+            let peer = try vipsthumbnail(work + "/in/page.pdf[page=\(page - 1)]", size: "144")
+            XCTAssertLessThanOrEqual(try meanDifference(mine, peer), 1, "page \(page) against vipsthumbnail")
+        }
+        // An SVG is one item, page 1.
+        XCTAssertTrue(FileManager.default.fileExists(atPath: work + "/out/icon-1.png"))
+        XCTAssertFalse(result.stderr.contains("a PDF of 2 pages"), "no page is left out: \(result.stderr)")
+        var records = try manifest()
+        XCTAssertEqual(Set(records.keys), ["icon.svg", "page.pdf#page=1", "page.pdf#page=2"])
+        for page in 1...pages {
+            let record = try XCTUnwrap(records["page.pdf#page=\(page)"])
+            XCTAssertEqual(record["page"] as? Int, page)
+            XCTAssertEqual(record["status"] as? String, "succeeded")
+            XCTAssertEqual(record["input"] as? String, work + "/in/page.pdf")
+            XCTAssertEqual(record["output"] as? String, work + "/out/page-\(page).png")
+        }
+        // Page 2 is the green bar (0.1, 0.6, 0.2) across its middle.
+        let second = try Tool.pixels(work + "/out/page-2.png")
+        let middle = (48 * 144 + 72) * 3
+        XCTAssertEqual(Array(second.samples[middle..<middle + 3]), [26, 153, 51], accuracy: 2)
+
+        let again = try run(ingest: ", page: all", filters: "      - resize: { width: 144, height: 144 }", name: nil)
+        let said = again.stdout + again.stderr
+        for output in ["icon-1.png", "page-1.png", "page-2.png"] {
+            XCTAssertTrue(said.contains("/out/\(output) (unchanged since the last run)"), said)
+        }
+
+        try run(ingest: ", page: 2", filters: "      - resize: { width: 144, height: 144 }", name: "{stem}-{page}.{ext}")
+        records = try manifest()
+        XCTAssertEqual(records["page.pdf"]?["status"] as? String, "succeeded", "another page is another picture: \(records)")
+        XCTAssertEqual(records["page.pdf"]?["output"] as? String, work + "/out/page-2.png")
+    }
+
+    /// `page: all` with a name that cannot tell pages apart, with `afterwards.move`, or misspelt: refused at validation.
+    func testEveryPageValidation() throws {
+        try makeInputs(["page.pdf"])
+        let unnamed = try run(ingest: ", page: all", filters: nil, expectStatus: 2)
+        XCTAssertTrue(unnamed.stderr.contains("export.name has no {page}"), unnamed.stderr)
+        XCTAssertTrue(unnamed.stderr.contains("{relpath}/{stem}-{page}.{ext}"), unnamed.stderr)
+        let moved = try run(ingest: ", page: all, afterwards: { move: in/done }", filters: nil, name: nil, expectStatus: 2)
+        XCTAssertTrue(moved.stderr.contains("ingest.page: all and ingest.afterwards.move"), moved.stderr)
+        let misspelt = try run(ingest: ", page: al", filters: nil, expectStatus: 2)
+        XCTAssertTrue(misspelt.stderr.contains("did you mean 'all'?"), misspelt.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: work + "/out/page-1.png"))
     }
 
     func testBadDensityAndPageFailValidation() throws {

@@ -46,12 +46,32 @@ final class MPEGFrameScanTests: XCTestCase {
         XCTAssertEqual(counted.frames, 4 * 1152)
     }
 
-    func testAXingHeaderLeavesTheCountToIt() throws {
-        // Mono MPEG-1: the Xing tag follows 17 bytes of side information after the 4-byte header.
+    func testTheXingHeaderFrameHoldsNoAudio() throws {
+        // Mono MPEG-1: the Xing tag follows 17 bytes of side information after the 4-byte header;
+        // flags 0 (no fields) and no LAME tag: FFmpeg decodes the frames after it, untrimmed.
         var first = frame(fill: 0)
-        first.replaceSubrange(21..<25, with: Array("Xing".utf8))
-        XCTAssertNil(MPEGFrameScan.count(ofFileAt: try write(first + frame() + frame())))
+        first.replaceSubrange(21..<29, with: Array("Xing".utf8) + [0, 0, 0, 0])
+        XCTAssertEqual(try XCTUnwrap(MPEGFrameScan.count(ofFileAt: try write(first + frame() + frame()))).frames, 2 * 1152)
         XCTAssertNil(MPEGFrameScan.count(ofFileAt: try write([UInt8](repeating: 0x11, count: 1000))), "no frames")
         XCTAssertNil(MPEGFrameScan.count(ofFileAt: try write([])))
+    }
+
+    /// A LAME tag (LAME's "Info Tag" layout: after the Xing fields, a 9-byte version string, 12
+    /// bytes, then delay and padding as two 12-bit numbers) with a delay of 576 and a padding of
+    /// 1000 over 10 stated frames: 10 · 1152 − 576 − 1000 samples play (the decoder's 529-sample
+    /// delay is skipped at the start and given back at the end, as libavformat does).
+    func testALAMETagsDelayAndPaddingAreDropped() throws {
+        var first = frame(fill: 0)
+        let flags: [UInt8] = [0, 0, 0, 1]   // frames only
+        let version = Array("LAME3.100".utf8)
+        let delayAndPadding: [UInt8] = [UInt8(576 >> 4), UInt8((576 & 0xF) << 4 | 1000 >> 8), UInt8(1000 & 0xFF)]
+        let tag = Array("Info".utf8) + flags + [0, 0, 0, 10] + version + [UInt8](repeating: 0, count: 12) + delayAndPadding
+        first.replaceSubrange(21..<21 + tag.count, with: tag)
+        let frames = (0..<10).flatMap { _ in frame() }
+        XCTAssertEqual(try XCTUnwrap(MPEGFrameScan.count(ofFileAt: try write(first + frames))).frames, 10 * 1152 - 576 - 1000)
+        // A padding shorter than the decoder's delay: nothing is cut at the end, the start loses delay + 529.
+        let short: [UInt8] = [UInt8(576 >> 4), UInt8((576 & 0xF) << 4 | 100 >> 8), UInt8(100 & 0xFF)]
+        first.replaceSubrange(21 + tag.count - 3..<21 + tag.count, with: short)
+        XCTAssertEqual(try XCTUnwrap(MPEGFrameScan.count(ofFileAt: try write(first + frames))).frames, 10 * 1152 - 576 - 529)
     }
 }

@@ -1,11 +1,12 @@
 /*
  * medley_movie.h — movies through libavformat/libavcodec/libswscale/libswresample: probe a file,
- * decode the frame shown at a time as RGB, re-encode to H.264 + AAC in MP4. FFmpeg's macros and
+ * decode the frame shown at a time as RGB, re-encode (H.264, HEVC, AV1, VP9; MP4, MOV, Matroska,
+ * WebM), copy streams into another container. FFmpeg's macros and
  * structs stay in the C files. Errors are written as text into the caller's buffer (and their
  * FFmpeg code kept per thread: medley_ffmpeg_take_error_code in medley_ffmpeg.h).
  *
  * One C file per mechanism; each section below names its file. Opening the input, the choice of
- * streams and their decoders are medley_input.c's, shared by all three.
+ * streams and their decoders are medley_input.c's, shared by all of them.
  */
 #ifndef MEDLEY_MOVIE_H
 #define MEDLEY_MOVIE_H
@@ -51,7 +52,7 @@ int medley_movie_probe(const char *path, MedleyMovieInfo *info, MedleyMovieTagVi
 uint8_t *medley_movie_frame_rgb(const char *path, double seconds, int *width, int *height, double *time,
                                 int *rotation, char *error, size_t size);
 
-/* ---- medley_transcode.c: re-encoding to H.264 + AAC in MP4 ---- */
+/* ---- medley_transcode.c: re-encoding (H.264 + AAC in MP4 unless the settings say) ---- */
 
 /* How medley_movie_transcode encodes. Sizes are in stored orientation. */
 typedef struct MedleyTranscodeSettings {
@@ -68,6 +69,14 @@ typedef struct MedleyTranscodeSettings {
     int audio_channels;                  /* AAC channels (the source is mixed to this) */
     int rotation;                        /* clockwise degrees, written as the display matrix when the
                                             source has none of its own (a rotate tag) */
+    /* Added for codecs beyond H.264 (docs/movies.md); zeroed fields keep libx264 + AAC in MP4. */
+    const char *video_encoder;           /* "libx264" (NULL), "libx265", "libsvtav1", "libaom-av1", "libvpx-vp9" */
+    const char *video_profile;           /* the encoder's profile option ("high"); NULL: its default */
+    const char *container;               /* the output's extension ("mp4" when NULL, "mkv", "webm", "mov") */
+    int fps_num, fps_den;                /* constant output frame rate (frames dropped or repeated as
+                                            ffmpeg -r does); 0: the source's timestamps kept */
+    int audio_copy;                      /* 1: the audio packets copied, not re-encoded */
+    const char *audio_encoder;           /* "aac" (NULL), "libopus", "libmp3lame", "flac", "alac", "libvorbis" */
 } MedleyTranscodeSettings;
 
 /* Written by medley_movie_transcode. */
@@ -78,12 +87,31 @@ typedef struct MedleyTranscodeReport {
     int damaged_frames;                  /* video frames the decoder concealed errors in */
     double video_end, audio_end;         /* seconds from the container's start where the decoded
                                             pictures and sound end; 0 when none */
+    int repeated_frames;                 /* decoded pictures whose timestamp repeats or goes back, re-timed */
+    int fixed_packets;                   /* copied packets whose non-monotonic DTS was moved on, as
+                                            ffmpeg's muxing does */
+    double largest_gap, gap_at;          /* the longest jump between two pictures' timestamps beyond
+                                            their duration (seconds), and where it starts */
+    double written_video_end, written_audio_end; /* where the written streams end (seconds) */
 } MedleyTranscodeReport;
 
-/* Re-encodes the video stream (libx264, yuv420p) and the best audio stream (AAC) of `input` into
- * an MP4 at `output` (moov first), with the container tags and the display matrix copied. Returns
+/* Re-encodes the video stream (settings->video_encoder, yuv420p) and the best audio stream
+ * (settings->audio_encoder, or its packets copied) of `input` into the container settings->container
+ * names (an MP4 moov first), with the container tags and the display matrix copied. Pictures whose
+ * timestamp repeats or goes back are re-timed (report->repeated_frames). Returns
  * 0, or −1 with `error` set; the output may then be partial, and the caller deletes it. */
 int medley_movie_transcode(const char *input, const char *output, const MedleyTranscodeSettings *settings,
                            MedleyTranscodeReport *report, char *error, size_t size);
+
+/* ---- medley_remux.c: stream copy into another container ---- */
+
+/* Copies the packets of `input`'s video stream and best audio stream (audio_only: its best audio
+ * stream alone) into a container chosen by `container` (an extension: "mkv", "mp4", "m4a", …),
+ * with the container tags, as `ffmpeg -i in -map 0:v:0 -map 0:a:0? -c copy out` (or `-vn -acodec
+ * copy`). Timestamps start at 0 (the container's start subtracted); a non-monotonic DTS is moved
+ * on (counted in report->fixed_packets). Fails without the stream asked for, or when the container
+ * cannot hold a codec. Returns 0, or −1 with `error` set; the caller deletes a partial output. */
+int medley_movie_remux(const char *input, const char *output, const char *container, int audio_only,
+                       MedleyTranscodeReport *report, char *error, size_t size);
 
 #endif

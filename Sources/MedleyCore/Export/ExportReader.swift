@@ -11,6 +11,9 @@ extension SchemaReader {
     static let exportKeys = ["to", "format", "quality", "name", "strip", "overwrite", "autoOrient",
                              "profile", "intent", "keepProfile", "background", "lossless", "effort", "subsampling", "bitdepth", "id3", "keep"]
 
+    /// The default output name under `ingest.page: all`: pages told apart as pdftoppm's `prefix-N`.
+    static let everyPageName = try? NameTemplate("{relpath}/{stem}-{page}.{ext}", knownProperties: ItemProperties.templateNames)
+
     /// `export:` — the folder, format, quality, name template, strip, overwrite and autoOrient of the job's outputs.
     func export(_ node: YAMLNode) -> ExportStage? {
         guard let fields = mapping(node, keys: Self.exportKeys, what: "export") else { return nil }

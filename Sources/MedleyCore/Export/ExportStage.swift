@@ -19,7 +19,7 @@ public struct ExportStage: Sendable {
     public let to: String
     public let format: OutputFormat
     public let quality: Int?
-    public let name: NameTemplate
+    public var name: NameTemplate
     public let strip: Bool
     public let overwrite: OverwritePolicy
     public let autoOrient: Bool

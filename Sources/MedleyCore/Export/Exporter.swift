@@ -49,7 +49,7 @@ struct Exporter {
             default: return property(name)
             }
         }, root: export.to)
-        try claim(name.path, for: file.path)
+        try claim(name.path, for: file.key)
         return name
     }
 

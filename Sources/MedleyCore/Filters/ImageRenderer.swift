@@ -10,6 +10,8 @@ struct VectorLoad: Sendable {
     var density: Double? = nil
     /// 1 for the first page (of a PDF; an SVG has one).
     var page: Int = 1
+    /// `ingest.page: all`: each page is an item of its own.
+    var everyPage = false
 
     /// The libvips loaders that draw at any scale.
     static let loaders: Set<String> = ["svgload", "pdfload"]

@@ -7,7 +7,7 @@ import MedleyMedia
 /// by strip as the encoder asks for them, the fused kernels run on each strip on libvips'
 /// worker threads, and memory stays at a few strips unless the image must be rotated.
 struct ImageStage {
-    let renderer: ImageRenderer
+    private(set) var renderer: ImageRenderer
     let export: ExportStage
     /// Written into each output's metadata after libvips saved it (`MetadataWrite`).
     let metadata: MetadataWrite
@@ -57,6 +57,14 @@ struct ImageStage {
     static func plan(_ recipe: FilterImage, export: ExportStage) -> RenderPlan {
         let plan = RenderPlan(recipe)
         return export.autoOrient ? plan.forUprightInput : plan
+    }
+
+    /// This stage for one page of a PDF (`ingest.page: all`): that page drawn, and no warning that the others are not.
+    func page(_ number: Int) -> ImageStage {
+        var stage = self
+        stage.renderer.vector.page = number
+        stage.renderer.vector.everyPage = true
+        return stage
     }
 
     /// The renderer of one item whose auto-adjustment chose `adjustment`: the three filters, then the job's graph.
@@ -177,7 +185,8 @@ struct ImageStage {
                 if export.sameQuality { options = SameQuality.options(options, input: path, header: header, format: format, warnings: &warnings) }
                 try image.save(to: temporaryPath, format: format, options: options)
                 if header.loader == "pdfload" && header.pages > 1 {
-                    warnings.append("a PDF of \(header.pages) pages: page \(renderer.vector.page) is written (ingest.page chooses another)")
+                    // Under `ingest.page: all` every other page is an item of its own.
+                    if !renderer.vector.everyPage { warnings.append("a PDF of \(header.pages) pages: page \(renderer.vector.page) is written (ingest.page chooses another, or all)") }
                 } else if header.pages > 1 && !isAnimation(header, to: format) {
                     // libvips' jp2kload counts a JPEG 2000's resolution levels as pages: the first is the
                     // whole picture and nothing is left out. Other loaders' pages (TIFF, HEIF) are

@@ -64,11 +64,24 @@ public enum ContentSniffer {
     /// in errors.
     public static func sniff(descriptor: Int32, path: String) throws -> SniffedFormat? {
         let header = try readHeader(descriptor: descriptor, path: path)
+        if isID3Tag(Header(header)), afterID3Tags(descriptor) == Array("fLaC".utf8) { return .flac }
         guard startsLikeXML(header) else { return sniff(header) }
         if case .success(let more) = FileSystem.read(descriptor, count: xmlHeaderLength, at: 0), !more.isEmpty {
             return sniff(more)
         }
         return sniff(header)
+    }
+
+    /// The 4 bytes after the ID3v2 tags at the start of a file (taggers put one in front of FLAC
+    /// too, which libFLAC, FFmpeg and mutagen skip): 10-byte header, syncsafe size, optional footer.
+    private static func afterID3Tags(_ descriptor: Int32) -> [UInt8]? {
+        var offset: Int64 = 0
+        for _ in 0..<8 {
+            guard case .success(let head) = FileSystem.read(descriptor, count: 10, at: offset), isID3Tag(Header(head)) else { break }
+            offset += 10 + Int64(head[6..<10].reduce(0) { $0 << 7 | Int($1 & 0x7F) }) + (head[5] & 0x10 != 0 ? 10 : 0)
+        }
+        guard offset > 0, case .success(let next) = FileSystem.read(descriptor, count: 4, at: offset) else { return nil }
+        return next
     }
 
     /// How far into an XML file `<svg` is looked for (librsvg's and libvips' own sniffers look as far).
@@ -124,11 +137,18 @@ public enum ContentSniffer {
 
     /// ISO base media (MP4 family, HEIF, AVIF): the "ftyp" box lists a major brand and compatible brands.
     private static func isoMediaFormat(_ bytes: Header) -> SniffedFormat? {
-        guard let major = bytes.fourCC(at: 8) else { return nil }
-        // Compatible brands run from offset 16 to the end of the ftyp box (size 0 means "to end of file").
-        let boxSize = Int(bytes.uint32BigEndian(at: 0) ?? 0)
-        let end = boxSize >= 16 ? min(boxSize, bytes.count) : bytes.count
-        let compatible = stride(from: 16, to: end - 3, by: 4).compactMap { bytes.fourCC(at: $0) }
+        // A box's size 1 means a 64-bit size follows the type (ISO/IEC 14496-12 §4.2), so the
+        // brands start 8 bytes later; size 0 means "to the end of the file".
+        var boxSize = Int(bytes.uint32BigEndian(at: 0) ?? 0)
+        var start = 8
+        if boxSize == 1, let high = bytes.uint32BigEndian(at: 8), let low = bytes.uint32BigEndian(at: 12) {
+            boxSize = high == 0 ? Int(low) : Int.max
+            start = 16
+        }
+        guard let major = bytes.fourCC(at: start) else { return nil }
+        // Compatible brands run from after the minor version to the end of the ftyp box.
+        let end = boxSize >= start + 8 ? min(boxSize, bytes.count) : bytes.count
+        let compatible = stride(from: start + 8, to: end - 3, by: 4).compactMap { bytes.fourCC(at: $0) }
 
         // mif1/msf1/miaf only say "some HEIF-structured image"; AVIF files often use them as the major brand and
         // name the codec in the compatible list, so look there before settling on plain HEIF.

@@ -57,9 +57,16 @@ extension SchemaReader {
                 sink.error(node, "ingest.density must be a number of dots per inch, 1…7200 (72 renders SVG and PDF at their own size), found \(node.kindDescription)")
             }
         }
-        if let node = fields["page"], let page = integer(node, what: "ingest.page") {
-            if page >= 1 && page <= 100_000 { stage.page = page } else {
-                sink.error(node, "ingest.page must be 1…100000 (1 is a PDF's first page), not \(page)")
+        if let node = fields["page"] {
+            if case .scalar("all", _, _) = node {
+                stage.everyPage = true
+            } else if case .scalar(let text, true, _) = node, Int(text) == nil {
+                sink.error(node, "ingest.page must be a page number (1 is a PDF's first page) or 'all', not '\(text)'",
+                           suggestion: DiagnosticSink.didYouMean(text, in: ["all"]) ?? "all: every page its own item, named with {page}")
+            } else if let page = integer(node, what: "ingest.page") {
+                if page >= 1 && page <= 100_000 { stage.page = page } else {
+                    sink.error(node, "ingest.page must be 1…100000 (1 is a PDF's first page) or 'all', not \(page)")
+                }
             }
         }
         return stage

@@ -17,6 +17,8 @@ public struct IngestStage: Sendable {
     public var density: Double?
     /// `page:`: which page of a PDF is the item's picture, 1 for the first (libvips' `page` is this minus one).
     public var page: Int = 1
+    /// `page: all`: every page of a PDF is an item of its own (`{page}` in templates), pdftoppm's way.
+    public var everyPage = false
 
     /// The media types a job without `ingest.media` takes: what its stages can process — images
     /// for filters, audio for a transcode, both (and anything else) for both or neither; movies
@@ -38,6 +40,7 @@ public struct IngestStage: Sendable {
         stage.raw = raw
         stage.density = density
         stage.page = page
+        stage.everyPage = everyPage
         return stage
     }
 

@@ -57,6 +57,14 @@ public struct IngestedFile: Sendable, Equatable {
     /// a root). Such a file is opened by following links and then checked; any other is opened component by
     /// component without following a link, so a link swapped in after the listing fails the item.
     public let throughLink: Bool
+    /// `ingest.page: all`: the page of a PDF this item is (1 for the first); nil for a file that is one item.
+    public var page: Int? = nil
+
+    /// What the run state, output claims and shards' manifests know the item by: its path, and for a page of a
+    /// PDF `path#page=N` (a media fragment's spelling).
+    var key: String { page.map { path + "#page=\($0)" } ?? path }
+    /// The manifest's `item`: the path below the root, with the page as `key` has it.
+    var itemName: String { page.map { relativePath + "#page=\($0)" } ?? relativePath }
 
     /// Creates a file record; `FileEnumerator` is the usual source of these. `canonicalRoot` defaults to `root`.
     public init(path: String, root: String, relativePath: String, size: Int64, modified: Date,
@@ -72,8 +80,17 @@ public struct IngestedFile: Sendable, Equatable {
 
     /// The same file with the size and modification time of what was actually opened.
     func with(size: Int64, modified: Date) -> IngestedFile {
-        IngestedFile(path: path, root: root, relativePath: relativePath, size: size, modified: modified,
-                     canonicalRoot: canonicalRoot, throughLink: throughLink)
+        var file = IngestedFile(path: path, root: root, relativePath: relativePath, size: size, modified: modified,
+                                canonicalRoot: canonicalRoot, throughLink: throughLink)
+        file.page = page
+        return file
+    }
+
+    /// The same file as the item of one page.
+    func page(_ number: Int) -> IngestedFile {
+        var file = self
+        file.page = number
+        return file
     }
 
     /// The modification time in nanoseconds since 1970, held inside Int64 (±292 years): a file dated after 2262

@@ -32,7 +32,7 @@ struct ManifestRecord: Decodable {
 
     /// The manifest's field names, in the order a line lists them.
     enum CodingKeys: String, CodingKey {
-        case job, item, input, status, persistentID, mediaType, output, bytes, movedTo, error, warnings, duration, metering, loudness,
+        case job, item, input, page, status, persistentID, mediaType, output, bytes, movedTo, error, warnings, duration, metering, loudness,
              normalization, album, analysis, autoAdjust, properties, finished
     }
 
@@ -42,6 +42,8 @@ struct ManifestRecord: Decodable {
     var item: String
     /// The input's absolute path ("" for a listing failure).
     var input: String
+    /// `ingest.page: all`: the page of the PDF this item is (its `item` ends in `#page=N`).
+    var page: Int?
     var status: Status
     /// The XXH3 hash of the input's bytes, in hex.
     var persistentID: String?
@@ -101,6 +103,7 @@ struct ManifestRecord: Decodable {
         job = try c.decodeIfPresent(String.self, forKey: .job) ?? ""
         input = try c.decodeIfPresent(String.self, forKey: .input) ?? ""
         item = try c.decodeIfPresent(String.self, forKey: .item) ?? ""
+        page = try? c.decodeIfPresent(Int.self, forKey: .page)
         status = try c.decode(Status.self, forKey: .status)
         persistentID = try c.decodeIfPresent(String.self, forKey: .persistentID)
         mediaType = (try? c.decodeIfPresent(String.self, forKey: .mediaType)).flatMap { $0.flatMap(MediaType.init(rawValue:)) }
@@ -146,8 +149,9 @@ struct ManifestRecord: Decodable {
 
     /// The record as JSON, its fields in `CodingKeys` order.
     var json: JSONValue {
-        var fields: [(CodingKeys, JSONValue)] = [(.job, .string(job)), (.item, .string(item)), (.input, .string(input)),
-                                                 (.status, .string(status.rawValue))]
+        var fields: [(CodingKeys, JSONValue)] = [(.job, .string(job)), (.item, .string(item)), (.input, .string(input))]
+        if let page { fields.append((.page, .number(Double(page)))) }
+        fields.append((.status, .string(status.rawValue)))
         if let persistentID { fields.append((.persistentID, .string(persistentID))) }
         if let mediaType { fields.append((.mediaType, .string(mediaType.rawValue))) }
         if let output { fields.append((.output, .string(output))) }

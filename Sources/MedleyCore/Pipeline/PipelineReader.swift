@@ -150,7 +150,10 @@ struct SchemaReader {
             }
         }
 
-        let export = fields["export"].flatMap(export)
+        var export = fields["export"].flatMap(export)
+        if let ingest, ingest.everyPage, let ingestNode = fields["ingest"] {
+            checkEveryPage(ingest, ingestNode: ingestNode, export: &export, exportNode: fields["export"])
+        }
         if let ingest, let export, let exportNode = fields["export"] { checkExportRoot(export, against: ingest, exportNode: exportNode) }
         if let move = ingest?.afterwards, let export { checkMoveFolder(move, export: export) }
         if fields["export"] == nil, graph != nil || fields["watermark"] != nil {
@@ -173,6 +176,7 @@ struct SchemaReader {
         if let exportNode = fields["export"], fields["transcode"] == nil || transcode != nil {
             checkExportID3(exportNode: exportNode, transcode: transcode, retags: fields["tag"] != nil)
         }
+        if let movie = transcode?.movie, let exportNode = fields["export"] { checkMovieContainer(movie, exportNode: exportNode) }
         let analyses = fields["analyze"].map(analyses) ?? AnalysisRequest()
         let metering = analyses.metering != nil
         let autoAdjust = fields["autoAdjust"].flatMap { node in self.autoAdjust(node).map { ($0, node) } }
@@ -203,7 +207,7 @@ struct SchemaReader {
         var selected = ingest
         if fields["ingest"].flatMap({ Self.field("media", of: $0) }) == nil {
             selected = ingest.selecting(IngestStage.defaultMedia(filters: graph != nil || watermark != nil || autoAdjust?.0.enhance == true,
-                                                                 transcode: transcode.map { ($0.setsAudio, $0.videoQuality != nil) },
+                                                                 transcode: transcode.map { ($0.setsAudio, $0.videoQuality != nil || $0.movie != nil) },
                                                                  poster: poster != nil))
         }
         checkMeasures(analyses, autoAdjust: autoAdjust, media: selected.media, posters: poster != nil, hasExport: export != nil)
@@ -227,6 +231,11 @@ struct SchemaReader {
         if fields["autoAdjust"] != nil { imageSettings += ";" + settings(["autoAdjust"]) }
         if fields["watermark"] != nil { imageSettings += ";" + settings(["watermark"]) }
         if selected.raw != .develop { imageSettings += ";raw=" + selected.raw.rawValue }
+        // Which page of a PDF and at what density a vector is drawn (another page is another picture).
+        if selected.page != 1 || selected.everyPage || selected.density != nil {
+            imageSettings += ";page=" + (selected.everyPage ? "all" : String(selected.page))
+                + ";density=" + (selected.density.map { String($0) } ?? "-")
+        }
         // A tag stage writes an image's metadata (set, shiftDates, sidecar).
         if fields["tag"] != nil { imageSettings += ";" + settings(["tag"]) }
         if !job.imageAnalyses.isEmpty {

@@ -12,7 +12,7 @@ public enum ItemProperties {
         "comments", "lyrics", "userGrouping", "albumTrackNumber", "albumTrackCount", "discNumber", "discCount",
         "beatsPerMinute", "isCompilation", "releaseDate", "playbackDuration", "artwork", "podcastTitle",
         "format", "codec", "sampleRate", "channels", "bitRate", "width", "height", "frameRate", "orientation",
-        "colorSpace", "path", "relpath", "stem", "ext", "size", "modified",
+        "colorSpace", "path", "relpath", "stem", "ext", "size", "modified", "page",
         // An image's metadata (MetadataProperties.shortNames; `title` is above).
         "rating", "label", "keywords", "caption", "creator", "copyright", "dateTaken", "gps.latitude", "gps.longitude",
         "gps.altitude", "lens",
@@ -41,7 +41,7 @@ public enum ItemProperties {
         "playbackDuration": .number, "artwork": .boolean, "podcastTitle": .text, "format": .text, "codec": .text,
         "sampleRate": .integer, "channels": .integer, "bitRate": .integer, "width": .integer, "height": .integer,
         "frameRate": .number, "orientation": .integer, "colorSpace": .text, "path": .text, "relpath": .text,
-        "stem": .text, "ext": .text, "size": .integer, "modified": .date,
+        "stem": .text, "ext": .text, "size": .integer, "modified": .date, "page": .integer,
         "rating": .integer, "label": .text, "keywords": .text, "caption": .text, "creator": .text, "copyright": .text,
         "dateTaken": .date, "gps.latitude": .number, "gps.longitude": .number, "gps.altitude": .number, "lens": .text,
     ]
@@ -65,7 +65,7 @@ public enum ItemProperties {
 
     /// The facts every item has: its `persistentID` (the XXH3 hash of its bytes, as 16 hex
     /// digits), `mediaType`, path, relpath (the folder below the ingest root), stem, ext, size,
-    /// modified (ISO 8601, UTC).
+    /// modified (ISO 8601, UTC), page.
     static func fileFacts(_ file: IngestedFile, persistentID: UInt64, mediaType: MediaType) -> [(name: String, value: TemplateValue)] {
         let (stem, ext) = split(fileName: (file.relativePath as NSString).lastPathComponent)
         return [
@@ -78,6 +78,8 @@ public enum ItemProperties {
             ("size", .integer(Int(file.size))),
             // A value-type format style: no formatter object built per item.
             ("modified", .text(file.modified.formatted(.iso8601))),
+            // The page of a PDF (`ingest.page`); 1 for any other file.
+            ("page", .integer(file.page ?? 1)),
         ]
     }
 
@@ -186,6 +188,18 @@ struct AudioProperties {
         if tags["mediaKind"] == "podcast", tags["podcastTitle"] == nil, let album = tags["albumTitle"] {
             values.append(("podcastTitle", .text(album)))
         }
+    }
+
+    /// The properties of an audio file whose audio cannot be decoded: its file facts and tags
+    /// (read without the decoder), no stream facts, and `warnings` (the decoder's reason first).
+    static func undecodable(file: IngestedFile, persistentID: UInt64, format: String, tags: MediaTags,
+                            warnings: [String]) -> [(name: String, value: TemplateValue)] {
+        let mediaType = tags["mediaKind"].flatMap(MediaType.init(rawValue:)) ?? (format == "m4b" ? .audioBook : .music)
+        var values = ItemProperties.fileFacts(file, persistentID: persistentID, mediaType: mediaType) + [("format", .text(format))]
+        values += tagValues(tags)
+        values.append(("warnings", .text(warnings.joined(separator: "; "))))
+        if !tags.uncarried.isEmpty { values.append(("tagsNotCarried", .text(tags.uncarried.joined(separator: "; ")))) }
+        return values
     }
 
     /// Tags as typed properties: numbers as integers, `isCompilation` and `artwork` (present or

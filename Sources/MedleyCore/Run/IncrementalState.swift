@@ -62,7 +62,7 @@ final class IncrementalState {
     /// kind and its output are as that run left them, and the job still selects it. Else nil
     /// (also when the run state cannot be read: then the item is simply done again).
     func unchanged(_ file: IngestedFile) -> (row: StateRow, reason: String)? {
-        guard let row = try? lookup.row(job: job.name, input: file.path),
+        guard let row = try? lookup.row(job: job.name, input: file.key),
               let reason = unchanged(row, file), stillSelected(row) else { return nil }
         return (row, reason)
     }
@@ -70,7 +70,7 @@ final class IncrementalState {
     /// Size and modification time decide first; when only the time changed, the content hash does.
     private func unchanged(_ row: StateRow, _ file: IngestedFile) -> String? {
         guard !force, ManifestRecord.Status(rawValue: row.status) == .succeeded, let output = row.output else { return nil }
-        guard row.settingsHash == settingsHash(kind: row.kind, input: file.path), row.size == file.size else { return nil }
+        guard row.settingsHash == settingsHash(kind: row.kind, input: file.key), row.size == file.size else { return nil }
         // The output itself, not a link put in its place.
         guard case .success(let info) = FileSystem.linkStatus(of: output), info.kind == .file, info.size == row.outputSize else { return nil }
         if row.modifiedNanoseconds != file.modifiedNanoseconds {
@@ -110,8 +110,8 @@ final class IncrementalState {
     func remember(_ entry: inout ManifestRecord, _ file: IngestedFile, line: String) -> Error? {
         guard let store, let output = entry.output else { return nil }
         let kind = (entry.mediaType?.kind ?? .audio).rawValue
-        let row = StateRow(input: file.path, size: file.size, modifiedNanoseconds: file.modifiedNanoseconds,
-                           contentHash: entry.persistentID ?? "", kind: kind, settingsHash: settingsHash(kind: kind, input: file.path),
+        let row = StateRow(input: file.key, size: file.size, modifiedNanoseconds: file.modifiedNanoseconds,
+                           contentHash: entry.persistentID ?? "", kind: kind, settingsHash: settingsHash(kind: kind, input: file.key),
                            status: ManifestRecord.Status.succeeded.rawValue, output: output, outputSize: entry.bytes, record: line)
         do {
             try store.save(job: job.name, row)

@@ -31,11 +31,12 @@ struct ItemJourney {
         let job = context.job
         let started = Date()
         var announced = false
-        var entry = ManifestRecord(job: job.name, item: file.relativePath, input: file.path, status: .failed)
+        var entry = ManifestRecord(job: job.name, item: file.itemName, input: file.path, status: .failed)
+        entry.page = file.page
         // A failed item releases its output name to the next item that wants it.
         var keepsClaim = false
-        context.claims.begin(input: file.path, index: index)
-        defer { context.claims.finish(input: file.path, index: index, keep: keepsClaim) }
+        context.claims.begin(input: file.key, index: index)
+        defer { context.claims.finish(input: file.key, index: index, keep: keepsClaim) }
         if let (row, reason) = context.incremental?.unchanged(file) {
             keepsClaim = unchanged(row, file: file, reason: reason)
             return
@@ -107,9 +108,10 @@ struct ItemJourney {
         }
         // The exporter and the image stage (filters, encoder; a movie's poster) both come from the
         // job's `export:` (`JobRunner.makeContext`): asked once, here.
-        guard let exporter = context.exporter, let image = context.image else {
+        guard let exporter = context.exporter, var image = context.image else {
             throw ItemFailure(.unsupported, "the job has no export stage")
         }
+        if let page = file.page { image = image.page(page) }
         let item = Item(file: file, source: opened.readPath, sniffed: sniffed,
                         persistentID: try Identify.persistentID(of: opened))
         entry.persistentID = ContentHash.hex(item.persistentID)
@@ -174,6 +176,9 @@ struct ItemJourney {
             if let poster = job.poster {
                 return try PosterStep.render(media, info: info, poster: poster, item, stage: image, exporter: exporter)
             }
+            if SoundtrackStep.applies(to: job) {
+                return try SoundtrackStep.write(media, info: info, item, job: job, audio: context.audio, exporter: exporter)
+            }
             return try MovieStep.reencode(media, info: info, item, job: job, exporter: exporter)
         }
     }
@@ -211,9 +216,10 @@ struct ItemJourney {
     private func unchanged(_ row: StateRow, file: IngestedFile, reason: String) -> Bool {
         let output = row.output ?? "", input = file.path
         session.emit(.itemStarted(job: context.job.name, input: input))
-        var entry = ManifestRecord(job: context.job.name, item: file.relativePath, input: input, status: .failed)
+        var entry = ManifestRecord(job: context.job.name, item: file.itemName, input: input, status: .failed)
+        entry.page = file.page
         do {
-            try context.exporter?.claim(output, for: input)
+            try context.exporter?.claim(output, for: file.key)
         } catch {
             entry.persistentID = row.contentHash
             let outcome = ItemOutcome.failed(error, reason: "\(error)")

@@ -89,10 +89,13 @@ final class JobRunner: Sendable {
             if let albums { return albums.takes(file) }
             return Sharding.takes(file.relativePath, shard: options.shard)
         }
+        // `ingest.page: all`: each page of a PDF is an item (all on the shard its file falls to).
+        let items: AnySequence<FileEnumerator.Element> = job.ingest.everyPage
+            ? AnySequence(files.flatMap(PageItems.items)) : AnySequence(files)
         // Pulled on this thread only (the scheduler's loop), so the count needs no lock.
         var numbered = first
         // Numbered in ingest order: a contested output name goes to the earlier item (OutputClaims).
-        session.scheduler.run(files.enumerated().lazy.map { element -> (Int, FileEnumerator.Element) in
+        session.scheduler.run(items.enumerated().lazy.map { element -> (Int, FileEnumerator.Element) in
             numbered = first + element.offset + 1
             return (first + element.offset, element.element)
         }) { [session] index, result in

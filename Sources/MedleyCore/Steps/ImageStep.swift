@@ -8,8 +8,12 @@ enum ImageStep {
         if item.sniffed == .raw { return try RawStep.read(item, stage: stage) }
         var messages = LibraryMessages()
         let header = try stage.openHeader(item.source, vector: item.sniffed, messages: &messages)
-        let properties = ImageProperties(file: item.file, persistentID: item.persistentID, image: header,
+        var properties = ImageProperties(file: item.file, persistentID: item.persistentID, image: header,
                                          format: item.sniffed.format, readPath: item.source)
+        // A PDF's picture is the page the job draws (`ingest.page`, or this item's page of `page: all`).
+        if item.sniffed == .pdf, let index = properties.values.firstIndex(where: { $0.name == "page" }) {
+            properties.values[index].value = .integer(stage.renderer.vector.page)
+        }
         properties.warnings.forEach { messages.note($0) }
         return OpenedItem(content: .image(header: header, messages: messages), mediaType: .image,
                           properties: properties.values)

@@ -25,35 +25,49 @@ enum MovieStep {
                                    limit: job.maxPixels ?? ImageStage.defaultMaxPixels, of: "the video stream")
     }
 
-    /// Re-encodes the movie at the job's `videoQuality` into its output.
+    /// Re-encodes the movie at the job's `videoQuality` or own settings (`MovieTranscode`) into its
+    /// output, in the container its extension names; `videoCodec: copy` remuxes.
     static func reencode(_ opened: OpenedItem, info: MovieInfo, _ item: Item, job: Job,
                          exporter: Exporter) throws -> StepOutcome {
-        guard let preset = job.transcode?.videoQuality else {
+        let movie: MovieTranscode
+        if let own = job.transcode?.movie {
+            movie = own
+        } else if let preset = job.transcode?.videoQuality {
+            movie = MovieTranscode(encoding: preset.encoding)
+        } else {
             throw ItemFailure(.unsupported, "a movie needs 'poster:' (its frame as an image) or 'transcode: {videoQuality: …}' in this job")
         }
         var result: MovieTranscodeResult?
-        let exported = try exporter.write(item.file, ext: "mp4", memory: workingMemory(info, transcode: true),
+        let exported = try exporter.write(item.file, ext: defaultExtension(movie), memory: workingMemory(info, transcode: !movie.remux),
                                           property: { opened[$0] }, check: { name in
-            guard ["mp4", "m4v", "mov"].contains(name.ext) else {
-                throw ItemFailure(.unsupported, "a videoQuality re-encode is H.264 + AAC in MP4; name the output .mp4, not .\(name.ext)")
-            }
-        }) { temporary, _ in
-            result = try ItemFailure.converting(context: "cannot re-encode") {
-                try Movie.transcode(path: item.source, to: temporary, preset: preset,
-                                    mode: job.transcode?.scalingMode ?? .aspectFit)
+            if let problem = movie.problem(inContainer: name.ext) { throw ItemFailure(.unsupported, problem) }
+        }) { temporary, name in
+            result = try ItemFailure.converting(context: movie.remux ? "cannot remux" : "cannot re-encode") {
+                if movie.remux {
+                    return try Movie.remux(path: item.source, to: temporary, container: name.ext.lowercased(), audioOnly: false)
+                }
+                return try Movie.transcode(path: item.source, to: temporary, encoding: movie.encoding,
+                                           mode: job.transcode?.scalingMode ?? .aspectFit, container: name.ext.lowercased())
             }
         }
         guard case .written(var written) = exported else { return exported }
-        written.duration = result?.duration
         if let result {
+            written.duration = movie.remux ? info.duration : result.duration
             if result.damagedFrames > 0 {
                 written.warnings.append("\(result.damagedFrames) damaged frame(s) in the source, re-encoded as the decoder concealed them")
             }
             for tag in result.tagsNotKept { written.warnings.append("container tag \(tag); not kept") }
+            written.warnings += result.timing.warnings
             if job.transcode?.trim != nil || job.transcode?.fade != nil || job.transcode?.cut != nil {
                 written.warnings.append("cut, trim and fade apply to audio items; this movie's sound was re-encoded without them")
             }
         }
         return .written(written)
+    }
+
+    /// `{ext}` when the export name leaves it to the settings: WebM for VP9 with Opus, else MP4.
+    static func defaultExtension(_ movie: MovieTranscode) -> String {
+        if !movie.remux, movie.encoding.codec == .vp9, case .encode(.opus, _, _, _)? = movie.encoding.audio { return "webm" }
+        return "mp4"
     }
 }

@@ -67,6 +67,11 @@ public enum Probe {
         return values + notMeasured(loudness)
     }
 
+    /// `--meter` or `--loudness` on audio that cannot be decoded: said, not silently skipped.
+    static func notMeasured(audio asked: Bool) -> [(name: String, value: TemplateValue)] {
+        asked ? [("loudnessNote", .text("the audio cannot be decoded: nothing was measured"))] : []
+    }
+
     /// `--loudness` on a file that is not audio: said, not silently skipped.
     static func notMeasured(_ loudness: Bool) -> [(name: String, value: TemplateValue)] {
         loudness ? [("loudnessNote", .text("not an audio file: loudness is measured for audio files only"))] : []
@@ -78,7 +83,18 @@ extension Probe {
     /// power) when asked.
     static func audioProperties(_ file: IngestedFile, persistentID: UInt64, format: String,
                                 metering: Bool, loudness: Bool = false) throws -> [(name: String, value: TemplateValue)] {
-        let reader = try AudioStage.open(file.path, format: format)
+        let reader: AudioSource
+        do {
+            reader = try AudioStage.open(file.path, format: format)
+        } catch let failure as ItemFailure {
+            // The tags are read without the decoder (as mutagen and taggers read them): a file
+            // whose audio FFmpeg refuses still shows them, with the decoder's reason as a warning.
+            let (tags, warnings, tagFailure) = AudioStage.readTags(file.path)
+            guard tagFailure == nil, !(tags.entries.isEmpty && tags.extra.isEmpty && tags.artwork == nil) else { throw failure }
+            return AudioProperties.undecodable(file: file, persistentID: persistentID, format: format, tags: tags,
+                                               warnings: ["the audio cannot be decoded (\(failure.reason)); only the tags were read"] + warnings)
+                + notMeasured(audio: metering || loudness)
+        }
         let (tags, warnings, _) = AudioStage.readTags(file.path)
         var values = AudioProperties(file: file, persistentID: persistentID, info: reader.info, format: format,
                                      tags: tags).values

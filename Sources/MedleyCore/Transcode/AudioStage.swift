@@ -449,11 +449,19 @@ struct AudioStage {
             // a miss beyond `deliveryLoudnessSlack` is made up where the ceiling allows.
             let miss = loudness.target - integrated
             var ceilingStep = 0.0, gainStep = 0.0
+            // `limit: true` whose limiter was not needed before the encoder: it holds the peaks now.
+            if over > 0, loudness.limit, level.limiter == nil {
+                level.limiter = Float(pow10(loudness.truePeak / 20))
+                record.limiter = true
+            }
+            // An encoder's overshoot does not fall as fast as the level (AAC on clipped masters):
+            // each further pass steps further.
+            let escalation = Double(passes)
             if level.limiter != nil {
-                if over > 0 { ceilingStep = over + Self.deliveryMargin }
+                if over > 0 { ceilingStep = (over + Self.deliveryMargin) * escalation }
                 if abs(miss) > Self.deliveryLoudnessSlack, record.note != "truePeak" { gainStep = miss }
             } else if over > 0 {
-                gainStep = -(over + Self.deliveryMargin)
+                gainStep = -(over + Self.deliveryMargin) * escalation
             } else if abs(miss) > Self.deliveryLoudnessSlack, record.note != "truePeak" {
                 gainStep = min(miss, -over - Self.deliveryMargin)
             }
@@ -613,6 +621,8 @@ extension AudioStage {
             if job?.tag != nil { return nil }
             throw ItemFailure(.unsupported, "\(format) audio needs a 'transcode' stage in this job")
         }
+        // `AVFormatIDKey: copy`: the stream as it is, with the tags (Steps/AudioCopyStep).
+        if stage.settings.copyAudio { return nil }
         try stage.check(reader)
         return stage
     }

@@ -23,14 +23,16 @@ extension TranscodeSettings {
             fields.nodes[key] = value
         }
         var settings = TranscodeSettings()
-        settings.setsAudio = fields.nodes.keys.contains { !["videoQuality", "scalingMode"].contains($0) }
+        settings.setsAudio = fields.nodes.keys.contains { !MovieTranscode.keys.contains($0) }
         readMovie(fields, into: &settings)
+        readMovieEncoding(fields, into: &settings)
         readPresetName(fields, into: &settings)
         readFormat(fields, into: &settings)
         readLevel(fields, into: &settings)
         readTrimAndFade(fields, into: &settings)
         readCut(fields, into: &settings)
         readPreset(fields, into: &settings)
+        checkCopy(fields, settings)
         return fields.ok ? settings : nil
     }
 
@@ -49,7 +51,7 @@ extension TranscodeSettings {
                 fields.error(node, "unknown scalingMode '\(value)'",
                              suggestion: DiagnosticSink.didYouMean(value, in: names) ?? "one of \(names.joined(separator: ", "))")
             }
-            if fields.nodes["videoQuality"] == nil {
+            if fields.nodes["videoQuality"] == nil && fields.nodes["maxWidth"] == nil && fields.nodes["maxHeight"] == nil {
                 fields.error(node, "scalingMode applies to movies re-encoded at a videoQuality", suggestion: "add 'videoQuality: typeMedium'")
             }
         }
@@ -66,7 +68,9 @@ extension TranscodeSettings {
     /// The format, rate, channels, qualities, bit rates and PCM layout.
     private static func readFormat(_ fields: TranscodeFields, into settings: inout TranscodeSettings) {
         if let (value, node) = fields.text("AVFormatIDKey") {
-            if let format = FormatID(text: value) {
+            if value == "copy" {
+                settings.copyAudio = true
+            } else if let format = FormatID(text: value) {
                 settings.format = format
             } else {
                 fields.error(node, "unknown AVFormatIDKey '\(value)'",

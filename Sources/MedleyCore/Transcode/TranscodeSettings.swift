@@ -93,6 +93,10 @@ public struct TranscodeSettings: Sendable, Equatable {
     public var scalingMode: MovieScalingMode = .aspectFit
     /// Whether the settings say anything about audio (a format, rate, channels…), not only video.
     public var setsAudio = false
+    /// A movie's own settings (videoCodec, crf, speed, …; docs/movies.md); nil without any.
+    public var movie: MovieTranscode?
+    /// `AVFormatIDKey: copy`: the stream copied as it is (a movie's soundtrack, an audio item's stream).
+    public var copyAudio = false
 
     /// MPEG-4 AAC sampling frequencies (ISO/IEC 14496-3, Table 1.18).
     public static let aacRates = [8000, 11025, 12000, 16000, 22050, 24000, 32000, 44100, 48000, 64000, 88200, 96000]
@@ -102,7 +106,7 @@ public struct TranscodeSettings: Sendable, Equatable {
     static let keys = ["AVFormatIDKey", "AVSampleRateKey", "AVNumberOfChannelsKey", "AVEncoderAudioQualityKey",
                        "AVSampleRateConverterAudioQualityKey", "AVEncoderBitRateKey", "AVEncoderBitRatePerChannelKey",
                        "AVLinearPCMBitDepthKey", "AVLinearPCMIsFloatKey", "AVLinearPCMIsBigEndianKey",
-                       "preset", "gain", "normalize", "trim", "fade", "cut", "videoQuality", "scalingMode"]
+                       "preset", "gain", "normalize", "trim", "fade", "cut"] + MovieTranscode.keys
 
     /// Levels a gain may have: ±120 dB is a factor of a million either way, past the dynamic range
     /// of 24-bit audio (144 dB is the whole of it).

@@ -1,18 +1,33 @@
 import Foundation
 
-/// The length of an MPEG audio file (MP3, MP2) counted from its frame headers, the way a decoder
-/// walks it: an MP3 without a Xing/Info/VBRI header states no length, and estimating one from
-/// the first frame's bit rate and the file size overshoots by the tags and any padding.
+/// The length of an MPEG audio file (MP3, MP2) in the samples a decoder hands out, counted from
+/// its frame headers the way FFmpeg walks it: an MP3 without a Xing/Info/VBRI header states no
+/// length (estimating one from the first frame's bit rate and the file size overshoots by the tags
+/// and any padding), and one with a LAME tag names the encoder's delay and padding, which FFmpeg,
+/// iTunes and every gapless player drop (with the decoder's own 529-sample delay).
 public enum MPEGFrameScan {
-    /// Frames (samples per channel) and sample rate of the frames in the file, or nil when it
-    /// has a Xing, Info or VBRI header (whose count, with the encoder's delay and padding, is
-    /// exact and what FFmpeg uses) or no frames at all.
+    /// The decoder's delay of an MP3 decoder (ISO 11172-3 synthesis filter bank plus the overlap):
+    /// 528 + 1 samples, as LAME's and FFmpeg's gapless code count it.
+    public static let decoderDelay = 529
+
+    /// Samples per channel that FFmpeg decodes from the file (after the gapless trimming a LAME tag
+    /// asks for) and the sample rate, or nil when the file has no frames.
     public static func count(ofFileAt path: String) -> (frames: Int, sampleRate: Int)? {
         guard let data = try? Data(contentsOf: URL(fileURLWithPath: path), options: .alwaysMapped) else { return nil }
         return data.withUnsafeBytes { raw -> (Int, Int)? in
             let bytes = raw.bindMemory(to: UInt8.self)
             return count(bytes)
         }
+    }
+
+    /// What the Xing/Info (or VBRI) header in the first frame says.
+    struct InfoHeader: Equatable {
+        /// Audio frames after the header frame, when stated.
+        var frames: Int?
+        /// The encoder's delay and padding from a LAME tag (written by LAME and by FFmpeg's
+        /// libmp3lame as "LAME", "Lavf" or "Lavc"), nil without one.
+        var delay: Int?
+        var padding: Int?
     }
 
     static func count(_ bytes: UnsafeBufferPointer<UInt8>) -> (Int, Int)? {
@@ -29,7 +44,8 @@ public enum MPEGFrameScan {
             let hasHeader = bytes[end - 9] & 0x80 != 0
             end = max(start, end - size - (hasHeader ? 32 : 0))
         }
-        var offset = start, frames = 0, rate = 0, first = true
+        var offset = start, samples = 0, rate = 0, first = true, samplesPerFrame = 0
+        var header: InfoHeader?
         while offset + 4 <= end {
             guard let frame = Frame(bytes, at: offset), first || frame.sampleRate == rate else {
                 // Damage or junk: resync on the next header that is followed by another.
@@ -46,13 +62,37 @@ public enum MPEGFrameScan {
             if first {
                 first = false
                 rate = frame.sampleRate
-                if frame.isInfoFrame(bytes, at: offset, end: end) { return nil }
+                samplesPerFrame = frame.samples
+                // The header frame holds no audio: FFmpeg reads it and starts decoding after it.
+                if let info = frame.infoHeader(bytes, at: offset, end: end) {
+                    header = info
+                    offset += frame.length
+                    continue
+                }
             }
             // A frame cut by the end of the file still decodes (in part); FFmpeg counts it whole.
-            frames += frame.samples
+            samples += frame.samples
             offset += frame.length
         }
-        return frames > 0 ? (frames, rate) : nil
+        guard rate > 0, samples > 0 || header != nil else { return nil }
+        guard let header else { return (samples, rate) }
+        return (playable(header, decoded: samples, samplesPerFrame: samplesPerFrame), rate)
+    }
+
+    /// The samples left of `decoded` once the LAME tag's trimming is applied as libavformat's MP3
+    /// demuxer applies it (mp3dec.c): the delay plus the decoder's 529 samples are skipped at the
+    /// start; at the end, the samples from `stated − padding + 529` up to the stated end are
+    /// discarded (none when the padding is shorter than the decoder's delay), and frames past the
+    /// stated count (a file longer than its header says) are kept.
+    static func playable(_ header: InfoHeader, decoded: Int, samplesPerFrame: Int) -> Int {
+        guard let delay = header.delay, let padding = header.padding else { return decoded }
+        var discarded = 0
+        if let frames = header.frames, frames > 0 {
+            let stated = frames * samplesPerFrame
+            let firstDiscarded = stated - padding + decoderDelay
+            discarded = max(0, min(decoded, stated) - firstDiscarded)
+        }
+        return max(0, decoded - delay - decoderDelay - discarded)
     }
 
     static func matches(_ bytes: UnsafeBufferPointer<UInt8>, at offset: Int, _ ascii: String) -> Bool {
@@ -106,13 +146,40 @@ public enum MPEGFrameScan {
         }
 
         /// A Xing/Info header sits after the side information of the first Layer III frame; a
-        /// VBRI header 32 bytes after the frame header.
-        func isInfoFrame(_ bytes: UnsafeBufferPointer<UInt8>, at offset: Int, end: Int) -> Bool {
-            guard layer == 3 else { return false }
+        /// VBRI header 32 bytes after the frame header. The Xing header's flags say which of
+        /// frames (4 bytes), bytes (4), table of contents (100) and quality (4) follow; the LAME
+        /// tag comes next: a 9-byte version, then 12 bytes of other fields, then the delay and
+        /// padding as two 12-bit numbers.
+        func infoHeader(_ bytes: UnsafeBufferPointer<UInt8>, at offset: Int, end: Int) -> InfoHeader? {
+            guard layer == 3 else { return nil }
+            let frameEnd = min(end, offset + length)
+            if MPEGFrameScan.matches(bytes, at: offset + 36, "VBRI"), offset + 36 + 18 <= frameEnd {
+                let frames = (14..<18).reduce(0) { $0 << 8 | Int(bytes[offset + 36 + $1]) }
+                return InfoHeader(frames: frames, delay: nil, padding: nil)
+            }
             let side = isMPEG1 ? (mono ? 17 : 32) : (mono ? 9 : 17)
             let tag = offset + 4 + side
-            return tag + 4 <= end && (MPEGFrameScan.matches(bytes, at: tag, "Xing") || MPEGFrameScan.matches(bytes, at: tag, "Info")
-                                      || MPEGFrameScan.matches(bytes, at: offset + 36, "VBRI"))
+            guard tag + 8 <= frameEnd, MPEGFrameScan.matches(bytes, at: tag, "Xing") || MPEGFrameScan.matches(bytes, at: tag, "Info") else {
+                return nil
+            }
+            func u32(_ at: Int) -> Int { (0..<4).reduce(0) { $0 << 8 | Int(bytes[at + $1]) } }
+            let flags = u32(tag + 4)
+            var field = tag + 8
+            var header = InfoHeader()
+            if flags & 1 != 0 {
+                guard field + 4 <= frameEnd else { return header }
+                header.frames = u32(field)
+                field += 4
+            }
+            if flags & 2 != 0 { field += 4 }
+            if flags & 4 != 0 { field += 100 }
+            if flags & 8 != 0 { field += 4 }
+            guard field + 24 <= frameEnd,
+                  ["LAME", "Lavf", "Lavc"].contains(where: { MPEGFrameScan.matches(bytes, at: field, $0) }) else { return header }
+            let packed = (21..<24).reduce(0) { $0 << 8 | Int(bytes[field + $1]) }
+            header.delay = packed >> 12
+            header.padding = packed & 0xFFF
+            return header
         }
     }
 }

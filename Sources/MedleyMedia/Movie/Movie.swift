@@ -76,10 +76,11 @@ public enum Movie {
         try transcode(path: path, to: output, encoding: preset.encoding, mode: mode)
     }
 
-    /// Re-encodes with explicit settings (what a preset stands for; see `VideoQualityPreset`).
+    /// Re-encodes with explicit settings (what a preset stands for; see `VideoQualityPreset`) into
+    /// the container `container` names (an extension: mp4, m4v, mov, mkv, webm).
     @discardableResult
     public static func transcode(path: String, to output: String, encoding: VideoEncoding,
-                                 mode: MovieScalingMode = .aspectFit) throws -> MovieTranscodeResult {
+                                 mode: MovieScalingMode = .aspectFit, container: String = "mp4") throws -> MovieTranscodeResult {
         let source = URL(fileURLWithPath: path).standardizedFileURL.resolvingSymlinksInPath()
         guard source != URL(fileURLWithPath: output).standardizedFileURL.resolvingSymlinksInPath() else {
             throw MediaError(.medley, "transcode", "the output would overwrite the movie being read", cause: .unsupported)
@@ -99,16 +100,48 @@ public enum Movie {
         settings.max_bit_rate = Int64(encoding.maxBitRate ?? 0)
         settings.buffer_bits = Int64(encoding.maxBitRate ?? 0)
         settings.gop = Int32(encoding.keyframeInterval ?? 0)
-        settings.audio_bit_rate = Int64(encoding.audioBitRate)
-        settings.audio_sample_rate = Int32(VideoEncoding.audioSampleRate(forSource: info.sampleRate))
-        settings.audio_channels = Int32(info.audioCodec == nil ? 0 : encoding.audioChannels)
+        if let rate = encoding.frameRate {
+            settings.fps_num = Int32(rate.numerator)
+            settings.fps_den = Int32(rate.denominator)
+        }
+        if let seconds = encoding.keyframeSeconds {
+            let fps = encoding.frameRate?.value
+                ?? (info.frameRateDenominator > 0 && info.frameRateNumerator > 0
+                    ? Double(info.frameRateNumerator) / Double(info.frameRateDenominator) : 25)
+            settings.gop = Int32(max(1, min(10_000, (seconds * fps).rounded())))
+        }
+        let sound = encoding.audio ?? .encode(codec: .aac, bitRate: encoding.audioBitRate, sampleRate: nil,
+                                              channels: encoding.audioChannels)
+        var audioEncoder = "aac"
+        switch sound {
+        case .copy:
+            settings.audio_copy = 1
+        case .encode(let codec, let bitRate, let sampleRate, let channels):
+            audioEncoder = codec.encoder
+            settings.audio_bit_rate = Int64(bitRate ?? 0)
+            settings.audio_sample_rate = Int32(sampleRate ?? Self.audioRate(codec, source: info.sampleRate))
+            settings.audio_channels = Int32(info.audioCodec == nil ? 0 : channels)
+        }
         settings.rotation = Int32(info.rotation)
+        let speed = encoding.codec.speedOption(encoding.x264Preset)
         var report = MedleyTranscodeReport()
         do {
-            _ = try encoding.x264Preset.withCString { preset in
-                settings.x264_preset = preset
-                return try checked("transcode", path: output) { error, size -> Bool? in
-                    medley_movie_transcode(path, output, &settings, &report, error, size) == 0 ? true : nil
+            _ = try speed.withCString { preset in
+                try encoding.codec.encoder.withCString { videoEncoder in
+                    try audioEncoder.withCString { audioName in
+                        try container.withCString { containerName in
+                            try (encoding.codec.profile ?? "").withCString { profile in
+                                settings.x264_preset = preset
+                                settings.video_encoder = videoEncoder
+                                settings.audio_encoder = audioName
+                                settings.container = containerName
+                                settings.video_profile = encoding.codec.profile == nil ? nil : profile
+                                return try checked("transcode", path: output) { error, size -> Bool? in
+                                    medley_movie_transcode(path, output, &settings, &report, error, size) == 0 ? true : nil
+                                }
+                            }
+                        }
+                    }
                 }
             }
         } catch {
@@ -123,21 +156,63 @@ public enum Movie {
         }
         let written = try probe(path: output)
         let bytes = (try? FileManager.default.attributesOfItem(atPath: output))?[.size] as? Int ?? 0
-        return MovieTranscodeResult(bytes: bytes, duration: written.duration, width: written.width,
-                                    height: written.height, videoFrames: Int(report.video_frames),
-                                    audioSamples: Int(report.audio_samples), skippedPackets: Int(report.decode_errors),
-                                    damagedFrames: Int(report.damaged_frames),
-                                    tagsNotKept: tagsNotKept(from: info.containerTags, in: written.containerTags))
+        var result = MovieTranscodeResult(bytes: bytes, duration: written.duration, width: written.width,
+                                          height: written.height, videoFrames: Int(report.video_frames),
+                                          audioSamples: Int(report.audio_samples), skippedPackets: Int(report.decode_errors),
+                                          damagedFrames: Int(report.damaged_frames),
+                                          tagsNotKept: tagsNotKept(from: info.containerTags, in: written.containerTags,
+                                                                        container: container))
+        result.timing = MovieTimingRepairs(report)
+        return result
+    }
+
+    /// The sample rate a codec's encoder gets for a source rate: AAC as the presets; Opus always
+    /// 48 kHz; MP3 the source's rate when an MPEG audio rate, else 44.1 or 48 kHz; lossless ones keep it.
+    static func audioRate(_ codec: MovieAudioCodec, source: Int) -> Int {
+        switch codec {
+        case .aac: return VideoEncoding.audioSampleRate(forSource: source)
+        case .opus: return 48_000
+        case .mp3:
+            return [8000, 11025, 12000, 16000, 22050, 24000, 32000, 44100, 48000].contains(source)
+                ? source : VideoEncoding.audioSampleRate(forSource: source)
+        case .flac, .alac, .vorbis: return source > 0 ? source : 48_000
+        }
+    }
+
+    /// Copies the packets of `path`'s video and best audio stream (`audioOnly`: its sound alone)
+    /// into the container `container` names (an extension), with the container tags, as `ffmpeg
+    /// -c copy` (or `-vn -acodec copy`) does. A partial output is deleted when this throws.
+    @discardableResult
+    public static func remux(path: String, to output: String, container: String, audioOnly: Bool) throws -> MovieTranscodeResult {
+        let source = URL(fileURLWithPath: path).standardizedFileURL.resolvingSymlinksInPath()
+        guard source != URL(fileURLWithPath: output).standardizedFileURL.resolvingSymlinksInPath() else {
+            throw MediaError(.medley, "remux", "the output would overwrite the movie being read", cause: .unsupported)
+        }
+        var report = MedleyTranscodeReport()
+        do {
+            _ = try checked(audioOnly ? "extract the sound" : "remux", path: path) { error, size -> Bool? in
+                medley_movie_remux(path, output, container, audioOnly ? 1 : 0, &report, error, size) == 0 ? true : nil
+            }
+        } catch {
+            try? FileManager.default.removeItem(atPath: output)
+            throw error
+        }
+        let bytes = (try? FileManager.default.attributesOfItem(atPath: output))?[.size] as? Int ?? 0
+        var result = MovieTranscodeResult(bytes: bytes, duration: max(report.video_end, report.audio_end), width: 0, height: 0,
+                                          videoFrames: Int(report.video_frames), audioSamples: 0, skippedPackets: 0)
+        result.timing = MovieTimingRepairs(report)
+        return result
     }
 
     /// Each source container tag the output does not hold byte for byte, as "key (why)". The
     /// muxer writes its own `encoder`.
-    static func tagsNotKept(from source: [MovieTag], in written: [MovieTag]) -> [String] {
-        var kept: [String: String] = [:]
-        for tag in written { kept[tag.key] = tag.value }
+    static func tagsNotKept(from source: [MovieTag], in written: [MovieTag], container: String = "mp4") -> [String] {
+        var kept: [String: String] = [:], folded: [String: String] = [:]
+        for tag in written { kept[tag.key] = tag.value; folded[tag.key.lowercased()] = tag.value }
         return source.compactMap { tag in
             guard tag.key.lowercased() != "encoder" else { return nil }
-            guard let value = kept[tag.key] else { return "\(tag.key) (MP4 cannot hold it)" }
+            // Matroska's tags are upper case by convention (ARTIST); libavformat reads them so.
+            guard let value = kept[tag.key] ?? folded[tag.key.lowercased()] else { return "\(tag.key) (\(container.uppercased()) cannot hold it)" }
             return value == tag.value ? nil : "\(tag.key) (written as \"\(value)\", not \"\(tag.value)\")"
         }
     }
@@ -257,6 +332,50 @@ public struct MovieTranscodeResult: Sendable, Equatable {
     public var damagedFrames: Int = 0
     /// Source container tags the output lacks or holds changed, as "key (why)".
     public var tagsNotKept: [String] = []
+    /// What was mended of the source's timing.
+    public var timing = MovieTimingRepairs()
+}
+
+/// Repairs of a movie's broken timing, as ffmpeg makes them, and where the written streams end.
+public struct MovieTimingRepairs: Sendable, Equatable {
+    /// Decoded pictures whose timestamp repeats or goes back, re-timed one frame after the one before.
+    public var droppedPictures = 0
+    /// Copied packets whose decoding timestamp went back or repeated, moved on.
+    public var movedPackets = 0
+    /// The longest jump in the pictures' timestamps (seconds beyond a frame's duration), and where.
+    public var largestGap = 0.0
+    public var gapAt = 0.0
+    /// Where the written picture and sound end, seconds (0 without one).
+    public var videoEnd = 0.0
+    public var audioEnd = 0.0
+
+    public init() {}
+
+    init(_ report: MedleyTranscodeReport) {
+        droppedPictures = Int(report.repeated_frames)
+        movedPackets = Int(report.fixed_packets)
+        largestGap = report.largest_gap
+        gapAt = report.gap_at
+        videoEnd = report.written_video_end
+        audioEnd = report.written_audio_end
+    }
+
+    /// The item warnings these repairs make (a gap of more than a second is said too: the picture
+    /// before it stays on screen, as players show it).
+    public var warnings: [String] {
+        var out: [String] = []
+        if droppedPictures > 0 {
+            out.append("\(droppedPictures) picture(s) with repeated or backward timestamps re-timed one frame after the picture before them"
+                       + String(format: " (picture ends at %.3f s, sound at %.3f s)", videoEnd, audioEnd))
+        }
+        if movedPackets > 0 {
+            out.append("\(movedPackets) packet(s) with repeated or backward timestamps moved on, as ffmpeg's stream copy does")
+        }
+        if largestGap > 1 {
+            out.append(String(format: "the picture's timestamps jump %.3f s at %.3f s; the frame before the gap is held", largestGap, gapAt))
+        }
+        return out
+    }
 }
 
 /// One container tag as libavformat names it, in the container's order, case kept.

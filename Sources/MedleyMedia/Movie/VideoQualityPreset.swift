@@ -54,11 +54,21 @@ public struct VideoEncoding: Sendable, Equatable {
     public var maxBitRate: Int?
     /// Frames from one keyframe to the next: 1 makes every frame a keyframe; nil: libx264's default.
     public var keyframeInterval: Int?
-    /// libx264's speed preset.
+    /// The encoder's speed: x264/x265's preset name, SVT-AV1's preset or libvpx's cpu-used number
+    /// (`VideoCodec.speedOption`).
     public var x264Preset: String = "medium"
     /// AAC bits per second and channels.
     public var audioBitRate: Int = 128_000
     public var audioChannels: Int = 2
+    /// The video encoder (the presets: H.264).
+    public var codec: VideoCodec = .h264
+    /// A constant output frame rate (numerator, denominator); nil keeps the source's timestamps.
+    public var frameRate: MovieFrameRate?
+    /// Seconds from one keyframe to the next, turned into frames at the output's rate (overrides
+    /// `keyframeInterval`).
+    public var keyframeSeconds: Double?
+    /// The sound: nil is AAC at `audioBitRate` and `audioChannels`.
+    public var audio: MovieAudio?
 
     public init(boxWidth: Int?, boxHeight: Int?, upscale: Bool, crf: Int, maxBitRate: Int?, keyframeInterval: Int?) {
         self.boxWidth = boxWidth
@@ -75,4 +85,40 @@ public struct VideoEncoding: Sendable, Equatable {
         if rate == 44_100 || rate == 48_000 { return rate }
         return rate > 0 && rate % 11_025 == 0 ? 44_100 : 48_000
     }
+}
+
+/// A frame rate as a fraction: 30000/1001 for NTSC's 29.97.
+public struct MovieFrameRate: Sendable, Equatable {
+    public var numerator: Int
+    public var denominator: Int
+
+    public init(numerator: Int, denominator: Int) {
+        self.numerator = numerator
+        self.denominator = denominator
+    }
+
+    /// "30", "29.97" (read as 30000/1001, as ffmpeg's `ntsc` names), "30000/1001", "25fps"; nil for
+    /// anything else or a rate outside 1…240.
+    public init?(_ text: String) {
+        var value = text.trimmingCharacters(in: .whitespaces).lowercased()
+        if value.hasSuffix("fps") { value = String(value.dropLast(3)).trimmingCharacters(in: .whitespaces) }
+        let parts = value.split(separator: "/", omittingEmptySubsequences: false)
+        if parts.count == 2, let n = Int(parts[0]), let d = Int(parts[1]), n > 0, d > 0 {
+            (numerator, denominator) = (n, d)
+        } else if let n = Int(value) {
+            (numerator, denominator) = (n, 1)
+        } else if let x = Double(value), x >= 1, x <= 240 {  // checked before any conversion to Int
+            // 23.976, 29.97, 59.94: the NTSC rates x·1000/1001.
+            let ntsc = (x * 1.001).rounded()
+            if abs(ntsc / 1.001 - x) < 0.005 { (numerator, denominator) = (Int(ntsc) * 1000, 1001) } else {
+                (numerator, denominator) = (Int((x * 1000).rounded()), 1000)
+            }
+        } else {
+            return nil
+        }
+        guard (1.0...240.0).contains(self.value) else { return nil }
+    }
+
+    /// Frames per second.
+    public var value: Double { Double(numerator) / Double(denominator) }
 }

@@ -1,0 +1,197 @@
+import MedleyMedia
+import MedleyYAML
+
+/// A movie's own `transcode:` settings (docs/movies.md): a video codec, CRF, speed, size limits,
+/// frame rate, keyframe interval and sound, or `videoCodec: copy` (a remux). A `videoQuality` preset
+/// is a name for such settings; the keys given beside it override it.
+public struct MovieTranscode: Sendable, Equatable {
+    /// `videoCodec: copy` (with `audio: copy`): the packets copied into the output's container.
+    public var remux = false
+    /// What the encoders are asked (the preset's, or typeHigh's: source size, the codec's default CRF).
+    public var encoding: VideoEncoding
+
+    /// The keys that belong to a movie's re-encode.
+    static let keys = ["videoQuality", "scalingMode", "videoCodec", "crf", "speed", "maxWidth", "maxHeight", "fps",
+                       "keyframeEvery", "audio"]
+
+    /// What a container (an output extension) cannot hold of these settings, with what to do; nil when it can.
+    public func problem(inContainer ext: String) -> String? {
+        let ext = ext.lowercased()
+        if remux {
+            return ["mp4", "m4v", "mov", "mkv", "webm"].contains(ext) ? nil
+                : "a movie is written as .mp4, .m4v, .mov, .mkv or .webm, not .\(ext)"
+        }
+        if let problem = encoding.codec.problem(inContainer: ext) { return problem }
+        if case .encode(let codec, _, _, _)? = encoding.audio { return codec.problem(inContainer: ext) }
+        if encoding.audio == nil, ext == "webm" {
+            return ".webm cannot hold AAC sound; add 'audio: {AVFormatIDKey: kAudioFormatOpus}' (or name the output .mkv)"
+        }
+        return nil
+    }
+}
+
+extension TranscodeSettings {
+    /// `AVFormatIDKey: copy` keeps the stream as it is: no key that would change it goes beside it.
+    static func checkCopy(_ fields: TranscodeFields, _ settings: TranscodeSettings) {
+        guard settings.copyAudio else { return }
+        for key in ["AVSampleRateKey", "AVNumberOfChannelsKey", "AVEncoderAudioQualityKey", "AVSampleRateConverterAudioQualityKey",
+                    "AVEncoderBitRateKey", "AVEncoderBitRatePerChannelKey", "AVLinearPCMBitDepthKey", "AVLinearPCMIsFloatKey",
+                    "AVLinearPCMIsBigEndianKey", "preset", "gain", "normalize", "trim", "fade"] {
+            guard let node = fields.nodes[key] else { continue }
+            fields.error(node, "AVFormatIDKey: copy keeps the stream as it is; '\(key)' needs a re-encode",
+                         suggestion: "remove '\(key)', or name a format in AVFormatIDKey")
+        }
+    }
+
+    /// The movie keys beyond `videoQuality`/`scalingMode`; sets `settings.movie` when any movie key is given.
+    static func readMovieEncoding(_ fields: TranscodeFields, into settings: inout TranscodeSettings) {
+        // A preset alone (with its scalingMode) stays the preset: MovieStep encodes it as before.
+        guard MovieTranscode.keys.contains(where: { !["videoQuality", "scalingMode"].contains($0) && fields.nodes[$0] != nil })
+        else { return }
+        var encoding = (settings.videoQuality ?? .typeHigh).encoding
+        var movie = MovieTranscode(encoding: encoding)
+        if let (value, node) = fields.text("videoCodec") {
+            if value == "copy" {
+                movie.remux = true
+                for key in ["videoQuality", "scalingMode", "crf", "speed", "maxWidth", "maxHeight", "fps", "keyframeEvery"] {
+                    if let other = fields.nodes[key] {
+                        fields.error(other, "videoCodec: copy keeps the pictures as they are; '\(key)' needs a re-encode",
+                                     suggestion: "remove '\(key)', or name a codec: h264, hevc, av1 or vp9")
+                    }
+                }
+                if let audio = fields.nodes["audio"], audio.scalarText != "copy" {
+                    fields.error(audio, "videoCodec: copy copies the sound too", suggestion: "use 'audio: copy'")
+                }
+            } else if let codec = VideoCodec(rawValue: value.lowercased()) ?? (value.lowercased() == "h265" ? .hevc : nil) {
+                encoding.codec = codec
+            } else {
+                let names = VideoCodec.allCases.map(\.rawValue) + ["copy"]
+                fields.error(node, "unknown videoCodec '\(value)'",
+                             suggestion: DiagnosticSink.didYouMean(value, in: names) ?? "one of \(names.joined(separator: ", "))")
+            }
+        }
+        let codec = encoding.codec
+        if settings.videoQuality == nil || codec != .h264 { encoding.crf = codec.defaultCRF }
+        if let crf = fields.integer("crf", codec.crfRange) { encoding.crf = crf }
+        if let (value, node) = fields.text("speed") {
+            if VideoCodec.speedNames.contains(value) {
+                encoding.x264Preset = value
+            } else if let numbers = codec.speedNumbers, let n = Int(value), numbers.contains(n) {
+                encoding.x264Preset = value
+            } else {
+                let numbers = codec.speedNumbers.map { " or \(codec.encoder)'s own \($0.lowerBound)…\($0.upperBound)" } ?? ""
+                fields.error(node, "unknown speed '\(value)' for \(codec.rawValue)",
+                             suggestion: DiagnosticSink.didYouMean(value, in: VideoCodec.speedNames)
+                                 ?? "one of \(VideoCodec.speedNames.joined(separator: ", "))\(numbers)")
+            }
+        }
+        let maxWidth = fields.integer("maxWidth", 2...16384), maxHeight = fields.integer("maxHeight", 2...16384)
+        if maxWidth != nil || maxHeight != nil {
+            encoding.boxWidth = maxWidth ?? 1 << 20
+            encoding.boxHeight = maxHeight ?? 1 << 20
+            encoding.upscale = false
+        }
+        if let (value, node) = fields.text("fps") {
+            if let rate = MovieFrameRate(value) { encoding.frameRate = rate } else {
+                fields.error(node, "fps is a frame rate from 1 to 240, like 30, 29.97 or 30000/1001, not '\(value)'")
+            }
+        }
+        if let (value, node) = fields.text("keyframeEvery") {
+            if let every = KeyframeInterval(value) {
+                switch every {
+                case .seconds(let s): encoding.keyframeSeconds = s; encoding.keyframeInterval = nil
+                case .frames(let n): encoding.keyframeInterval = n; encoding.keyframeSeconds = nil
+                }
+            } else {
+                fields.error(node, "keyframeEvery is seconds (2s, 0.5s; at most 60s) or frames (48f, 1…1000f), not '\(value)'",
+                             suggestion: "2s is what streaming services ask for")
+            }
+        }
+        if let node = fields.nodes["audio"] { encoding.audio = readMovieAudio(node, fields: fields) }
+        if movie.remux, fields.nodes["audio"] == nil { encoding.audio = .copy }
+        movie.encoding = encoding
+        settings.movie = movie
+    }
+
+    /// `audio: copy`, or AVAudioRecorder keys for the sound: AVFormatIDKey (AAC, Opus, MP3, FLAC,
+    /// ALAC), AVEncoderBitRateKey, AVSampleRateKey, AVNumberOfChannelsKey.
+    private static func readMovieAudio(_ node: YAMLNode, fields: TranscodeFields) -> MovieAudio? {
+        if let text = node.scalarText {
+            if text == "copy" { return .copy }
+            fields.error(node, "audio takes 'copy' or AVAudioRecorder settings, not '\(text)'",
+                         suggestion: "audio: {AVFormatIDKey: kAudioFormatMPEG4AAC, AVEncoderBitRateKey: 160000}")
+            return nil
+        }
+        guard case .mapping(let pairs, _) = node else {
+            fields.error(node, "audio takes 'copy' or a mapping of AVAudioRecorder settings, found \(node.kindDescription)")
+            return nil
+        }
+        let known = ["AVFormatIDKey", "AVEncoderBitRateKey", "AVSampleRateKey", "AVNumberOfChannelsKey"]
+        let inner = TranscodeFields(sink: fields.sink)
+        for (key, value) in pairs {
+            guard let name = key.scalarText else { continue }
+            guard known.contains(name) else {
+                fields.error(key, "unknown key '\(name)' in a movie's audio",
+                             suggestion: DiagnosticSink.didYouMean(name, in: known) ?? "known keys: \(known.joined(separator: ", "))")
+                continue
+            }
+            inner.nodes[name] = value
+        }
+        var codec = MovieAudioCodec.aac
+        if let (value, at) = inner.text("AVFormatIDKey") {
+            let table: [FormatID: MovieAudioCodec] = [.mpeg4AAC: .aac, .opus: .opus, .mpegLayer3: .mp3, .flac: .flac,
+                                                      .appleLossless: .alac]
+            if let format = FormatID(text: value), let chosen = table[format] { codec = chosen } else {
+                fields.error(at, "a movie's sound is AAC, Opus, MP3, FLAC or ALAC, not '\(value)'",
+                             suggestion: "kAudioFormatMPEG4AAC, kAudioFormatOpus, kAudioFormatMPEGLayer3, kAudioFormatFLAC or kAudioFormatAppleLossless")
+            }
+        }
+        let bitRate = inner.integer("AVEncoderBitRateKey", 8000...1_536_000)
+        var rate = inner.integer("AVSampleRateKey", 8000...192_000)
+        if let chosen = rate, let at = inner.nodes["AVSampleRateKey"] {
+            let allowed: [Int]? = codec == .opus ? [48000] : codec == .aac ? aacRates : codec == .mp3 ? mp3Rates : nil
+            if let allowed, !allowed.contains(chosen) {
+                fields.error(at, "\(codec.rawValue) cannot be encoded at \(chosen) Hz",
+                             suggestion: "use \(allowed.map(String.init).joined(separator: ", "))")
+                rate = nil
+            }
+        }
+        let channels = inner.integer("AVNumberOfChannelsKey", 1...8) ?? 2
+        guard inner.ok else { fields.error(node, "the movie's audio settings are not valid"); return nil }
+        return .encode(codec: codec, bitRate: bitRate ?? (codec == .flac || codec == .alac ? nil : 128_000),
+                       sampleRate: rate, channels: channels)
+    }
+}
+
+/// `keyframeEvery: 2s` (seconds, turned into frames at the output's frame rate) or `48f` (frames).
+enum KeyframeInterval: Equatable {
+    case seconds(Double)
+    case frames(Int)
+
+    init?(_ text: String) {
+        let value = text.trimmingCharacters(in: .whitespaces).lowercased()
+        for suffix in ["frames", "frame", "f"] where value.hasSuffix(suffix) {
+            guard let n = Int(value.dropLast(suffix.count).trimmingCharacters(in: .whitespaces)), (1...1000).contains(n) else { return nil }
+            self = .frames(n)
+            return
+        }
+        let number = value.hasSuffix("s") ? String(value.dropLast()) : value
+        guard let s = Double(number.trimmingCharacters(in: .whitespaces)), s.isFinite, s > 0, s <= 60 else { return nil }
+        self = .seconds(s)
+    }
+}
+
+extension SchemaReader {
+    /// A movie's codecs against the container its export name's extension chooses, when the name
+    /// ends in a literal one (`{stem}.webm`); a name whose extension is a template is checked per item.
+    func checkMovieContainer(_ movie: MovieTranscode, exportNode: YAMLNode) {
+        guard let nameNode = Self.field("name", of: exportNode), let name = nameNode.scalarText,
+              let dot = name.lastIndex(of: ".") else { return }
+        let ext = String(name[name.index(after: dot)...])
+        guard !ext.isEmpty, !ext.contains("{"), !ext.contains("/") else { return }
+        if let problem = movie.problem(inContainer: ext) {
+            let split = problem.components(separatedBy: "; ")
+            sink.error(nameNode, split[0], suggestion: split.count > 1 ? split.dropFirst().joined(separator: "; ") : nil)
+        }
+    }
+}
