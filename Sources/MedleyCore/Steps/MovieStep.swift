@@ -58,8 +58,11 @@ enum MovieStep {
             }
             for tag in result.tagsNotKept { written.warnings.append("container tag \(tag); not kept") }
             written.warnings += result.timing.warnings
-            if job.transcode?.trim != nil || job.transcode?.fade != nil || job.transcode?.cut != nil {
-                written.warnings.append("cut, trim and fade apply to audio items; this movie's sound was re-encoded without them")
+            if job.transcode?.cut != nil {
+                written.warnings.append("cut applies to audio items; this movie was re-encoded whole")
+            }
+            if job.transcode?.trim != nil || job.transcode?.fade != nil {
+                written.warnings.append("trim and fade apply to audio items; this movie's sound was re-encoded without them")
             }
         }
         return .written(written)
