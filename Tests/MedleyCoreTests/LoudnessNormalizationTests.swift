@@ -34,7 +34,12 @@ final class LoudnessNormalizationTests: PipelineTextCase {
             XCTAssertEqual(settings.target, target, setting)
             XCTAssertEqual(settings.truePeak, ceiling, setting)
             XCTAssertNotNil(settings.preset, setting)
+            // Podcast and streaming specs check the delivered true peak and loudness both: those limit by default.
+            XCTAssertEqual(settings.limit, setting.contains("podcast") || setting.contains("streaming"), setting)
         }
+        XCTAssertFalse(try loudness("normalize: { preset: podcast, limit: false }").limit)
+        XCTAssertTrue(try loudness("normalize: { preset: streaming, loudness: -15LUFS }").limit)
+        XCTAssertFalse(try loudness("normalize: { loudness: -16LUFS }").limit)
     }
 
     func testExplicitKeysOverrideThePresetAndUnitsReadWithOrWithoutASpace() throws {

@@ -56,6 +56,8 @@ struct NormalizationRecord: Codable, Equatable {
     /// The audiobook preset: the loudest channel's RMS before the gain (dBFS), and ACX compliance after it.
     var rms: Double?
     var audiobook: AudiobookCheck?
+    /// After a lossy encode: the output decoded and measured, as delivered.
+    var delivered: DeliveredLoudness?
 
     init(measured: LoudnessRecord, target: Double, gain: Double, album: String? = nil) {
         self.measured = measured
@@ -74,6 +76,27 @@ struct NormalizationRecord: Codable, Equatable {
         if let limiterMakeUp { fields.append(("limiterMakeUp", .number(limiterMakeUp))) }
         if let rms { fields.append(("rms", .number(rms))) }
         if let audiobook { fields.append(("audiobook", audiobook.json)) }
+        if let delivered { fields.append(("delivered", delivered.json)) }
+        return .object(fields)
+    }
+}
+
+/// A lossy output's loudness as delivered (decoded from the file written): what platforms measure.
+struct DeliveredLoudness: Codable, Equatable {
+    /// Integrated loudness, LUFS, and true peak, dBTP, of the decoded output (nil: silent).
+    var integrated: Double?
+    var truePeak: Double?
+    /// Encodes made (1 when the first met the ceiling).
+    var encodes: Int
+    /// dB the level was lowered by, in all, to bring the delivered true peak under the ceiling.
+    var lowered: Double?
+
+    var json: JSONValue {
+        var fields: [(String, JSONValue)] = []
+        fields.append(("integrated", integrated.map(JSONValue.number) ?? .null))
+        fields.append(("truePeak", truePeak.map(JSONValue.number) ?? .null))
+        fields.append(("encodes", .number(Double(encodes))))
+        if let lowered { fields.append(("lowered", .number(lowered))) }
         return .object(fields)
     }
 }

@@ -58,6 +58,9 @@ enum MovieStep {
             }
             for tag in result.tagsNotKept { written.warnings.append("container tag \(tag); not kept") }
             written.warnings += result.timing.warnings
+            if job.transcode?.cut != nil {
+                written.warnings.append("cut applies to audio items; this movie was re-encoded whole")
+            }
             if job.transcode?.trim != nil || job.transcode?.fade != nil {
                 written.warnings.append("trim and fade apply to audio items; this movie's sound was re-encoded without them")
             }

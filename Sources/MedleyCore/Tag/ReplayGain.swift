@@ -148,6 +148,7 @@ enum ReplayGain {
         if let gain = settings.gain, gain != 1 { changes.append("gain") }
         if settings.normalizePeak != nil || settings.loudness != nil { changes.append("normalize") }
         if settings.trim != nil { changes.append("trim") }
+        if settings.cut != nil { changes.append("cut") }
         if let fade = settings.fade, fade.fadeIn > 0 || fade.fadeOut > 0 { changes.append("fade") }
         if let channels = settings.channels, channels != sourceChannels {
             changes.append("mixed from \(sourceChannels) to \(channels) channel\(channels == 1 ? "" : "s")")

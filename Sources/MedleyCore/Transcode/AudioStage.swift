@@ -273,34 +273,50 @@ struct AudioStage {
         var clipped = 0
         /// Where sound starts and ends, when the pass measured it (`Measures.extent` with a trim).
         var extent: SoundExtent?
+        /// With a cut: the frames the stream held before it (at the output rate).
+        var uncut: Int?
     }
 
     /// Writes the item into `temporaryPath`. `album` is the loudness of the item's album, in album mode.
     func render(_ reader: AudioSource, plan: Plan, to temporaryPath: String, album: AlbumLoudness? = nil) throws -> Outcome {
         do {
             var warnings: [String] = []
+            let cut = try cutFrames(reader, plan: plan)
             // The first pass: what the written pass needs to know of the whole stream before it starts.
             let needs = firstPassMeasures(album: album)
             var first: Pass?
             if needs.any {
-                first = try stream(reader, plan: plan, steps: [], writer: nil, measures: needs)
+                first = try stream(reader, plan: plan, cut: cut, steps: [], writer: nil, measures: needs)
                 try reader.rewind()
+                try checkCut(cut, pass: first, rate: plan.sampleRate)
             }
             var gain = try level(first: first, album: album, warnings: &warnings)
-            try limitedLoudness(&gain, reader, plan: plan, first: first, warnings: &warnings)
-            let writer: AudioSink
-            switch plan {
-            case .sndfile(let format): writer = try AudioWriter(path: temporaryPath, format: format)
-            case .ffmpeg(let format, _): writer = try FFmpegAudioWriter(path: temporaryPath, format: format)
+            try limitedLoudness(&gain, reader, plan: plan, cut: cut, first: first, warnings: &warnings)
+            var editWarnings: [String] = []
+            func write(_ gain: Level) throws -> Pass {
+                let writer: AudioSink
+                switch plan {
+                case .sndfile(let format): writer = try AudioWriter(path: temporaryPath, format: format)
+                case .ffmpeg(let format, _): writer = try FFmpegAudioWriter(path: temporaryPath, format: format)
+                }
+                editWarnings = []
+                let steps = preLevelSteps(plan, first: first) + levelSteps(plan, gain: gain)
+                    + postLevelSteps(plan, first: first, warnings: &editWarnings)
+                let written = try stream(reader, plan: plan, cut: cut, steps: steps, writer: writer,
+                                         measures: Measures(meter: metering, loudness: measuresLoudness))
+                if first == nil { try checkCut(cut, pass: written, rate: plan.sampleRate) }
+                editWarnings += cutWarnings(cut, pass: first ?? written, rate: plan.sampleRate)
+                // An output without a frame is no transcode, whatever the header promised.
+                guard written.frames > 0 else { throw ItemFailure(.decode, "no audio: the stream decodes to 0 frames") }
+                editWarnings += editCheck(first: first, written: written, steps: steps)
+                try writer.close()
+                return written
             }
-            let steps = preLevelSteps(plan, first: first) + levelSteps(plan, gain: gain)
-                + postLevelSteps(plan, first: first, warnings: &warnings)
-            let written = try stream(reader, plan: plan, steps: steps, writer: writer,
-                                     measures: Measures(meter: metering, loudness: measuresLoudness))
-            // An output without a frame is no transcode, whatever the header promised.
-            guard written.frames > 0 else { throw ItemFailure(.decode, "no audio: the stream decodes to 0 frames") }
-            warnings += editCheck(first: first, written: written, steps: steps)
-            try writer.close()
+            var written = try write(gain)
+            if deliveryChecked(plan) {
+                (gain, written) = try deliver(gain, written, reader: reader, output: temporaryPath, rewrite: write, warnings: &warnings)
+            }
+            warnings += editWarnings
             return Outcome(meter: written.meter, loudness: written.loudness,
                            duration: Double(written.frames) / Double(plan.sampleRate),
                            damagedFrames: reader.damagedFrames, clipped: written.clipped, warnings: warnings,
@@ -316,7 +332,11 @@ struct AudioStage {
         do {
             // No loudness range: an album needs none, and its 3 s window would make each track's
             // meter, held until the album is complete, 3× larger (3.0 MB rather than 1.06 MB at 48 kHz stereo).
-            return try stream(reader, plan: plan, steps: [], writer: nil, measures: Measures(loudness: true, loudnessOptions: .truePeak))
+            let cut = try cutFrames(reader, plan: plan)
+            let pass = try stream(reader, plan: plan, cut: cut, steps: [], writer: nil,
+                                  measures: Measures(loudness: true, loudnessOptions: .truePeak))
+            try checkCut(cut, pass: pass, rate: plan.sampleRate)
+            return pass
         } catch let error as MediaError {
             throw ItemFailure(error)
         }
@@ -359,13 +379,14 @@ struct AudioStage {
     /// off carry loudness): measuring passes through the gain and the limiter find by how much, and
     /// the gain makes it up (the limiter then works harder, so up to three passes, until within
     /// 0.1 LU). The gain written is always one a pass measured; a shortfall is a warning.
-    func limitedLoudness(_ level: inout Level, _ reader: AudioSource, plan: Plan, first: Pass?, warnings: inout [String]) throws {
+    func limitedLoudness(_ level: inout Level, _ reader: AudioSource, plan: Plan, cut: CutFrames?, first: Pass?,
+                         warnings: inout [String]) throws {
         // Not in album mode: a make-up per track would change the album's relative levels.
         guard level.limiter != nil, level.normalization?.album == nil, let target = settings.loudness?.target,
               settings.loudness?.preset != .audiobook else { return }
         var madeUp = 0.0
         for attempt in 1...Self.limiterPasses {
-            let trial = try stream(reader, plan: plan, steps: preLevelSteps(plan, first: first) + levelSteps(plan, gain: level),
+            let trial = try stream(reader, plan: plan, cut: cut, steps: preLevelSteps(plan, first: first) + levelSteps(plan, gain: level),
                                    writer: nil, measures: Measures(loudness: true))
             try reader.rewind()
             guard let reached = trial.loudness?.integrated else { return }
@@ -390,6 +411,90 @@ struct AudioStage {
             madeUp += step
         }
     }
+
+    /// Whether a loudness normalization's output is decoded and measured as delivered: a lossy
+    /// codec (AAC, MP3, Opus) moves the true peak, by up to a dB on loud music.
+    func deliveryChecked(_ plan: Plan) -> Bool {
+        guard let loudness = settings.loudness, loudness.preset != .audiobook, case .ffmpeg(let format, _) = plan else { return false }
+        return Self.lossyCodecs.contains(format.codec)
+    }
+
+    static let lossyCodecs: Set<String> = ["aac", "libmp3lame", "libopus"]
+    /// Encodes in all, the first included, while the delivered true peak is over the ceiling.
+    static let deliveryPasses = 3
+    /// dB below the ceiling a re-encode aims at, beyond the overshoot measured: the codec's
+    /// overshoot moves a little with the level.
+    static let deliveryMargin = 0.1
+
+    /// The loudness of the output as delivered: decoded and measured (integrated, true peak).
+    /// While its true peak is over the ceiling, the level is lowered by the overshoot (the
+    /// limiter's ceiling with `limit: true`, else the gain) and the item encoded again, up to
+    /// `deliveryPasses` encodes. The delivered figures go into the record; a ceiling or target
+    /// missed is a warning naming both figures.
+    func deliver(_ level: Level, _ written: Pass, reader: AudioSource, output: String,
+                 rewrite: (Level) throws -> Pass, warnings: inout [String]) throws -> (Level, Pass) {
+        var level = level, written = written
+        guard let loudness = settings.loudness, var record = level.normalization else { return (level, written) }
+        // An item left as it is (within the threshold, lowerOnly, silent) keeps its level.
+        let adjusts = record.note == nil || record.note == "limited" || record.note == "truePeak"
+        var passes = 1
+        var lowered = 0.0, madeUp = 0.0
+        var delivered: LoudnessMeasurement?
+        while true {
+            delivered = try AudioCopyStep.measure(try FFmpegAudioReader(path: output)).loudness
+            guard adjusts, passes < Self.deliveryPasses, let peak = delivered?.truePeakDecibels,
+                  let integrated = delivered?.integrated else { break }
+            let over = peak - loudness.truePeak
+            // The codec moves the loudness too (an MP3's lowpass takes off a few tenths of a LU):
+            // a miss beyond `deliveryLoudnessSlack` is made up where the ceiling allows.
+            let miss = loudness.target - integrated
+            var ceilingStep = 0.0, gainStep = 0.0
+            // `limit: true` whose limiter was not needed before the encoder: it holds the peaks now.
+            if over > 0, loudness.limit, level.limiter == nil {
+                level.limiter = Float(pow10(loudness.truePeak / 20))
+                record.limiter = true
+            }
+            // An encoder's overshoot does not fall as fast as the level (AAC on clipped masters):
+            // each further pass steps further.
+            let escalation = Double(passes)
+            if level.limiter != nil {
+                if over > 0 { ceilingStep = (over + Self.deliveryMargin) * escalation }
+                if abs(miss) > Self.deliveryLoudnessSlack, record.note != "truePeak" { gainStep = miss }
+            } else if over > 0 {
+                gainStep = -(over + Self.deliveryMargin) * escalation
+            } else if abs(miss) > Self.deliveryLoudnessSlack, record.note != "truePeak" {
+                gainStep = min(miss, -over - Self.deliveryMargin)
+            }
+            guard ceilingStep > 0 || abs(gainStep) >= 0.05 else { break }
+            if let ceiling = level.limiter, ceilingStep > 0 { level.limiter = ceiling * Float(pow10(-ceilingStep / 20)) }
+            level.gain *= Float(pow10(gainStep / 20))
+            lowered += ceilingStep - (level.limiter == nil ? gainStep : 0)
+            madeUp += gainStep
+            try reader.rewind()
+            written = try rewrite(level)
+            passes += 1
+        }
+        let integrated = delivered?.integrated, peak = delivered?.truePeakDecibels
+        record.delivered = DeliveredLoudness(integrated: integrated.map(LoudnessNormalizer.rounded),
+                                             truePeak: peak.map(LoudnessNormalizer.rounded), encodes: passes,
+                                             lowered: lowered > 0 ? LoudnessNormalizer.rounded(lowered) : nil)
+        if madeUp != 0 { record.gain = LoudnessNormalizer.rounded(record.gain + madeUp) }
+        level.normalization = record
+        if let peak, peak > loudness.truePeak {
+            warnings.append(String(format: "the delivered true peak %.1f dBTP is over the %.1f dBTP ceiling after %d encodes",
+                                   peak, loudness.truePeak, passes))
+        }
+        if adjusts, let integrated, abs(integrated - loudness.target) > Self.deliveredTolerance {
+            warnings.append(String(format: "delivered at %.1f LUFS, not the %.1f LUFS target (true peak %.1f dBTP, ceiling %.1f dBTP)",
+                                   integrated, loudness.target, peak ?? -.infinity, loudness.truePeak))
+        }
+        return (level, written)
+    }
+
+    /// LU the delivered loudness may miss the target by before another encode makes it up.
+    static let deliveryLoudnessSlack = 0.2
+    /// LU the delivered loudness may miss the target by before it is said: what delivery specs allow (±0.5 LU).
+    static let deliveredTolerance = 0.5
 
     /// The most a limiter's loss of loudness is made up, dB, and the measuring passes spent on it.
     static let limiterMakeUpLimit = 6.0
@@ -421,8 +526,11 @@ struct AudioStage {
 
     /// One pass over the stream: decode → mix → resample → `steps` → measure → write (when
     /// `writer` is given). Measuring costs a look at every sample, so only what `measures` asks.
-    private func stream(_ reader: AudioSource, plan: Plan, steps: [AudioProcessor], writer: AudioSink?,
+    private func stream(_ reader: AudioSource, plan: Plan, cut: CutFrames? = nil, steps: [AudioProcessor], writer: AudioSink?,
                         measures: Measures) throws -> Pass {
+        // The cut comes first: every step after it (trim, level, fade) and every measure see the kept part alone.
+        let cutStep = cut.map { TrimProcessor(start: $0.start, end: $0.end, channels: plan.channels) }
+        let steps = (cutStep.map { [$0] } ?? []) + steps
         let inChannels = reader.info.channels, outChannels = plan.channels
         let mixer = inChannels == outChannels ? nil : ChannelMixer.standard(from: inChannels, to: outChannels)
         let resampler = reader.info.sampleRate == plan.sampleRate ? nil
@@ -499,7 +607,7 @@ struct AudioStage {
             throw ItemFailure(.decode, "truncated: the stream ends after \(decoded) of \(reader.info.frames) frames")
         }
         return Pass(meter: meter, loudness: try loudness?.measurement(), loudnessMeter: loudness, levels: levels,
-                    frames: produced, clipped: clipped, extent: extent)
+                    frames: produced, clipped: clipped, extent: extent, uncut: cutStep?.received)
     }
 }
 
@@ -525,5 +633,41 @@ extension AudioStage {
         let plan = AudioStage.Plan.sndfile(AudioOutputFormat(container: .wav, encoding: .float(bits: 32),
                                                              sampleRate: info.sampleRate, channels: info.channels))
         return (stage, plan)
+    }
+}
+
+/// `cut:` in the stream: frame positions at the output rate, and what a cut past the end does.
+extension AudioStage {
+    /// The frames a cut keeps, `start..<end` of the decoded stream at the output rate.
+    struct CutFrames: Equatable {
+        var start: Int
+        var end: Int
+    }
+
+    /// The cut's frames; for a share of the item (`25%`) the stream is decoded once first to count
+    /// them (its header's length is only an estimate for MP3 and a hint for FLAC). nil without a cut.
+    func cutFrames(_ reader: AudioSource, plan: Plan) throws -> CutFrames? {
+        guard let cut = settings.cut else { return nil }
+        var total: Int?
+        if cut.needsLength {
+            total = try stream(reader, plan: plan, steps: [], writer: nil, measures: Measures()).frames
+            try reader.rewind()
+        }
+        let (start, end) = cut.frames(rate: plan.sampleRate, total: total)
+        return CutFrames(start: start, end: end)
+    }
+
+    /// A cut that starts at or past the end of the stream keeps nothing: the item fails, naming both.
+    func checkCut(_ cut: CutFrames?, pass: Pass?, rate: Int) throws {
+        guard let cut, let total = pass?.uncut, cut.start >= total else { return }
+        throw ItemFailure(.stage, "cut starts at \(AudioEdit.seconds(Double(cut.start) / Double(max(rate, 1)))) s, "
+                          + "past the end of the item (\(AudioEdit.seconds(Double(total) / Double(max(rate, 1)))) s)")
+    }
+
+    /// A cut whose end is past the item's end keeps up to the end, said (as sox says it).
+    func cutWarnings(_ cut: CutFrames?, pass: Pass, rate: Int) -> [String] {
+        guard let cut, cut.end != Int.max, let total = pass.uncut, cut.end > total else { return [] }
+        return ["cut ends at \(AudioEdit.seconds(Double(cut.end) / Double(max(rate, 1)))) s, past the end of the item "
+                + "(\(AudioEdit.seconds(Double(total) / Double(max(rate, 1)))) s): kept to the end"]
     }
 }

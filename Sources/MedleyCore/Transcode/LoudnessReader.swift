@@ -25,8 +25,11 @@ extension LoudnessNormalization {
         self.init()
         self.preset = preset
         switch preset {
-        case .podcast: (target, truePeak) = (-16, -1)
-        case .streaming: (target, truePeak) = (-14, -1)
+        // Podcast hosts and streaming services check both figures of the delivered file, and
+        // music mastered near 0 dBFS cannot reach −16 or −14 LUFS under −1 dBTP by a gain alone
+        // (lowering the target misses their loudness spec by up to 5 LU): these two limit by default.
+        case .podcast: (target, truePeak, limit) = (-16, -1, true)
+        case .streaming: (target, truePeak, limit) = (-14, -1, true)
         case .broadcast: (target, truePeak) = (-23, -1)
         case .audiobook: (target, truePeak) = (Self.audiobookRMS, Self.audiobookCeiling)
         }

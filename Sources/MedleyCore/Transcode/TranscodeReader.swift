@@ -30,6 +30,7 @@ extension TranscodeSettings {
         readFormat(fields, into: &settings)
         readLevel(fields, into: &settings)
         readTrimAndFade(fields, into: &settings)
+        readCut(fields, into: &settings)
         readPreset(fields, into: &settings)
         checkCopy(fields, settings)
         return fields.ok ? settings : nil

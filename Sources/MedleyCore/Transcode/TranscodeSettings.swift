@@ -82,6 +82,8 @@ public struct TranscodeSettings: Sendable, Equatable {
     public var trim: SilenceTrim?
     /// `fade: {in: 0.5s, out: 2s}`.
     public var fade: Fade?
+    /// `cut: {from: 10s, to: 40s}`: the part of the item kept, by time (before `trim` and `fade`).
+    public var cut: TimeCut?
     /// `preset: systemSound`: 16-bit linear PCM at the source rate, at most 30 s.
     public var systemSound = false
     /// `videoQuality:` (UIImagePickerController.QualityType names): movies are re-encoded to
@@ -104,7 +106,7 @@ public struct TranscodeSettings: Sendable, Equatable {
     static let keys = ["AVFormatIDKey", "AVSampleRateKey", "AVNumberOfChannelsKey", "AVEncoderAudioQualityKey",
                        "AVSampleRateConverterAudioQualityKey", "AVEncoderBitRateKey", "AVEncoderBitRatePerChannelKey",
                        "AVLinearPCMBitDepthKey", "AVLinearPCMIsFloatKey", "AVLinearPCMIsBigEndianKey",
-                       "preset", "gain", "normalize", "trim", "fade"] + MovieTranscode.keys
+                       "preset", "gain", "normalize", "trim", "fade", "cut"] + MovieTranscode.keys
 
     /// Levels a gain may have: ±120 dB is a factor of a million either way, past the dynamic range
     /// of 24-bit audio (144 dB is the whole of it).
