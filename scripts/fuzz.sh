@@ -14,7 +14,7 @@
 # and makes the script exit 1. The last statistics line of each target (executions, cov:, ft:)
 # goes to .build/fuzz/results.tsv.
 # The binaries are built with swiftc alone from the modules each target needs (not SwiftPM, so the
-# normal build and CI's are untouched): .build/fuzz/{tags,media,cube}.
+# normal build and CI's are untouched): .build/fuzz/{tags,media,cube,core}.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="/opt/swift/usr/bin:$PATH"
@@ -44,6 +44,8 @@ icc media icc icc,icm
 mpeg media id3 mp3
 cube cube cube cube
 hald cube cube none
+template core template none
+manifest core manifest none
 "
 
 MODE=time; AMOUNT=600; SMOKE=0; BUILD_ONLY=0; ONLY=()
@@ -66,6 +68,10 @@ done
 
 mkdir -p "$OUT/mod"
 SWIFTC=(swiftc -sanitize=fuzzer,address -parse-as-library -O -g -suppress-warnings)
+# Other flags than the last build's: build everything again.
+if [ "$(cat "$OUT/flags" 2>/dev/null)" != "${SWIFTC[*]}" ]; then
+  rm -rf "$OUT/mod"/* "$OUT/tags" "$OUT/media" "$OUT/cube" "$OUT/core"; echo "${SWIFTC[*]}" > "$OUT/flags"
+fi
 # Rebuilds a binary when one of its sources is newer than it.
 stale() { local bin=$1; shift; [ ! -x "$bin" ] || [ -n "$(find "$@" -newer "$bin" -print -quit)" ]; }
 quiet() { grep -v "Cannot export local symbol" >&2 || true; }
@@ -84,15 +90,31 @@ build_group() {
       "${SWIFTC[@]}" -module-name MedleyMedia "${src[@]}" -o "$OUT/media" 2>&1 | quiet ;;
     cube)
       # CubeFile (MedleyFilters) over an instrumented MedleyKernels module.
+      build_group kernels
+      local src=(Sources/MedleyFilters/Catalog/LUT/CubeFile.swift Fuzz/Cube/CubeFuzz.swift)
+      stale "$OUT/cube" "${src[@]}" "$OUT/mod/libMedleyKernels.a" || return 0
+      echo "fuzz.sh: building $OUT/cube" >&2
+      "${SWIFTC[@]}" -module-name MedleyFilters -I "$OUT/mod" -L "$OUT/mod" -lMedleyKernels "${src[@]}" -o "$OUT/cube" 2>&1 | quiet ;;
+    core)
+      # NameTemplate and ManifestRecord (MedleyCore) over instrumented MedleyKernels and MedleyFilters.
+      build_group kernels
+      if stale "$OUT/mod/libMedleyFilters.a" Sources/MedleyFilters "$OUT/mod/libMedleyKernels.a"; then
+        echo "fuzz.sh: building $OUT/mod/libMedleyFilters.a" >&2
+        "${SWIFTC[@]}" -module-name MedleyFilters -I "$OUT/mod" -emit-module -emit-module-path "$OUT/mod/MedleyFilters.swiftmodule" \
+          -emit-library -static $(find Sources/MedleyFilters -name '*.swift') -o "$OUT/mod/libMedleyFilters.a" 2>&1 | quiet
+      fi
+      local src=(Sources/MedleyCore/Templates/*.swift Sources/MedleyCore/Item/ManifestRecord.swift Fuzz/Core/CoreFuzz.swift)
+      stale "$OUT/core" "${src[@]}" "$OUT/mod/libMedleyFilters.a" || return 0
+      echo "fuzz.sh: building $OUT/core" >&2
+      "${SWIFTC[@]}" -module-name MedleyCore -I "$OUT/mod" -L "$OUT/mod" -lMedleyFilters -lMedleyKernels "${src[@]}" -o "$OUT/core" 2>&1 | quiet ;;
+    kernels)
       if stale "$OUT/mod/libMedleyKernels.a" Sources/MedleyKernels; then
         echo "fuzz.sh: building $OUT/mod/libMedleyKernels.a" >&2
         "${SWIFTC[@]}" -module-name MedleyKernels -emit-module -emit-module-path "$OUT/mod/MedleyKernels.swiftmodule" \
           -emit-library -static Sources/MedleyKernels/*.swift -o "$OUT/mod/libMedleyKernels.a" 2>&1 | quiet
       fi
-      local src=(Sources/MedleyFilters/Catalog/LUT/CubeFile.swift Fuzz/Cube/CubeFuzz.swift)
-      stale "$OUT/cube" "${src[@]}" "$OUT/mod/libMedleyKernels.a" || return 0
-      echo "fuzz.sh: building $OUT/cube" >&2
-      "${SWIFTC[@]}" -module-name MedleyFilters -I "$OUT/mod" -L "$OUT/mod" -lMedleyKernels "${src[@]}" -o "$OUT/cube" 2>&1 | quiet ;;
+      [ -f "$OUT/mod/libMedleyKernels.a" ] || { echo "fuzz.sh: MedleyKernels did not build" >&2; exit 1; }
+      return 0 ;;
   esac
   [ -x "$OUT/$1" ] || { echo "fuzz.sh: the $1 fuzz binary did not build" >&2; exit 1; }
 }
@@ -109,11 +131,10 @@ seeds() {
     while read -r file; do head -c 65536 "$file" > "$dir/$(printf '%s' "$file" | md5sum | cut -c1-16)"; done
   # ICC profiles are inside images: take them out with exiftool (an independent reader).
   if [ "$name" = icc ] && command -v exiftool >/dev/null; then
-    { find fixtures "$DATA" -type f \( -iname '*.jpg' -o -iname '*.tif' -o -iname '*.png' \) 2>/dev/null || true; } | sort | head -60 |
-      while read -r file; do
-        exiftool -q -b -icc_profile "$file" > "$dir/tmp" 2>/dev/null || true
-        [ -s "$dir/tmp" ] && mv "$dir/tmp" "$dir/$(md5sum < "$dir/tmp" | cut -c1-16)" || rm -f "$dir/tmp"
-      done
+    # One exiftool process for all (-w: each profile to a file of its own).
+    { find fixtures "$DATA" -type f \( -iname '*.jpg' -o -iname '*.tif' -o -iname '*.png' \) 2>/dev/null || true; } | sort | head -60 \
+      | exiftool -q -q -m -b -icc_profile -w "$dir/%f_%c.icc" -@ - >/dev/null 2>&1 || true
+    find "$dir" -type f -empty -delete
   fi
   [ -d "Fuzz/seeds/$name" ] && cp Fuzz/seeds/"$name"/* "$dir"/ 2>/dev/null || true
   [ -d "Tests/regressions/fuzz/$name" ] && cp Tests/regressions/fuzz/"$name"/* "$dir"/ 2>/dev/null || true
