@@ -65,7 +65,9 @@ enum CAFTags {
         var reader = ByteReader(try file.read(at: chunk.offset + 12, count: Int(chunk.length - 12)))
         var entries: [String: String] = [:]
         let count = try reader.u32BE()
-        for _ in 0..<count where !reader.isAtEnd {
+        // Stop at the chunk's end: the count is the file's word, and up to 2³² − 1 of nothing took seconds (fuzz: caf).
+        for _ in 0..<count {
+            guard !reader.isAtEnd else { break }
             let key = decodeText(reader.terminated())
             let value = decodeText(reader.terminated())
             if entries[key] == nil, !value.isEmpty { entries[key] = value }
