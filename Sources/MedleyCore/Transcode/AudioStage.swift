@@ -441,7 +441,9 @@ struct AudioStage {
         var lowered = 0.0, madeUp = 0.0
         var delivered: LoudnessMeasurement?
         while true {
-            delivered = try AudioCopyStep.measure(try FFmpegAudioReader(path: output)).loudness
+            let decoded = try FFmpegAudioReader(path: output)
+            let (meter, plan) = AudioStage.measuring(decoded.info)
+            delivered = try meter.measureLoudness(decoded, plan: plan).loudness
             guard adjusts, passes < Self.deliveryPasses, let peak = delivered?.truePeakDecibels,
                   let integrated = delivered?.integrated else { break }
             let over = peak - loudness.truePeak
