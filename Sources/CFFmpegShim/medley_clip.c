@@ -10,42 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The next decoded frame (1), the end (0) or an error (−1); rejected packets are skipped up to
- * MAX_DECODE_ERRORS, a read error ends the stream (as FFmpeg's CLI does). */
-static int clip_next_frame(MedleyMovieInput *in, AVPacket *packet, AVFrame *frame, int *flushing, int *errors,
-                           char *error, size_t size) {
-    int retries = 0;
-    for (;;) {
-        int r = avcodec_receive_frame(in->video_decoder, frame);
-        if (r == 0) return 1;
-        if (r == AVERROR_EOF) return 0;
-        if (r != AVERROR(EAGAIN)) {
-            if (++*errors > MAX_DECODE_ERRORS) { medley_ffmpeg_set_error(error, size, "too many undecodable frames", r); return -1; }
-            continue;
-        }
-        if (*flushing) return 0;
-        r = av_read_frame(in->format, packet);
-        if (r == AVERROR(EAGAIN)) {
-            if (++retries > MAX_READ_RETRIES) { snprintf(error, size, "the file stopped delivering data"); return -1; }
-            continue;
-        }
-        if (r < 0) {
-            *flushing = 1;
-            avcodec_send_packet(in->video_decoder, NULL);
-            continue;
-        }
-        if (packet->stream_index == in->video) {
-            r = avcodec_send_packet(in->video_decoder, packet);
-            if (r < 0 && r != AVERROR(EAGAIN) && ++*errors > MAX_DECODE_ERRORS) {
-                av_packet_unref(packet);
-                medley_ffmpeg_set_error(error, size, "too many undecodable packets", r);
-                return -1;
-            }
-        }
-        av_packet_unref(packet);
-    }
-}
-
 /* The frame scaled to width × height as packed 8-bit RGB into `out` (width·3 bytes a row), with the
  * frame's own YUV matrix and range. The scaler is kept between frames of one size and format. */
 static int clip_scale(struct SwsContext **sws, const AVFrame *frame, int width, int height, uint8_t *scratch,
@@ -125,7 +89,7 @@ int medley_movie_clip(const char *path, double from, double duration, double fps
         emitted++;                                                                                        \
     } while (0)
     for (;;) {
-        int r = clip_next_frame(&in, packet, frame, &flushing, &errors, error, size);
+        int r = medley_movie_next_video_frame(&in, packet, frame, &flushing, &errors, error, size);
         if (r < 0) goto fail;
         if (r == 0) break;
         int64_t pts = frame->best_effort_timestamp;

@@ -43,6 +43,11 @@ typedef struct MedleyMovieInput {
 /* Opens `path` as a movie: fails without a video stream or without its picture size. Returns 0,
  * or −1 with `error` set; either way medley_movie_input_close frees it. */
 int medley_movie_input_open(MedleyMovieInput *in, const char *path, char *error, size_t size);
+/* Decodes the next frame of `in`'s video stream into `frame` (medley_frames.c): 1, 0 at the end, −1 with
+ * `error` set. A read error counts as the end, as in FFmpeg's CLI (a truncated file is decoded up to where
+ * it stops); rejected packets are skipped up to MAX_DECODE_ERRORS. Posters, frames and clips share it. */
+int medley_movie_next_video_frame(MedleyMovieInput *in, AVPacket *packet, AVFrame *frame, int *flushing, int *errors,
+                                  char *error, size_t size);
 void medley_movie_input_close(MedleyMovieInput *in);
 /* Opens a decoder for `stream`. threads: 0 lets FFmpeg choose (one per core), 1 decodes on the
  * calling thread. Returns 0, or −1 with `error` set. */

@@ -17,8 +17,8 @@
 /* Decodes the next frame of the video stream into `frame`. Returns 1, 0 at the end, −1 on error.
  * A read error counts as the end, as in FFmpeg's CLI (a truncated file is decoded up to where it
  * stops); rejected packets are skipped up to MAX_DECODE_ERRORS. */
-static int next_video_frame(MedleyMovieInput *in, AVPacket *packet, AVFrame *frame, int *flushing, int *errors,
-                            char *error, size_t size) {
+int medley_movie_next_video_frame(MedleyMovieInput *in, AVPacket *packet, AVFrame *frame, int *flushing, int *errors,
+                                  char *error, size_t size) {
     int retries = 0;
     for (;;) {
         int r = avcodec_receive_frame(in->video_decoder, frame);
@@ -142,7 +142,7 @@ uint8_t *medley_movie_frame_rgb(const char *path, double seconds, int *width, in
         damaged = 0;
         av_frame_unref(last);
         for (;;) {
-            int r = next_video_frame(&in, packet, frame, &flushing, &errors, error, size);
+            int r = medley_movie_next_video_frame(&in, packet, frame, &flushing, &errors, error, size);
             if (r < 0) goto done;
             if (r == 0) break;
             /* Damage spreads to every frame predicted from the damaged one, up to the next clean
@@ -180,7 +180,7 @@ uint8_t *medley_movie_frame_rgb(const char *path, double seconds, int *width, in
             /* A B-frame is shown before the frames it is predicted from: look at the decoder's
              * reorder window past the found frame too, stopping at a keyframe. */
             for (int ahead = 0; !damaged && !flushing && ahead <= in.video_decoder->has_b_frames; ahead++) {
-                int r = next_video_frame(&in, packet, frame, &flushing, &errors, error, size);
+                int r = medley_movie_next_video_frame(&in, packet, frame, &flushing, &errors, error, size);
                 if (r <= 0 || frame->key_frame) break;
                 if (medley_frame_is_damaged(frame) || errors > errors_before) damaged = 1;
                 av_frame_unref(frame);
