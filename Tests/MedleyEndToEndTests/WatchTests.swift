@@ -131,6 +131,35 @@ final class WatchTests: EndToEndCase {
         XCTAssertEqual(temporaries(), [])
     }
 
+    /// `ingest.page: all` in a watch: a PDF that arrives gives every page its own output, as the catch-up
+    /// pass does (vipsheader's n-pages says how many), each with that page's pixels as vipsthumbnail draws them.
+    func testEveryPageOfAnArrivingPDF() throws {
+        try FileManager.default.createDirectory(atPath: input, withIntermediateDirectories: true)
+        _ = try pipeline("""
+            version: 1
+            jobs:
+              - name: pages
+                ingest: { from: [in], page: all }
+                filters: [ { resize: { width: 144, height: 144 } } ]
+                export: { to: out, format: png }
+            """)
+        let watch = try start()
+        let source = Tool.fixtures + "/vectors/page.pdf"
+        try FileManager.default.copyItem(atPath: source, toPath: work + "/page.pdf")
+        XCTAssertEqual(rename(work + "/page.pdf", input + "/page.pdf"), 0)
+        let pages = try XCTUnwrap(Int(try Tool.vipsHeader(source, "n-pages")))
+        XCTAssertTrue(watch.waitFor { _ in self.finished(watch, self.input + "/page.pdf").count == pages }, watch.stderr)
+        watch.terminate()
+        XCTAssertEqual(watch.waitForExit(), 0, watch.stderr)
+        XCTAssertEqual(Set(Tool.files(under: output).filter { !$0.hasPrefix(".medley") }), Set((1...pages).map { "page-\($0).png" }))
+        for page in 1...pages {
+            let peer = work + "/peer-\(page).png"
+            XCTAssertEqual(try Tool.run("vipsthumbnail", [input + "/page.pdf[page=\(page - 1)]", "-s", "144", "-o", peer]).status, 0)
+            try assertSamePixels(peer, output + "/page-\(page).png")
+        }
+        XCTAssertFalse(watch.stderr.contains("a PDF of"), watch.stderr)
+    }
+
     func testABurstOfAThousandFilesIsProcessedEachOnce() throws {
         try writePipeline()
         let watch = try start()

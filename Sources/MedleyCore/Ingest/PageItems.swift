@@ -9,8 +9,16 @@ enum PageItems {
     /// The items of one listed file: each page of a PDF, else the file itself (also a PDF that cannot be read:
     /// its journey fails it with the reason).
     static func items(of listed: FileEnumerator.Element) -> [FileEnumerator.Element] {
-        guard case .success(let file) = listed, let count = pageCount(of: file), count >= 1 else { return [listed] }
-        return (1...min(count, maximum)).map { .success(file.page($0)) }
+        guard case .success(let file) = listed else { return [listed] }
+        return items(of: [file]).map { .success($0) }
+    }
+
+    /// A watch's arrivals as items: each page of a PDF, else the file itself.
+    static func items(of files: [IngestedFile]) -> [IngestedFile] {
+        files.flatMap { file -> [IngestedFile] in
+            guard let count = pageCount(of: file), count >= 1 else { return [file] }
+            return (1...min(count, maximum)).map { file.page($0) }
+        }
     }
 
     /// The number of pages of a PDF (poppler's count, through libvips); nil for any other file.
