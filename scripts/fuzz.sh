@@ -2,10 +2,12 @@
 # Coverage-guided fuzzing (libFuzzer, AddressSanitizer) of the parsers Medley wrote itself
 # (docs/fuzzing.md). Each target calls the entry point the product uses on a byte buffer.
 #
-# Usage: scripts/fuzz.sh [TARGET ...] [--time SECONDS | --runs N] [--smoke] [--list] [--build-only]
+# Usage: scripts/fuzz.sh [TARGET ...] [--time SECONDS | --cpu SECONDS | --runs N] [--smoke] [--list] [--build-only]
 #   TARGET ...     targets to run (default: all; --list names them)
 #   --time T       a long run: each target for T seconds (default 600), its corpus kept in
 #                  .build/fuzz/corpus/TARGET and grown run after run
+#   --cpu T        the same, but each target until it has used T seconds of CPU time (a run
+#                  beside other work, e.g. under `nice`, gets the same amount of fuzzing)
 #   --runs N       each target for N executions
 #   --smoke        CI's bounded run: every target for a fixed number of executions (MEDLEY_FUZZ_SMOKE_RUNS,
 #                  default 2000) over its seeds alone; any crash, leak or sanitizer report fails it
@@ -53,11 +55,12 @@ MODE=time; AMOUNT=600; SMOKE=0; BUILD_ONLY=0; ONLY=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --time) MODE=time; AMOUNT=${2:?--time SECONDS}; shift ;;
+    --cpu) MODE=cpu; AMOUNT=${2:?--cpu SECONDS}; shift ;;
     --runs) MODE=runs; AMOUNT=${2:?--runs N}; shift ;;
     --smoke) SMOKE=1; MODE=runs; AMOUNT=${MEDLEY_FUZZ_SMOKE_RUNS:-2000} ;;
     --build-only) BUILD_ONLY=1 ;;
     --list) echo "$TARGETS" | awk 'NF { print $1 }'; exit 0 ;;
-    -h|--help) sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "fuzz.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
     *) echo "$TARGETS" | awk -v t="$1" '$1 == t { f = 1 } END { exit !f }' \
          || { echo "fuzz.sh: no target $1 (see --list)" >&2; exit 2; }
@@ -159,20 +162,36 @@ for name in "${ONLY[@]}"; do
   corpus=()
   if [ $SMOKE -eq 0 ]; then mkdir -p "$OUT/corpus/$name"; corpus=("$OUT/corpus/$name"); fi
   limit=(-runs="$AMOUNT"); [ "$MODE" = time ] && limit=(-max_total_time="$AMOUNT")
+  [ "$MODE" = cpu ] && limit=(-max_total_time=$((AMOUNT * 1000)))
   dictarg=(); [ -f "Fuzz/dict/$dict.dict" ] && dictarg=(-dict="Fuzz/dict/$dict.dict")
   log="$OUT/logs/$name.log"; mkdir -p "$OUT/logs"
   echo "fuzz.sh: $name (${limit[*]})" >&2
   set +e
   MEDLEY_FUZZ_TARGET=$name ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 "$OUT/$group" \
-    "${dictarg[@]}" -max_len=65536 -timeout=25 -rss_limit_mb=2048 -malloc_limit_mb=1024 \
-    -print_final_stats=1 -artifact_prefix="$artifacts/" "${limit[@]}" "${corpus[@]}" "$OUT/seeds/$name" > "$log" 2>&1
+    "${dictarg[@]}" -max_len=65536 -timeout=25 -rss_limit_mb=2048 -malloc_limit_mb=1024 -interrupted_exitcode=0 \
+    -print_final_stats=1 -artifact_prefix="$artifacts/" "${limit[@]}" "${corpus[@]}" "$OUT/seeds/$name" > "$log" 2>&1 &
+  pid=$!
+  cpu=0
+  if [ "$MODE" = cpu ]; then
+    # libFuzzer runs in one process: its user+system time (clock ticks, /proc/PID/stat fields 14
+    # and 15) is the target's CPU time. SIGINT ends it with its final statistics.
+    hz=$(getconf CLK_TCK)
+    while kill -0 "$pid" 2>/dev/null; do
+      ticks=$(awk '{ print $14 + $15 }' "/proc/$pid/stat" 2>/dev/null || echo 0)
+      cpu=$((ticks / hz))
+      [ "$cpu" -ge "$AMOUNT" ] && { kill -INT "$pid" 2>/dev/null; break; }
+      sleep 10
+    done
+  fi
+  wait "$pid"
   rc=$?
   set -e
   last=$(grep -E '^#[0-9]+' "$log" | tail -1)
   execs=$(grep -E '^stat::number_of_executed_units' "$log" | awk '{ print $2 }')
   ft=$(echo "$last" | grep -oE 'ft: [0-9]+' | awk '{ print $2 }')
   cov=$(echo "$last" | grep -oE 'cov: [0-9]+' | awk '{ print $2 }')
-  secs=$(grep -E '^stat::' "$log" >/dev/null && echo "$AMOUNT$([ "$MODE" = time ] && echo s || echo runs)")
+  case "$MODE" in time) secs="${AMOUNT}s" ;; cpu) secs="${cpu}s-cpu" ;; *) secs="${AMOUNT}runs" ;; esac
+  grep -qE '^stat::' "$log" || secs="" 
   printf '%s\t%s\t%s\texecs=%s\tcov=%s\tft=%s\trc=%s\n' "$(date -u +%FT%TZ)" "$name" "$secs" "${execs:-?}" "${cov:-?}" "${ft:-?}" "$rc" >> "$OUT/results.tsv"
   echo "fuzz.sh: $name: ${execs:-?} executions, cov ${cov:-?}, ft ${ft:-?}" >&2
   if [ $rc -ne 0 ]; then
