@@ -13,6 +13,8 @@ extension SchemaReader {
 
     /// The default output name under `ingest.page: all`: pages told apart as pdftoppm's `prefix-N`.
     static let everyPageName = try? NameTemplate("{relpath}/{stem}-{page}.{ext}", knownProperties: ItemProperties.templateNames)
+    /// The default output name under `transcode.segment`: parts numbered as ffmpeg's segment muxer's `%03d`.
+    static let segmentName = try? NameTemplate("{relpath}/{stem}-{segment:03}.{ext}", knownProperties: ItemProperties.templateNames)
 
     /// `export:` — the folder, format, quality, name template, strip, overwrite and autoOrient of the job's outputs.
     func export(_ node: YAMLNode) -> ExportStage? {

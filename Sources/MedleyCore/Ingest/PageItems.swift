@@ -6,14 +6,8 @@ enum PageItems {
     /// The most pages one PDF gives, as `ingest.page` allows.
     static let maximum = 100_000
 
-    /// The items of one listed file: each page of a PDF, else the file itself (also a PDF that cannot be read:
-    /// its journey fails it with the reason).
-    static func items(of listed: FileEnumerator.Element) -> [FileEnumerator.Element] {
-        guard case .success(let file) = listed else { return [listed] }
-        return items(of: [file]).map { .success($0) }
-    }
-
-    /// A watch's arrivals as items: each page of a PDF, else the file itself.
+    /// Files as items: each page of a PDF, else the file itself (also a PDF that cannot be read: its journey
+    /// fails it with the reason).
     static func items(of files: [IngestedFile]) -> [IngestedFile] {
         files.flatMap { file -> [IngestedFile] in
             guard let count = pageCount(of: file), count >= 1 else { return [file] }

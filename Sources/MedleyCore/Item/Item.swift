@@ -59,12 +59,19 @@ public struct IngestedFile: Sendable, Equatable {
     public let throughLink: Bool
     /// `ingest.page: all`: the page of a PDF this item is (1 for the first); nil for a file that is one item.
     public var page: Int? = nil
+    /// `transcode.segment`: the part of a recording this item is; nil for a file that is one item.
+    public var segment: SegmentPart? = nil
 
     /// What the run state, output claims and shards' manifests know the item by: its path, and for a page of a
-    /// PDF `path#page=N` (a media fragment's spelling).
-    var key: String { page.map { path + "#page=\($0)" } ?? path }
-    /// The manifest's `item`: the path below the root, with the page as `key` has it.
-    var itemName: String { page.map { relativePath + "#page=\($0)" } ?? relativePath }
+    /// PDF `path#page=N`, for a segment of a recording `path#segment=N` (a media fragment's spelling).
+    var key: String { path + fragment }
+    /// The manifest's `item`: the path below the root, with the page or segment as `key` has it.
+    var itemName: String { relativePath + fragment }
+    private var fragment: String {
+        if let page { return "#page=\(page)" }
+        if let segment { return "#segment=\(segment.number)" }
+        return ""
+    }
 
     /// Creates a file record; `FileEnumerator` is the usual source of these. `canonicalRoot` defaults to `root`.
     public init(path: String, root: String, relativePath: String, size: Int64, modified: Date,
@@ -83,6 +90,7 @@ public struct IngestedFile: Sendable, Equatable {
         var file = IngestedFile(path: path, root: root, relativePath: relativePath, size: size, modified: modified,
                                 canonicalRoot: canonicalRoot, throughLink: throughLink)
         file.page = page
+        file.segment = segment
         return file
     }
 
@@ -93,11 +101,27 @@ public struct IngestedFile: Sendable, Equatable {
         return file
     }
 
+    /// The same file as the item of one segment.
+    func segment(_ part: SegmentPart) -> IngestedFile {
+        var file = self
+        file.segment = part
+        return file
+    }
+
     /// The modification time in nanoseconds since 1970, held inside Int64 (±292 years): a file dated after 2262
     /// (`touch -d 2300-01-01`) is any file's right, not a reason to stop.
     var modifiedNanoseconds: Int64 {
         Int64(Int(saturating: modified.timeIntervalSince1970 * 1e9, in: Int(Int64.min)...Int(Int64.max)))
     }
+}
+
+
+/// `transcode.segment: {every: 10m}`: one of the numbered parts a recording is split into.
+public struct SegmentPart: Sendable, Equatable {
+    /// 1 for the first part.
+    public let number: Int
+    /// Whether it is the last: it runs to the end of the recording, whatever its header said of the length.
+    public let isLast: Bool
 }
 
 

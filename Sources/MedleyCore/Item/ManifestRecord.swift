@@ -32,7 +32,7 @@ struct ManifestRecord: Decodable {
 
     /// The manifest's field names, in the order a line lists them.
     enum CodingKeys: String, CodingKey {
-        case job, item, input, page, status, persistentID, mediaType, output, bytes, movedTo, error, warnings, duration, metering, loudness,
+        case job, item, input, page, segment, status, persistentID, mediaType, output, bytes, movedTo, error, warnings, duration, metering, loudness,
              normalization, album, analysis, autoAdjust, properties, finished
     }
 
@@ -44,6 +44,8 @@ struct ManifestRecord: Decodable {
     var input: String
     /// `ingest.page: all`: the page of the PDF this item is (its `item` ends in `#page=N`).
     var page: Int?
+    /// `transcode.segment`: the part of the recording this item is (its `item` ends in `#segment=N`).
+    var segment: Int?
     var status: Status
     /// The XXH3 hash of the input's bytes, in hex.
     var persistentID: String?
@@ -104,6 +106,7 @@ struct ManifestRecord: Decodable {
         input = try c.decodeIfPresent(String.self, forKey: .input) ?? ""
         item = try c.decodeIfPresent(String.self, forKey: .item) ?? ""
         page = try? c.decodeIfPresent(Int.self, forKey: .page)
+        segment = try? c.decodeIfPresent(Int.self, forKey: .segment)
         status = try c.decode(Status.self, forKey: .status)
         persistentID = try c.decodeIfPresent(String.self, forKey: .persistentID)
         mediaType = (try? c.decodeIfPresent(String.self, forKey: .mediaType)).flatMap { $0.flatMap(MediaType.init(rawValue:)) }
@@ -151,6 +154,7 @@ struct ManifestRecord: Decodable {
     var json: JSONValue {
         var fields: [(CodingKeys, JSONValue)] = [(.job, .string(job)), (.item, .string(item)), (.input, .string(input))]
         if let page { fields.append((.page, .number(Double(page)))) }
+        if let segment { fields.append((.segment, .number(Double(segment)))) }
         fields.append((.status, .string(status.rawValue)))
         if let persistentID { fields.append((.persistentID, .string(persistentID))) }
         if let mediaType { fields.append((.mediaType, .string(mediaType.rawValue))) }

@@ -223,6 +223,10 @@ struct SchemaReader {
             }
         }
         checkMeasures(analyses, autoAdjust: autoAdjust, media: selected.media, posters: poster != nil, hasExport: export != nil)
+        if transcode?.segment != nil, let transcodeNode = fields["transcode"] {
+            checkSegments(movesSources: selected.afterwards != nil, export: &export, exportNode: fields["export"],
+                          segmentNode: Self.field("segment", of: transcodeNode) ?? transcodeNode)
+        }
         var job = Job(name: name, mark: node.mark, ingest: selected, imageGraph: graph, workingSpace: space,
                       export: export, transcode: transcode, metering: metering, maxPixels: maxPixels,
                       where: whereClause, tag: tag, playlist: playlist)

@@ -12,7 +12,7 @@ public enum ItemProperties {
         "comments", "lyrics", "userGrouping", "albumTrackNumber", "albumTrackCount", "discNumber", "discCount",
         "beatsPerMinute", "isCompilation", "releaseDate", "playbackDuration", "artwork", "podcastTitle",
         "format", "codec", "sampleRate", "channels", "bitRate", "width", "height", "frameRate", "orientation",
-        "colorSpace", "path", "relpath", "stem", "ext", "size", "modified", "page",
+        "colorSpace", "path", "relpath", "stem", "ext", "size", "modified", "page", "segment",
         // An image's metadata (MetadataProperties.shortNames; `title` is above).
         "rating", "label", "keywords", "caption", "creator", "copyright", "dateTaken", "gps.latitude", "gps.longitude",
         "gps.altitude", "lens",
@@ -41,7 +41,7 @@ public enum ItemProperties {
         "playbackDuration": .number, "artwork": .boolean, "podcastTitle": .text, "format": .text, "codec": .text,
         "sampleRate": .integer, "channels": .integer, "bitRate": .integer, "width": .integer, "height": .integer,
         "frameRate": .number, "orientation": .integer, "colorSpace": .text, "path": .text, "relpath": .text,
-        "stem": .text, "ext": .text, "size": .integer, "modified": .date, "page": .integer,
+        "stem": .text, "ext": .text, "size": .integer, "modified": .date, "page": .integer, "segment": .integer,
         "rating": .integer, "label": .text, "keywords": .text, "caption": .text, "creator": .text, "copyright": .text,
         "dateTaken": .date, "gps.latitude": .number, "gps.longitude": .number, "gps.altitude": .number, "lens": .text,
     ]
@@ -80,6 +80,8 @@ public enum ItemProperties {
             ("modified", .text(file.modified.formatted(.iso8601))),
             // The page of a PDF (`ingest.page`); 1 for any other file.
             ("page", .integer(file.page ?? 1)),
+            // The part of a recording (`transcode.segment`); 1 for any file that is one item.
+            ("segment", .integer(file.segment?.number ?? 1)),
         ]
     }
 

@@ -33,6 +33,7 @@ struct ItemJourney {
         var announced = false
         var entry = ManifestRecord(job: job.name, item: file.itemName, input: file.path, status: .failed)
         entry.page = file.page
+        entry.segment = file.segment?.number
         // A failed item releases its output name to the next item that wants it.
         var keepsClaim = false
         context.claims.begin(input: file.key, index: index)
@@ -165,7 +166,7 @@ struct ItemJourney {
                 return try PictureSteps.sound(media, reader: reader, spectrogram: job.spectrogram, waveform: job.waveform, item,
                                               job: job, exporter: exporter)
             }
-            let stage = try AudioStage.taking(reader, format: item.sniffed.format, context.audio, job: job)
+            let stage = try AudioStage.taking(reader, format: item.sniffed.format, context.audio, job: job)?.part(item.file.segment)
             entry.properties = media.properties
             // Album mode: the loudness of the item's album, measured by the album pass.
             let album = context.albums?.album(of: item.file.path)
@@ -229,6 +230,7 @@ struct ItemJourney {
         session.emit(.itemStarted(job: context.job.name, input: input))
         var entry = ManifestRecord(job: context.job.name, item: file.itemName, input: input, status: .failed)
         entry.page = file.page
+        entry.segment = file.segment?.number
         do {
             try context.exporter?.claim(output, for: file.key)
         } catch {

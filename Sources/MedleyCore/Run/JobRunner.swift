@@ -89,9 +89,10 @@ final class JobRunner: Sendable {
             if let albums { return albums.takes(file) }
             return Sharding.takes(file.relativePath, shard: options.shard)
         }
-        // `ingest.page: all`: each page of a PDF is an item (all on the shard its file falls to).
-        let items: AnySequence<FileEnumerator.Element> = job.ingest.everyPage
-            ? AnySequence(files.flatMap(PageItems.items)) : AnySequence(files)
+        // `ingest.page: all`: each page of a PDF is an item; `transcode.segment`: each part of a recording
+        // (all on the shard its file falls to).
+        let items: AnySequence<FileEnumerator.Element> = job.ingest.everyPage || job.transcode?.segment != nil
+            ? AnySequence(files.flatMap { ItemParts.items(of: $0, job: job) }) : AnySequence(files)
         // Pulled on this thread only (the scheduler's loop), so the count needs no lock.
         var numbered = first
         // Numbered in ingest order: a contested output name goes to the earlier item (OutputClaims).

@@ -62,7 +62,7 @@ enum SoundtrackStep {
             && settings.channels.map { $0 == channels } ?? true
             && settings.bitRate == nil && settings.bitRatePerChannel == nil && settings.bitDepth == nil
             && settings.gain == nil && settings.normalizePeak == nil && settings.loudness == nil
-            && settings.trim == nil && settings.fade == nil && !settings.systemSound
+            && settings.trim == nil && settings.fade == nil && settings.cut == nil && settings.segment == nil && !settings.systemSound
     }
 
     /// Writes the movie's sound track: copied into an audio container, or through the audio stage.
@@ -96,7 +96,7 @@ enum SoundtrackStep {
         guard case .audio(let reader, let tags) = media.content else {
             throw ItemFailure(.unsupported, "the movie's sound track cannot be read as audio")
         }
-        let stage = try AudioStage.taking(reader, format: item.sniffed.format, audio, job: job)
+        let stage = try AudioStage.taking(reader, format: item.sniffed.format, audio, job: job)?.part(item.file.segment)
         let outcome = try AudioStep.transcode(media, reader: reader, tags: tags, item, stage: stage, job: job, exporter: exporter)
         guard case .written(var written) = outcome else { return outcome }
         written.warnings = media.warnings + written.warnings

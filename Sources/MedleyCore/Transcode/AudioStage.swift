@@ -530,14 +530,19 @@ struct AudioStage {
     /// `writer` is given). Measuring costs a look at every sample, so only what `measures` asks.
     private func stream(_ reader: AudioSource, plan: Plan, cut: CutFrames? = nil, steps: [AudioProcessor], writer: AudioSink?,
                         measures: Measures) throws -> Pass {
-        // The cut comes first: every step after it (trim, level, fade) and every measure see the kept part alone.
-        let cutStep = cut.map { TrimProcessor(start: $0.start, end: $0.end, channels: plan.channels) }
-        let steps = (cutStep.map { [$0] } ?? []) + steps
         let inChannels = reader.info.channels, outChannels = plan.channels
         let mixer = inChannels == outChannels ? nil : ChannelMixer.standard(from: inChannels, to: outChannels)
         let resampler = reader.info.sampleRate == plan.sampleRate ? nil
             : try Resampler(quality: settings.converterQuality.converter, channels: outChannels,
                             from: reader.info.sampleRate, to: plan.sampleRate)
+        // The frames before a cut are skipped unheard when a frame of the stream is a frame of the output
+        // (no resampler, whose output depends on what came before): a seek where the decoder has one
+        // (libsndfile's PCM), else decoded and dropped before any mixing, metering or writing.
+        var skipped = 0
+        if let cut, cut.start > 0, resampler == nil { skipped = try reader.skip(frames: cut.start) }
+        // The cut comes first: every step after it (trim, level, fade) and every measure see the kept part alone.
+        let cutStep = cut.map { TrimProcessor(start: $0.start - skipped, end: $0.end == Int.max ? Int.max : $0.end - skipped, channels: plan.channels) }
+        let steps = (cutStep.map { [$0] } ?? []) + steps
         let frames = Self.blockFrames
         let input = UnsafeMutablePointer<Float>.allocate(capacity: frames * inChannels)
         let mixed = UnsafeMutablePointer<Float>.allocate(capacity: frames * outChannels)
@@ -567,8 +572,15 @@ struct AudioStage {
             try chain.push(block, count: count)
         }
 
-        var decoded = 0
+        var decoded = skipped
+        // Past the cut's end nothing more is heard: the stream stops there (a segment of a long recording
+        // does not decode the rest of it).
+        var stopped = false
         while true {
+            if let cutStep, cutStep.received >= cutStep.end {
+                stopped = true
+                break
+            }
             let read = try reader.read(into: input, frames: frames)
             decoded += read
             // A header that understates the length (a FLAC's STREAMINFO total is only a hint)
@@ -605,11 +617,11 @@ struct AudioStage {
         // decode errors); more than it says is fine, since the count is only a hint.
         let exactCount = (reader as? FFmpegAudioReader).map { $0.info.container == "flac" && $0.countIsStated }
             ?? !reader.info.container.contains("MPEG")
-        if reader.info.frames > 0, decoded < reader.info.frames, exactCount {
+        if !stopped, reader.info.frames > 0, decoded < reader.info.frames, exactCount {
             throw ItemFailure(.decode, "truncated: the stream ends after \(decoded) of \(reader.info.frames) frames")
         }
         return Pass(meter: meter, loudness: try loudness?.measurement(), loudnessMeter: loudness, levels: levels,
-                    frames: produced, clipped: clipped, extent: extent, uncut: cutStep?.received)
+                    frames: produced, clipped: clipped, extent: extent, uncut: cutStep.map { $0.received + skipped })
     }
 }
 
@@ -626,6 +638,16 @@ extension AudioStage {
         // `AVFormatIDKey: copy`: the stream as it is, with the tags (Steps/AudioCopyStep).
         if stage.settings.copyAudio { return nil }
         try stage.check(reader)
+        return stage
+    }
+
+    /// This stage for one part of a recording (`transcode.segment`): the part's bounds as its cut.
+    func part(_ segment: SegmentPart?) -> AudioStage {
+        guard let segment, let every = settings.segment else { return self }
+        var cut = settings
+        cut.cut = TimeCut.segment(segment, every: every, of: settings.cut)
+        var stage = AudioStage(settings: cut, metering: metering)
+        stage.measuresLoudness = measuresLoudness
         return stage
     }
 

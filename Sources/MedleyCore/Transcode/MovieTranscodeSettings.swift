@@ -36,7 +36,7 @@ extension TranscodeSettings {
         guard settings.copyAudio else { return }
         for key in ["AVSampleRateKey", "AVNumberOfChannelsKey", "AVEncoderAudioQualityKey", "AVSampleRateConverterAudioQualityKey",
                     "AVEncoderBitRateKey", "AVEncoderBitRatePerChannelKey", "AVLinearPCMBitDepthKey", "AVLinearPCMIsFloatKey",
-                    "AVLinearPCMIsBigEndianKey", "preset", "gain", "normalize", "trim", "fade"] {
+                    "AVLinearPCMIsBigEndianKey", "preset", "gain", "normalize", "trim", "fade", "cut", "segment"] {
             guard let node = fields.nodes[key] else { continue }
             fields.error(node, "AVFormatIDKey: copy keeps the stream as it is; '\(key)' needs a re-encode",
                          suggestion: "remove '\(key)', or name a format in AVFormatIDKey")

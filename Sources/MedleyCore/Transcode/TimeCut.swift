@@ -59,6 +59,45 @@ public struct TimeCut: Sendable, Equatable {
     }
 }
 
+extension TimeCut {
+    /// Part `number` (1 for the first) of a recording split every `every` seconds, inside `cut` when there is one:
+    /// its bounds are the same multiples of `every` for the part before and the part after, so the parts join
+    /// frame for frame; the last runs to the cut's end (or the item's).
+    static func segment(_ part: SegmentPart, every: Double, of cut: TimeCut?) -> TimeCut {
+        var origin = 0.0
+        var limit: Double?
+        if let cut, case .seconds(let from) = cut.from {
+            origin = from
+            switch cut.end {
+            case .to(.seconds(let to))?: limit = to
+            case .duration(.seconds(let length))?: limit = from + length
+            default: break
+            }
+        }
+        let start = origin + Double(part.number - 1) * every
+        if part.isLast { return TimeCut(from: .seconds(start), end: limit.map { .to(.seconds($0)) }) }
+        let end = origin + Double(part.number) * every
+        return TimeCut(from: .seconds(start), end: .to(.seconds(limit.map { min($0, end) } ?? end)))
+    }
+
+    /// How many parts a recording of `length` seconds at `rate` Hz is split into (at least 1); a rest shorter
+    /// than half a frame is no part.
+    static func segmentCount(length: Double, rate: Int, every: Double, cut: TimeCut?) -> Int {
+        var origin = 0.0, end = length
+        if let cut, case .seconds(let from) = cut.from {
+            origin = from
+            switch cut.end {
+            case .to(.seconds(let to))?: end = min(end, to)
+            case .duration(.seconds(let duration))?: end = min(end, from + duration)
+            default: break
+            }
+        }
+        let parts = ((end - origin - 0.5 / Double(max(rate, 1))) / every).rounded(.up)
+        guard parts.isFinite, parts >= 1 else { return 1 }
+        return parts >= Double(TranscodeSettings.segmentMaximumCount) ? TranscodeSettings.segmentMaximumCount : Int(parts)
+    }
+}
+
 extension TranscodeSettings {
     static let cutKeys = ["from", "to", "duration"]
     /// Positions and lengths: up to a week.
@@ -104,6 +143,45 @@ extension TranscodeSettings {
             }
         }
         settings.cut = cut
+    }
+
+    /// The shortest part `segment.every` makes, and the most parts one recording is split into.
+    static let segmentMinimum = 0.1
+    static let segmentMaximumCount = 1_000_000
+
+    /// `segment: {every: 10m}`: a recording split into numbered parts of that length (`sox … trim 0 600 :
+    /// newfile : restart`, ffmpeg's segment muxer), the parts of a `cut` when there is one.
+    static func readSegment(_ fields: TranscodeFields, into settings: inout TranscodeSettings) {
+        guard let node = fields.nodes["segment"] else { return }
+        guard case .mapping = node else {
+            fields.error(node, "segment must be a mapping, like {every: 10m}, found \(node.kindDescription)",
+                         suggestion: "segment: {every: 10m} splits each recording into numbered parts of 10 minutes")
+            return
+        }
+        guard let values = fields.mapping(node, keys: ["every"], what: "segment") else { return }
+        guard let every = values["every"] else {
+            if TranscodeSettings.pairs(of: node)?.count == values.count {
+                fields.error(node, "segment needs every", suggestion: "like {every: 10m}: the length of each part")
+            }
+            return
+        }
+        guard let position = fields.position(every, "segment.every") else { return }
+        guard case .seconds(let seconds) = position else {
+            fields.error(every, "segment.every is a length of time, not a share of the item",
+                         suggestion: "like every: 10m, every: 30s or every: 1:30")
+            return
+        }
+        guard seconds >= segmentMinimum else {
+            fields.error(every, seconds == 0 ? "a segment length of 0 splits nothing" : "segment.every must be at least 0.1 s, not \(seconds) s",
+                         suggestion: "give the length of each part, like every: 10m")
+            return
+        }
+        if let cut = settings.cut, cut.needsLength, let cutNode = fields.nodes["cut"] {
+            fields.error(cutNode, "segment splits a cut given in time, not as a share of the item",
+                         suggestion: "write the cut in seconds or mm:ss (from: 1:30), or drop segment")
+            return
+        }
+        settings.segment = seconds
     }
 
     /// "10", "10s", "250ms", "10m", "1.5h", "1:30", "01:02:03.250" → seconds; nil for anything else.

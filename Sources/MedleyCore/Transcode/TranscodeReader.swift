@@ -31,6 +31,7 @@ extension TranscodeSettings {
         readLevel(fields, into: &settings)
         readTrimAndFade(fields, into: &settings)
         readCut(fields, into: &settings)
+        readSegment(fields, into: &settings)
         readPreset(fields, into: &settings)
         checkCopy(fields, settings)
         return fields.ok ? settings : nil

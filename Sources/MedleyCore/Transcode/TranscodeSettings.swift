@@ -84,6 +84,9 @@ public struct TranscodeSettings: Sendable, Equatable {
     public var fade: Fade?
     /// `cut: {from: 10s, to: 40s}`: the part of the item kept, by time (before `trim` and `fade`).
     public var cut: TimeCut?
+    /// `segment: {every: 10m}`: each recording split into numbered parts of this many seconds (the last
+    /// holds the rest), each an item of its own (`path#segment=N`) with its own output.
+    public var segment: Double?
     /// `preset: systemSound`: 16-bit linear PCM at the source rate, at most 30 s.
     public var systemSound = false
     /// `videoQuality:` (UIImagePickerController.QualityType names): movies are re-encoded to
@@ -106,7 +109,7 @@ public struct TranscodeSettings: Sendable, Equatable {
     static let keys = ["AVFormatIDKey", "AVSampleRateKey", "AVNumberOfChannelsKey", "AVEncoderAudioQualityKey",
                        "AVSampleRateConverterAudioQualityKey", "AVEncoderBitRateKey", "AVEncoderBitRatePerChannelKey",
                        "AVLinearPCMBitDepthKey", "AVLinearPCMIsFloatKey", "AVLinearPCMIsBigEndianKey",
-                       "preset", "gain", "normalize", "trim", "fade", "cut"] + MovieTranscode.keys
+                       "preset", "gain", "normalize", "trim", "fade", "cut", "segment"] + MovieTranscode.keys
 
     /// Levels a gain may have: ±120 dB is a factor of a million either way, past the dynamic range
     /// of 24-bit audio (144 dB is the whole of it).

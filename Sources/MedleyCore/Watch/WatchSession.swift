@@ -160,8 +160,9 @@ struct WatchSession {
 
     /// One batch of a job's arrivals through the scheduler, numbered on in ingest order.
     private func run(batch arrivals: [IngestedFile], _ state: WatchedJob) {
-        // `ingest.page: all`: each page of an arriving PDF is an item, as in the catch-up pass.
-        let files = state.context.job.ingest.everyPage ? PageItems.items(of: arrivals) : arrivals
+        // Each page of an arriving PDF (`ingest.page: all`), each part of a recording (`transcode.segment`)
+        // is an item, as in the catch-up pass.
+        let files = ItemParts.items(of: arrivals, job: state.context.job)
         let first = state.next
         state.next += files.count
         state.changed = true

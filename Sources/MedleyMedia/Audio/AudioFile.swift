@@ -90,6 +90,15 @@ public final class AudioReader {
         guard sf_seek(handle, 0, SEEK_SET) == 0 else { throw MediaError(.libsndfile, "seek", "cannot seek back to the start") }
     }
 
+    /// Moves on by up to `frames` frames: a seek, exact for the formats libsndfile reads; where the seek
+    /// cannot go (past a short file's real end, a format that does not seek), decoded and dropped.
+    public func skip(frames: Int) throws -> Int {
+        let here = sf_seek(handle, 0, SEEK_CUR)
+        if here >= 0, frames > 0, sf_seek(handle, sf_count_t(frames), SEEK_CUR) >= 0 { return frames }
+        if here >= 0 { _ = sf_seek(handle, here, SEEK_SET) }
+        return try decodeAndDrop(frames: frames)
+    }
+
     static func name(of format: Int32, major: Bool) -> String {
         var info = SF_FORMAT_INFO()
         info.format = format

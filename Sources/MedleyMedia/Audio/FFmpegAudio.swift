@@ -9,12 +9,32 @@ public protocol AudioSource: AnyObject {
     func read(into buffer: UnsafeMutablePointer<Float>, frames: Int) throws -> Int
     /// Back to the first frame.
     func rewind() throws
+    /// Moves on by up to `frames` frames without handing them out; returns how many it passed.
+    func skip(frames: Int) throws -> Int
     /// Damaged frames the decoder skipped so far (it resyncs on the next one).
     var damagedFrames: Int { get }
 }
 
 extension AudioSource {
     public var damagedFrames: Int { 0 }
+
+    /// Moves on by up to `frames` frames without handing them out; returns how many it passed (fewer at
+    /// the end). Decodes and drops them, unless the source can seek exactly.
+    public func skip(frames: Int) throws -> Int { try decodeAndDrop(frames: frames) }
+
+    /// Decodes up to `frames` frames and drops them; returns how many there were.
+    public func decodeAndDrop(frames: Int) throws -> Int {
+        let block = 4096
+        let buffer = UnsafeMutablePointer<Float>.allocate(capacity: block * max(info.channels, 1))
+        defer { buffer.deallocate() }
+        var passed = 0
+        while passed < frames {
+            let read = try read(into: buffer, frames: min(block, frames - passed))
+            passed += read
+            if read == 0 { break }
+        }
+        return passed
+    }
 }
 
 extension AudioSource {
