@@ -6,48 +6,7 @@ import XCTest
 /// bit for bit), and for lossy inputs ffmpeg's decode-then-cut (`atrim`) frame count.
 final class CutRunTests: EndToEndCase {
     func run(_ settings: String, name: String = "{stem}.wav") throws -> (result: Tool.Result, records: [[String: Any]]) {
-        try? FileManager.default.removeItem(atPath: work + "/out")
-        let path = try pipeline("""
-            version: 1
-            jobs:
-              - name: cut
-                ingest: { from: [src] }
-                transcode: { \(settings) }
-                export: { to: out, name: "\(name)" }
-            """)
-        let result = try Tool.medley(["run", path, "--quiet"])
-        let manifest = (try? String(contentsOfFile: work + "/out/.medley/manifest-cut.jsonl", encoding: .utf8)) ?? ""
-        let records = try manifest.split(separator: "\n").map {
-            try XCTUnwrap(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
-        }
-        return (result, records)
-    }
-
-    /// Every sample as sox decodes it (32-bit float, interleaved).
-    func soxSamples(_ path: String) throws -> [Float] {
-        let result = try Tool.run("sox", [path, "-t", "f32", "-"])
-        XCTAssertEqual(result.status, 0, result.stderr)
-        return result.data.withUnsafeBytes { bytes in
-            (0..<bytes.count / 4).map { bytes.loadUnaligned(fromByteOffset: $0 * 4, as: Float.self) }
-        }
-    }
-
-    /// Frames ffmpeg decodes from `path` after `filters` (2 channels of 16-bit samples).
-    func ffmpegFrames(_ path: String, _ arguments: [String] = []) throws -> Int {
-        let result = try Tool.run("ffmpeg", ["-v", "error"] + arguments + ["-f", "s16le", "-ac", "2", "-"])
-        XCTAssertEqual(result.status, 0, result.stderr)
-        return result.data.count / 4
-    }
-
-    func sox(_ arguments: [String]) throws {
-        let made = try Tool.run("sox", ["-R"] + arguments)
-        XCTAssertEqual(made.status, 0, made.stderr)
-    }
-
-    /// 50 s of stereo 16-bit 44.1 kHz noise under a sweep (so every frame differs), from sox.
-    func makeSource(_ path: String, seconds: Int = 50) throws {
-        try sox(["-n", "-r", "44100", "-c", "2", "-b", "16", path, "synth", "\(seconds)", "pinknoise", "synth", "\(seconds)", "sine", "mix",
-                 "100-4000", "vol", "0.4"])
+        try runTranscode(settings, name: name, job: "cut")
     }
 
     func testCutMatchesSoxTrimAndFfmpegSeekOnPCMAndFLAC() throws {

@@ -5,11 +5,6 @@ import XCTest
 /// manifest, the itemFinished event and the report, checked against FFmpeg's `ebur128` filter on
 /// the output file (LoudnessConformanceTests checks the meter itself against the EBU's cases).
 final class LoudnessAnalyzeRunTests: EndToEndCase {
-    func sox(_ arguments: [String]) throws {
-        let made = try Tool.run("sox", arguments)
-        XCTAssertEqual(made.status, 0, made.stderr)
-    }
-
     func manifest(_ job: String) throws -> [String: [String: Any]] {
         let lines = try String(contentsOfFile: work + "/out/\(job)/.medley/manifest-\(job).jsonl", encoding: .utf8).split(separator: "\n")
         var records: [String: [String: Any]] = [:]

@@ -49,12 +49,6 @@ final class TrimFadeRunTests: EndToEndCase {
         return (first, last)
     }
 
-    func sox(_ arguments: [String]) throws {
-        // -R: sox's repeatable mode (a fixed seed), so the noise these tests make is the same every run.
-        let made = try Tool.run("sox", ["-R"] + arguments)
-        XCTAssertEqual(made.status, 0, made.stderr)
-    }
-
     /// Stereo, 24-bit, 44.1 kHz: the left channel a 1 kHz tone of 44100 frames after 30000 frames
     /// of silence, the right a 700 Hz tone of 30000 frames after 29000 — so sound starts in the
     /// right channel and ends in the left, both mid-block (4096-frame blocks) — and digital
