@@ -140,6 +140,32 @@ final class SegmentRunTests: EndToEndCase {
         XCTAssertTrue(parts.joined().elementsEqual(samples), "the parts joined against the whole file's conversion")
     }
 
+    /// A movie's sound track (H.264 + AAC, made by ffmpeg) in parts of 3 s: 144,000 frames at 48 kHz each, and
+    /// together every frame ffmpeg decodes from the movie (`-vn`).
+    func testAMovieSoundTrackIsSplitIntoParts() throws {
+        try FileManager.default.createDirectory(atPath: work + "/src", withIntermediateDirectories: true)
+        let movie = work + "/src/clip.mp4"
+        let made = try Tool.run("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc=size=320x240:rate=25", "-f", "lavfi",
+                                           "-i", "sine=frequency=440:sample_rate=48000", "-t", "7", "-c:v", "libx264", "-c:a", "aac", movie])
+        XCTAssertEqual(made.status, 0, made.stderr)
+        let decoded = try Tool.run("ffmpeg", ["-v", "error", "-i", movie, "-vn", "-f", "s16le", "-"])
+        XCTAssertEqual(decoded.status, 0, decoded.stderr)
+        let whole = decoded.data.count / 2   // mono, 16-bit
+        let path = try pipeline("""
+            version: 1
+            jobs:
+              - name: sound
+                ingest: { from: [src], media: [movie] }
+                transcode: { AVFormatIDKey: kAudioFormatLinearPCM, segment: { every: 3s } }
+                export: { to: out, name: "{stem}-{segment}.wav" }
+            """)
+        let result = try Tool.medley(["run", path, "--quiet"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        let counts = try (1...3).map { try soxSamples(work + "/out/clip-\($0).wav").count }
+        XCTAssertEqual(counts, [144_000, 144_000, whole - 288_000])
+        XCTAssertFalse(FileManager.default.fileExists(atPath: work + "/out/clip-4.wav"))
+    }
+
     func testMistakesAreReportedBeforeAnythingIsWritten() throws {
         let cases: [(settings: String, extra: String, message: String)] = [
             ("segment: { every: 0 }", "", "a segment length of 0 splits nothing"),
