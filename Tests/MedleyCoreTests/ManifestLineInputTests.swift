@@ -40,4 +40,42 @@ final class ManifestLineInputTests: XCTestCase {
             XCTAssertNil(ManifestRecord.input(ofLine: broken.utf8), broken)
         }
     }
+
+    /// Numbers a record carries read back as written, or not at all: a line's `bytes`, `page`,
+    /// `segment` and `duration` beyond what a JSON number (a Double) holds exactly, negative or
+    /// not finite read as absent (they changed value, or became `null`, when written again).
+    /// The expected numbers are Foundation's `JSONSerialization`'s reading of the written line.
+    func testNumbersOutOfRangeReadAsAbsentAndEveryLineReadsBackAsWritten() throws {
+        func decode(_ line: String) throws -> ManifestRecord {
+            try JSONDecoder().decode(ManifestRecord.self, from: Data(line.utf8))
+        }
+        let head = #"{"job":"j","item":"i","input":"/in/a.wav","status":"succeeded""#
+        let fields = [
+            #""bytes":9007199254740992"#, #""bytes":9007199254740993"#, #""bytes":1152921504606846977"#, #""bytes":-5"#,
+            #""page":0"#, #""page":9007199254740993"#, #""segment":-1"#, #""segment":12"#,
+            #""duration":1e306"#, #""duration":-1"#, #""duration":2.5"#, #""duration":999999999.9994"#,
+        ]
+        for field in fields {
+            let line = head + "," + field + "}"
+            let record = try decode(line)
+            let written = record.line
+            XCTAssertEqual(try decode(written).line, written, "a written line reads back as written: \(line)")
+            let original = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+            let rewritten = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(written.utf8)) as? [String: Any])
+            let key = String(field.dropFirst().prefix { $0 != "\"" })
+            if let kept = rewritten[key] as? NSNumber {
+                let value = try XCTUnwrap(original[key] as? NSNumber)
+                if key == "duration" {
+                    XCTAssertEqual(kept.doubleValue, (value.doubleValue * 1000).rounded() / 1000, line)
+                } else {
+                    XCTAssertEqual(kept.int64Value, value.int64Value, "kept exactly: \(line)")
+                }
+            }
+        }
+        XCTAssertEqual(try decode(head + #","bytes":9007199254740992}"#).bytes, 1 << 53)
+        XCTAssertNil(try decode(head + #","bytes":9007199254740993}"#).bytes)
+        XCTAssertNil(try decode(head + #","duration":1e306}"#).duration)
+        XCTAssertNil(try decode(head + #","page":0}"#).page)
+        XCTAssertEqual(try decode(head + #","segment":12}"#).segment, 12)
+    }
 }

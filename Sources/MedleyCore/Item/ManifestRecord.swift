@@ -105,17 +105,17 @@ struct ManifestRecord: Decodable {
         job = try c.decodeIfPresent(String.self, forKey: .job) ?? ""
         input = try c.decodeIfPresent(String.self, forKey: .input) ?? ""
         item = try c.decodeIfPresent(String.self, forKey: .item) ?? ""
-        page = try? c.decodeIfPresent(Int.self, forKey: .page)
-        segment = try? c.decodeIfPresent(Int.self, forKey: .segment)
+        page = Self.count(try? c.decodeIfPresent(Int.self, forKey: .page))
+        segment = Self.count(try? c.decodeIfPresent(Int.self, forKey: .segment))
         status = try c.decode(Status.self, forKey: .status)
         persistentID = try c.decodeIfPresent(String.self, forKey: .persistentID)
         mediaType = (try? c.decodeIfPresent(String.self, forKey: .mediaType)).flatMap { $0.flatMap(MediaType.init(rawValue:)) }
         output = try c.decodeIfPresent(String.self, forKey: .output)
-        bytes = try? c.decodeIfPresent(Int64.self, forKey: .bytes)
+        bytes = (try? c.decodeIfPresent(Int64.self, forKey: .bytes)).flatMap { $0.flatMap { (0...Self.exactInteger).contains($0) ? $0 : nil } }
         movedTo = try? c.decodeIfPresent(String.self, forKey: .movedTo)
         error = try c.decodeIfPresent(String.self, forKey: .error)
         warnings = (try? c.decodeIfPresent([String].self, forKey: .warnings)) ?? []
-        duration = try? c.decodeIfPresent(Double.self, forKey: .duration)
+        duration = (try? c.decodeIfPresent(Double.self, forKey: .duration)).flatMap { $0.flatMap { (0...Self.longestDuration).contains($0) ? $0 : nil } }
         metering = try? c.decodeIfPresent(Metering.self, forKey: .metering)
         loudness = try? c.decodeIfPresent(LoudnessRecord.self, forKey: .loudness)
         normalization = try? c.decodeIfPresent(NormalizationRecord.self, forKey: .normalization)
@@ -126,6 +126,18 @@ struct ManifestRecord: Decodable {
         if let values = try? c.decodeIfPresent([String: PropertyJSON].self, forKey: .properties) {
             properties = values.map { ($0.key, $0.value.value) }.sorted { $0.name < $1.name }
         }
+    }
+
+    /// The largest integer a JSON number (a Double) holds exactly: a `bytes` beyond it (which no
+    /// file has) would not read back as written, so a line claiming one reads as having none.
+    private static let exactInteger: Int64 = 1 << 53
+    /// A billion seconds (31 years): a `duration` beyond it (or negative, or not finite) is no
+    /// recording's, and its milliseconds (written rounded) would not read back as written.
+    private static let longestDuration = 1e9
+    /// A page or segment number as written (1 and up, within what a Double holds exactly), or none.
+    private static func count(_ value: Int??) -> Int? {
+        guard let number = value ?? nil, number >= 1, number <= Int(exactInteger) else { return nil }
+        return number
     }
 
     /// A property value as JSON holds it: text, or a number (an integer when it is one).
