@@ -88,3 +88,12 @@ let package = Package(
     // threads, which Swift 6's checker cannot see is safe without wrappers everywhere.
     swiftLanguageModes: [.v5]
 )
+
+// The fuzz targets that need all of MedleyCore (pipeline validation, `where:`, manifest lines): declared
+// only for scripts/fuzz.sh, which builds them with MEDLEY_FUZZ=1 and `-sanitize=fuzzer,address` into
+// a build folder of their own (docs/fuzzing.md). The normal build and CI's test build never see them.
+if Context.environment["MEDLEY_FUZZ"] == "1" {
+    package.targets.append(.executableTarget(name: "MedleyCoreFuzz", dependencies: ["MedleyCore", "MedleyYAML"],
+                                             path: "Fuzz/CoreSPM"))
+    package.products.append(.executable(name: "MedleyCoreFuzz", targets: ["MedleyCoreFuzz"]))
+}

@@ -44,7 +44,7 @@ best_of() {
   printf "%.2f\n" "$best"
 }
 # Parts of at least 16 KiB are counted: sox decodes an MP3 with its encoder delay and padding (not
-# gapless), so its MP3 is ~50 ms longer than 30 min and `newfile` leaves a seventh, tiny part.
+# gapless), so its MP3 is ~50 ms longer and `newfile` leaves one more, tiny, part.
 check() {
   local n; n=$(find "$1" -type f \( -name '*.flac' -o -name '*.mp3' \) -size +16k | wc -l)
   [[ $n == $((2 * parts)) ]] || { echo "bench-segment: $1 has $n parts, not $((2 * parts))" >&2; exit 1; }

@@ -10,13 +10,17 @@
 #                  beside other work, e.g. under `nice`, gets the same amount of fuzzing)
 #   --runs N       each target for N executions
 #   --smoke        CI's bounded run: every target for a fixed number of executions (MEDLEY_FUZZ_SMOKE_RUNS,
-#                  default 2000) over its seeds alone; any crash, leak or sanitizer report fails it
+#                  default 2000) over its seeds alone; any crash, leak or sanitizer report fails it.
+#                  The corespm targets (pipeline, where, manifest: an instrumented build of all of
+#                  MedleyCore, ~10 min) are left out of it unless MEDLEY_FUZZ_CORE=1 or named
 # A crash, leak, timeout or sanitizer report saves its input under Tests/regressions/fuzz/TARGET/
 # (FuzzRegressionTests replays every file there through the product's entry point from then on)
 # and makes the script exit 1. The last statistics line of each target (executions, cov:, ft:)
 # goes to .build/fuzz/results.tsv.
 # The binaries are built with swiftc alone from the modules each target needs (not SwiftPM, so the
-# normal build and CI's are untouched): .build/fuzz/{tags,media,cube,core}.
+# normal build and CI's are untouched): .build/fuzz/{tags,media,cube,core}; the corespm group, which
+# needs all of MedleyCore and its C libraries, is SwiftPM's product MedleyCoreFuzz (declared only under
+# MEDLEY_FUZZ=1) built into .build/fuzz-spm and copied to .build/fuzz/corespm.
 # (All in one block, read whole before it runs: editing the script cannot break a long run.)
 {
 set -euo pipefail
@@ -49,6 +53,9 @@ mpeg media id3 mp3
 cube cube cube cube
 hald cube cube none
 template core template none
+pipeline corespm yaml yaml,yml
+where corespm yaml none
+manifest corespm manifest jsonl
 "
 
 MODE=time; AMOUNT=600; SMOKE=0; BUILD_ONLY=0; ONLY=()
@@ -60,7 +67,7 @@ while [ $# -gt 0 ]; do
     --smoke) SMOKE=1; MODE=runs; AMOUNT=${MEDLEY_FUZZ_SMOKE_RUNS:-2000} ;;
     --build-only) BUILD_ONLY=1 ;;
     --list) echo "$TARGETS" | awk 'NF { print $1 }'; exit 0 ;;
-    -h|--help) sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "fuzz.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
     *) echo "$TARGETS" | awk -v t="$1" '$1 == t { f = 1 } END { exit !f }' \
          || { echo "fuzz.sh: no target $1 (see --list)" >&2; exit 2; }
@@ -68,7 +75,13 @@ while [ $# -gt 0 ]; do
   esac
   shift
 done
-[ ${#ONLY[@]} -gt 0 ] || mapfile -t ONLY < <(echo "$TARGETS" | awk 'NF { print $1 }')
+if [ ${#ONLY[@]} -eq 0 ]; then
+  if [ $SMOKE -eq 1 ] && [ "${MEDLEY_FUZZ_CORE:-0}" != 1 ]; then
+    mapfile -t ONLY < <(echo "$TARGETS" | awk 'NF && $2 != "corespm" { print $1 }')
+  else
+    mapfile -t ONLY < <(echo "$TARGETS" | awk 'NF { print $1 }')
+  fi
+fi
 
 mkdir -p "$OUT/mod"
 SWIFTC=(swiftc -sanitize=fuzzer,address -parse-as-library -O -g -suppress-warnings)
@@ -111,6 +124,12 @@ build_group() {
       stale "$OUT/core" "${src[@]}" "$OUT/mod/libMedleyFilters.a" || return 0
       echo "fuzz.sh: building $OUT/core" >&2
       "${SWIFTC[@]}" -module-name MedleyCore -I "$OUT/mod" -L "$OUT/mod" -lMedleyFilters -lMedleyKernels "${src[@]}" -o "$OUT/core" 2>&1 | quiet ;;
+    corespm)
+      # SwiftPM builds incrementally: asking it each time costs seconds when nothing changed.
+      echo "fuzz.sh: building $OUT/corespm (SwiftPM, MEDLEY_FUZZ=1)" >&2
+      MEDLEY_FUZZ=1 swift build --build-path .build/fuzz-spm -c release -Xswiftc -sanitize=fuzzer,address \
+        -Xswiftc -enable-testing --product MedleyCoreFuzz 2>&1 | grep -E "error|warning: unre" >&2 || true
+      cp .build/fuzz-spm/release/MedleyCoreFuzz "$OUT/corespm" 2>/dev/null || rm -f "$OUT/corespm" ;;
     kernels)
       if stale "$OUT/mod/libMedleyKernels.a" Sources/MedleyKernels; then
         echo "fuzz.sh: building $OUT/mod/libMedleyKernels.a" >&2
@@ -140,6 +159,8 @@ seeds() {
       | exiftool -q -q -m -b -icc_profile -w "$dir/%f_%c.icc" -@ - >/dev/null 2>&1 || true
     find "$dir" -type f -empty -delete
   fi
+  # Pipelines users copy are the pipeline target's best seeds.
+  [ "$name" = pipeline ] && cp pipelines/*.yaml "$dir"/ 2>/dev/null
   [ -d "Fuzz/seeds/$name" ] && cp Fuzz/seeds/"$name"/* "$dir"/ 2>/dev/null || true
   [ -d "Tests/regressions/fuzz/$name" ] && cp Tests/regressions/fuzz/"$name"/* "$dir"/ 2>/dev/null || true
   # libFuzzer needs one input at least.
