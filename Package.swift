@@ -94,6 +94,8 @@ let package = Package(
 // a build folder of their own (docs/fuzzing.md). The normal build and CI's test build never see them.
 if Context.environment["MEDLEY_FUZZ"] == "1" {
     package.targets.append(.executableTarget(name: "MedleyCoreFuzz", dependencies: ["MedleyCore", "MedleyYAML"],
-                                             path: "Fuzz/CoreSPM"))
+                                             path: "Fuzz/CoreSPM",
+                                             // one file with no top-level code: its entry point is the one below
+                                             swiftSettings: [.unsafeFlags(["-parse-as-library"])]))
     package.products.append(.executable(name: "MedleyCoreFuzz", targets: ["MedleyCoreFuzz"]))
 }

@@ -128,7 +128,7 @@ build_group() {
       # SwiftPM builds incrementally: asking it each time costs seconds when nothing changed.
       echo "fuzz.sh: building $OUT/corespm (SwiftPM, MEDLEY_FUZZ=1)" >&2
       MEDLEY_FUZZ=1 swift build --build-path .build/fuzz-spm -c release -Xswiftc -sanitize=fuzzer,address \
-        -Xswiftc -enable-testing --product MedleyCoreFuzz 2>&1 | grep -E "error|warning: unre" >&2 || true
+        -Xswiftc -enable-testing -Xswiftc -use-ld=lld --product MedleyCoreFuzz 2>&1 | grep -E "error|warning: unre" >&2 || true
       cp .build/fuzz-spm/release/MedleyCoreFuzz "$OUT/corespm" 2>/dev/null || rm -f "$OUT/corespm" ;;
     kernels)
       if stale "$OUT/mod/libMedleyKernels.a" Sources/MedleyKernels; then

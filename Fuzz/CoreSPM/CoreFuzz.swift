@@ -69,7 +69,8 @@ private func runDriver(_ argc: UnsafeMutablePointer<CInt>,
                        _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
                        _ callback: @convention(c) (UnsafePointer<UInt8>, Int) -> CInt) -> CInt
 
-/// SwiftPM links an executable's entry point as `<module>_main`: it hands the arguments to libFuzzer's
+/// SwiftPM links an executable's entry point as `<module>_main` (the file is compiled with
+/// `-parse-as-library`, so this is the only one): it hands the arguments to libFuzzer's
 /// driver (libFuzzer's own `main` is not used).
 @_cdecl("MedleyCoreFuzz_main")
 public func medleyCoreFuzzMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
