@@ -7,6 +7,8 @@
 # Every report, from the test process or any `medley` it starts, goes to a file under
 # .build/sanitize/<kind>/ (log_path) and fails the run, whatever the tests themselves say.
 # Usage: scripts/sanitize.sh address|thread [CLASS ...]   (CLASS as scripts/test.sh takes it: Module.Class or Class)
+# (All in one block, read whole before it runs: editing the script cannot break a run.)
+{
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="/opt/swift/usr/bin:$PATH"
@@ -30,7 +32,7 @@ reports="$PWD/.build/sanitize/$kind"
 rm -rf "$reports"; mkdir -p "$reports"
 supp="$PWD/scripts/sanitizers"
 common="log_path=$reports/report:exitcode=97:print_stacktrace=1"
-export ASAN_OPTIONS="$common:detect_leaks=1:allocator_may_return_null=1:handle_abort=1"
+export ASAN_OPTIONS="$common:detect_leaks=1:allocator_may_return_null=1:handle_abort=1:suppressions=$supp/asan.supp"
 export LSAN_OPTIONS="$common:suppressions=$supp/leaks.supp"
 export TSAN_OPTIONS="$common:halt_on_error=1:second_deadlock_stack=1:suppressions=$supp/tsan.supp"
 
@@ -45,7 +47,13 @@ set -e
 passed=$(grep -cE "Test Case .* passed" "$reports/tests.log" || true)
 failed=$(grep -cE "Test Case .* failed" "$reports/tests.log" || true)
 skipped=$(grep -cE "Test Case .* skipped" "$reports/tests.log" || true)
-found=$(find "$reports" -name 'report*' -type f | wc -l)
+# A report file may hold only the list of suppressions used (LeakSanitizer writes it at every exit).
+mapfile -t found_files < <(grep -lE "==ERROR: |WARNING: ThreadSanitizer" "$reports"/report* 2>/dev/null || true)
+found=${#found_files[@]}
+used=$(cat "$reports"/report* 2>/dev/null | awk '/Suppressions used/ { on = 1; next } on && /^ +[0-9]/ { n[$NF] += $1 } /^---/ { on = 0 } END { for (k in n) printf " %s×%s", n[k], k }')
+[ -n "$used" ] && echo "sanitize.sh: suppressions used:$used" >&2
 echo "sanitize.sh $kind: $passed passed, $failed failed, $skipped skipped in $(( $(date +%s) - start )) s; $found sanitizer report(s) in $reports" >&2
-for file in $(find "$reports" -name 'report*' -type f | head -5); do echo "== $file" >&2; head -40 "$file" >&2; done
+for file in "${found_files[@]:0:5}"; do echo "== $file" >&2; head -40 "$file" >&2; done
 [ "$status" -eq 0 ] && [ "$found" -eq 0 ]
+exit
+}
