@@ -3,15 +3,18 @@
  * worker threads (the kernels of medley_kernels.c and medley_image_attributed below). */
 #include "medley_internal.h"
 
+#include <pthread.h>
+
 struct MedleyLogSink {
     gint refs;
-    GMutex lock;
+    pthread_mutex_t lock;
     GHashTable *counts;   /* message → count (a long, owned by the table) */
     GPtrArray *order;     /* messages in the order first seen (owned by counts' keys) */
 };
 
 static GPrivate thread_sink;          /* the sink of the item this thread works for */
-static GMutex sinks_lock;
+/* POSIX mutexes, not GMutex: glib's are futex calls ThreadSanitizer cannot see (scripts/sanitize.sh). */
+static pthread_mutex_t sinks_lock = PTHREAD_MUTEX_INITIALIZER;
 static GPtrArray *active_sinks;       /* every sink between begin and end */
 
 static MedleyLogSink *sink_ref(MedleyLogSink *sink) {
@@ -23,12 +26,12 @@ static void sink_unref(MedleyLogSink *sink) {
     if (!sink || !g_atomic_int_dec_and_test(&sink->refs)) return;
     g_hash_table_destroy(sink->counts);
     g_ptr_array_free(sink->order, TRUE);
-    g_mutex_clear(&sink->lock);
+    pthread_mutex_destroy(&sink->lock);
     g_free(sink);
 }
 
 static void sink_add(MedleyLogSink *sink, const char *text) {
-    g_mutex_lock(&sink->lock);
+    pthread_mutex_lock(&sink->lock);
     long *count = g_hash_table_lookup(sink->counts, text);
     if (count) {
         (*count)++;
@@ -39,7 +42,7 @@ static void sink_add(MedleyLogSink *sink, const char *text) {
         g_hash_table_insert(sink->counts, copy, count);
         g_ptr_array_add(sink->order, copy);
     }
-    g_mutex_unlock(&sink->lock);
+    pthread_mutex_unlock(&sink->lock);
 }
 
 static void log_handler(const gchar *domain, GLogLevelFlags level, const gchar *message, gpointer data) {
@@ -51,7 +54,7 @@ static void log_handler(const gchar *domain, GLogLevelFlags level, const gchar *
     }
     MedleyLogSink *sink = g_private_get(&thread_sink);
     const char *ambiguity = "";
-    g_mutex_lock(&sinks_lock);
+    pthread_mutex_lock(&sinks_lock);
     guint active = active_sinks ? active_sinks->len : 0;
     if (!sink && active == 1) sink = g_ptr_array_index(active_sinks, 0);
     if (sink) {
@@ -64,7 +67,7 @@ static void log_handler(const gchar *domain, GLogLevelFlags level, const gchar *
     GPtrArray *targets = g_ptr_array_new_with_free_func((GDestroyNotify)sink_unref);
     if (sink) g_ptr_array_add(targets, sink);
     else for (guint i = 0; i < active; i++) g_ptr_array_add(targets, sink_ref(g_ptr_array_index(active_sinks, i)));
-    g_mutex_unlock(&sinks_lock);
+    pthread_mutex_unlock(&sinks_lock);
     if (targets->len == 0) {
         g_ptr_array_free(targets, TRUE);
         g_log_default_handler(domain, level, message, data);
@@ -80,28 +83,28 @@ static void log_handler(const gchar *domain, GLogLevelFlags level, const gchar *
 MedleyLogSink *medley_log_begin(void) {
     MedleyLogSink *sink = g_new0(MedleyLogSink, 1);
     sink->refs = 1;
-    g_mutex_init(&sink->lock);
+    pthread_mutex_init(&sink->lock, NULL);
     sink->counts = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
     sink->order = g_ptr_array_new();
-    g_mutex_lock(&sinks_lock);
+    pthread_mutex_lock(&sinks_lock);
     if (!active_sinks) active_sinks = g_ptr_array_new();
     g_ptr_array_add(active_sinks, sink);
-    g_mutex_unlock(&sinks_lock);
+    pthread_mutex_unlock(&sinks_lock);
     g_private_set(&thread_sink, sink);
     return sink;
 }
 
 void medley_log_end(MedleyLogSink *sink, medley_log_visitor visit, void *ctx) {
-    g_mutex_lock(&sinks_lock);
+    pthread_mutex_lock(&sinks_lock);
     g_ptr_array_remove(active_sinks, sink);
-    g_mutex_unlock(&sinks_lock);
+    pthread_mutex_unlock(&sinks_lock);
     if (g_private_get(&thread_sink) == sink) g_private_set(&thread_sink, NULL);
-    g_mutex_lock(&sink->lock);
+    pthread_mutex_lock(&sink->lock);
     for (guint i = 0; i < sink->order->len; i++) {
         const char *text = g_ptr_array_index(sink->order, i);
         visit(ctx, text, *(long *)g_hash_table_lookup(sink->counts, text));
     }
-    g_mutex_unlock(&sink->lock);
+    pthread_mutex_unlock(&sink->lock);
     sink_unref(sink);
 }
 
