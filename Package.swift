@@ -74,13 +74,13 @@ let package = Package(
         // What the test targets share: running peer tools with a time limit.
         .target(name: "MedleyTestSupport", path: "Tests/Support"),
         .testTarget(name: "MedleyKernelsTests", dependencies: ["MedleyKernels"]),
-        .testTarget(name: "MedleyFiltersTests", dependencies: ["MedleyFilters"]),
+        .testTarget(name: "MedleyFiltersTests", dependencies: ["MedleyFilters", "MedleyTestSupport"]),
         // Tags read and written, checked by peer readers (mutagen, ffprobe, exiftool, id3v2, eyeD3).
         .testTarget(name: "MedleyTagsTests", dependencies: ["MedleyTags", "MedleyTestSupport"]),
         // Movies, the resampler against libsamplerate's C API and the true-peak meter against libebur128's, called directly;
         // tags written into a CAF of Medley's own libsndfile writer.
         .testTarget(name: "MedleyMediaTests", dependencies: ["MedleyMedia", "MedleyTags", "CSamplerate", "CEbur128", "MedleyTestSupport"]),
-        .testTarget(name: "MedleyCoreTests", dependencies: ["MedleyCore", "MedleyTags"]),
+        .testTarget(name: "MedleyCoreTests", dependencies: ["MedleyCore", "MedleyTags", "MedleyTestSupport"]),
         .testTarget(name: "MedleyEndToEndTests", dependencies: ["MedleyCore", "MedleyTags", "MedleyTestSupport"]),
         .testTarget(name: "MedleySystemTests", dependencies: ["MedleySystem"]),
     ],

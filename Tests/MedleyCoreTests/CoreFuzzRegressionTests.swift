@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 @testable import MedleyCore
+import MedleyTestSupport
 import MedleyYAML
 
 /// Replays every input the fuzz targets over MedleyCore ever failed on (Tests/regressions/fuzz/
@@ -9,22 +10,13 @@ import MedleyYAML
 /// or in diagnostics that point into the file; a manifest line that reads, written again, reads back
 /// as the same line, and the quick input scan agrees with the decoder (JSONSerialization's reading).
 final class CoreFuzzRegressionTests: XCTestCase {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("regressions/fuzz")
-
-    static func files(_ target: String) -> [URL] {
-        let folder = root.appendingPathComponent(target)
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
-        return names.sorted().map { folder.appendingPathComponent($0) }
-    }
-
     static func text(_ file: URL) throws -> String { String(decoding: try Data(contentsOf: file), as: UTF8.self) }
 
     func testSavedTemplatesAndPipelines() throws {
-        for file in Self.files("template") {
+        for file in FuzzRegressions.files("template") {
             _ = try? NameTemplate(try Self.text(file), knownProperties: ["artist", "title", "year"])
         }
-        for file in Self.files("pipeline") {
+        for file in FuzzRegressions.files("pipeline") {
             do {
                 _ = try PipelineReader.parse(try Self.text(file), file: "fuzz.yaml", directory: "/nonexistent/medley-fuzz")
             } catch let failure as ValidationFailure {
@@ -35,7 +27,7 @@ final class CoreFuzzRegressionTests: XCTestCase {
                 }
             }
         }
-        for file in Self.files("where") {
+        for file in FuzzRegressions.files("where") {
             guard let node = try? YAMLReader.parse(try Self.text(file)) else { continue }
             let reader = SchemaReader(sink: DiagnosticSink(file: "fuzz.yaml"), directory: "/nonexistent/medley-fuzz")
             _ = reader.whereClause(node)?.matches { $0 == "year" ? .integer(1999) : .text("x") }
@@ -43,7 +35,7 @@ final class CoreFuzzRegressionTests: XCTestCase {
     }
 
     func testSavedManifestLinesReadBackAsWritten() throws {
-        let files = Self.files("manifest")
+        let files = FuzzRegressions.files("manifest")
         XCTAssertFalse(files.isEmpty, "the regression folder is there")
         for file in files {
             let data = try Data(contentsOf: file)

@@ -1,18 +1,14 @@
 import Foundation
 import XCTest
 import MedleyFilters
+import MedleyTestSupport
 
 /// Replays every input the LUT fuzz targets ever failed on (Tests/regressions/fuzz/{cube,hald}/,
 /// saved by scripts/fuzz.sh): each parse ends in a table or a LUTFileError, never a trap. A hald
 /// input is laid out as the fuzz target reads it (Fuzz/Cube/CubeFuzz.swift).
 final class LUTFuzzRegressionTests: XCTestCase {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("regressions/fuzz")
-
     static func inputs(_ target: String) throws -> [[UInt8]] {
-        let folder = root.appendingPathComponent(target)
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
-        return try names.sorted().map { [UInt8](try Data(contentsOf: folder.appendingPathComponent($0))) }
+        try FuzzRegressions.files(target).map { [UInt8](try Data(contentsOf: $0)) }
     }
 
     func testSavedInputs() throws {

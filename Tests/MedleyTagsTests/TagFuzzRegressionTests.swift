@@ -1,23 +1,19 @@
 import Foundation
 import XCTest
 @testable import MedleyTags
+import MedleyTestSupport
 
 /// Replays every input the tag fuzz targets ever failed on (Tests/regressions/fuzz/TARGET/,
 /// saved by scripts/fuzz.sh) through the product's entry points: each read ends in tags or a
 /// TagIOError, never a trap; a round trip (read → write → read) reads back what it wrote.
 final class TagFuzzRegressionTests: XCTestCase {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("regressions/fuzz")
-
     /// The saved inputs of `target`, name and bytes.
     static func inputs(_ target: String) throws -> [(String, [UInt8])] {
-        let folder = root.appendingPathComponent(target)
-        guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder.path) else { return [] }
-        return try names.sorted().map { ($0, [UInt8](try Data(contentsOf: folder.appendingPathComponent($0)))) }
+        try FuzzRegressions.files(target).map { ($0.lastPathComponent, [UInt8](try Data(contentsOf: $0))) }
     }
 
     func testRegressionFolderIsThere() {
-        XCTAssertTrue(FileManager.default.fileExists(atPath: Self.root.appendingPathComponent("README.md").path))
+        XCTAssertTrue(FileManager.default.fileExists(atPath: FuzzRegressions.root.appendingPathComponent("README.md").path))
     }
 
     func testReadersOnSavedInputs() throws {
