@@ -20,6 +20,18 @@ if ! fixtures/realworld/make-audio.sh "$DATA/realworld-audio-subset" --subset; t
   $SUDO apt-get update -qq
   fixtures/realworld/make-audio.sh "$DATA/realworld-audio-subset" --subset
 fi
+# Loud real music (issue 31): frozen-bubble-data's frozen-mainzik-2p.ogg, a mastered Vorbis track (184 s)
+# whose true peak is over 0 dBTP by ffmpeg's ebur128. DeliveredLoudnessRunTests reads it (22 MB package).
+if [ ! -f "$DATA/loud-music/frozen-mainzik-2p.ogg" ]; then
+  tmp=$(mktemp -d)
+  (cd "$tmp" && apt-get download -qq frozen-bubble-data 2>&1 >/dev/null | grep -v unsandboxed >&2 || true)
+  deb=$(ls "$tmp"/frozen-bubble-data_*.deb 2>/dev/null | head -1 || true)
+  [ -n "$deb" ] || { echo "test-data: apt-get download frozen-bubble-data failed" >&2; exit 1; }
+  dpkg-deb -x "$deb" "$tmp/x"
+  mkdir -p "$DATA/loud-music"
+  cp "$tmp/x/usr/share/games/frozen-bubble/snd/frozen-mainzik-2p.ogg" "$DATA/loud-music/"
+  rm -rf "$tmp"
+fi
 # Camera RAW files (issue 29): Canon EOS 30D's full-size CR2 (rawtran-doc) and exiftool's
 # header-only RAWs of many makers (its source package). RawFileTests and RawRunTests read them.
 fixtures/realworld/make-raw.sh "$DATA/realworld-raw"

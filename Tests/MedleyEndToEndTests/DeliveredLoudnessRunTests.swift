@@ -53,6 +53,36 @@ final class DeliveredLoudnessRunTests: EndToEndCase {
         }
     }
 
+    /// Real music mastered loud (frozen-bubble-data's Vorbis track, scripts/test-data.sh): the 30 s from
+    /// 1:00, whose true peak ffmpeg measures over 0 dBTP, into AAC and Opus at `podcast` and MP3 at
+    /// `streaming`, each measured as delivered by ffmpeg's ebur128.
+    func testRealMusicPeakingOverZeroMeetsTargetAndCeilingAsDelivered() throws {
+        let track = Tool.testData + "/loud-music/frozen-mainzik-2p.ogg"
+        guard FileManager.default.fileExists(atPath: track) else {
+            return XCTFail("missing test data \(track): run scripts/test-data.sh")
+        }
+        try FileManager.default.createDirectory(atPath: work + "/src", withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: track, toPath: work + "/src/track.ogg")
+        // Float samples: a 16-bit excerpt would clip the very peaks the test is about.
+        let excerpt = try Tool.run("ffmpeg", ["-nostdin", "-v", "error", "-ss", "60", "-t", "30", "-i", work + "/src/track.ogg",
+                                              "-c:a", "pcm_f32le", work + "/excerpt.wav"])
+        XCTAssertEqual(excerpt.status, 0, excerpt.stderr)
+        XCTAssertGreaterThan(try EBUR128.summary([work + "/excerpt.wav"]).truePeak, 0, "the excerpt the test needs peaks over 0 dBTP")
+        let jobs: [(format: String, ext: String, preset: String, target: Double)] = [
+            ("kAudioFormatMPEG4AAC", "m4a", "podcast", -16), ("kAudioFormatMPEGLayer3", "mp3", "streaming", -14),
+            ("kAudioFormatOpus", "ogg", "podcast", -16),
+        ]
+        for job in jobs {
+            let record = try run("AVFormatIDKey: \(job.format), AVEncoderBitRateKey: 128000, cut: { from: 60, duration: 30 }, "
+                                 + "normalize: \(job.preset)", ext: job.ext)
+            let measured = try EBUR128.summary([work + "/out/track.\(job.ext)"])
+            XCTAssertEqual(measured.integrated, job.target, accuracy: 0.5, ".\(job.ext)")
+            XCTAssertLessThanOrEqual(measured.truePeak, -1, ".\(job.ext)")
+            let normalization = try XCTUnwrap(record["normalization"] as? [String: Any])
+            XCTAssertNotNil(normalization["delivered"] as? [String: Any], "\(normalization)")
+        }
+    }
+
     func testWithoutTheLimiterTheCeilingHoldsAndTheMissedTargetIsSaid() throws {
         _ = try makeMaster()
         let record = try run("AVFormatIDKey: kAudioFormatMPEG4AAC, normalize: { preset: streaming, limit: false }", ext: "m4a")
