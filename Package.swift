@@ -34,7 +34,9 @@ let package = Package(
                 linkerSettings: [.linkedLibrary("avformat"), .linkedLibrary("avcodec"), .linkedLibrary("avutil"),
                                  .linkedLibrary("swscale"), .linkedLibrary("swresample")]),
         // Non-variadic C entry points over libvips' `vips_*(…, NULL)` calls and region callbacks.
-        .target(name: "CVipsShim", dependencies: ["CVips"]),
+        .target(name: "CVipsShim", dependencies: ["CVips"],
+                // GIFs of a clip: libimagequant quantises the palette and cgif writes (libvips' own GIF libraries).
+                linkerSettings: [.linkedLibrary("cgif"), .linkedLibrary("imagequant")]),
         // glibc calls Swift's Glibc module does not expose (malloc arenas under `ulimit -v`, the terminal's width).
         .target(name: "CSystemShim"),
 

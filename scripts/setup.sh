@@ -12,6 +12,8 @@ cd "$(dirname "$0")/.."
 RUN_PACKAGES=(
   pkg-config
   libvips-dev
+  # GIFs of a movie clip: libimagequant (the palette) and cgif (the file) directly, libvips' own GIF libraries
+  libimagequant-dev libcgif-dev
   libyaml-dev
   libsqlite3-dev
   # XXH3 content hashes (persistentID)

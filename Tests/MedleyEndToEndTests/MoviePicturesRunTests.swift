@@ -53,6 +53,30 @@ final class MoviePicturesRunTests: EndToEndCase {
             .split(separator: " ").compactMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
     }
 
+    /// The mean PSNR (dB) of an animation's pictures against the reference frames (raw RGB, w × h, one for each
+    /// picture), both blurred by a Gaussian of σ = 1 px (PIL), so a dither counts by the colour it averages to.
+    func blurredPSNR(_ animation: String, reference: Data, width: Int, height: Int) throws -> Double {
+        let raw = work + "/reference.rgb"
+        try reference.write(to: URL(fileURLWithPath: raw))
+        let script = """
+            import sys
+            import numpy as np
+            from PIL import Image, ImageFilter, ImageSequence
+            w, h = int(sys.argv[3]), int(sys.argv[4])
+            blur = lambda image: np.asarray(image.filter(ImageFilter.GaussianBlur(1.0)), dtype=float)
+            ref = [blur(Image.fromarray(r)) for r in np.fromfile(sys.argv[2], dtype=np.uint8).reshape(-1, h, w, 3)]
+            psnr = []
+            for index, frame in enumerate(ImageSequence.Iterator(Image.open(sys.argv[1]))):
+                mse = ((blur(frame.convert('RGB')) - ref[index]) ** 2).mean()
+                psnr.append(10 * np.log10(255 ** 2 / max(mse, 1e-9)))
+            print(len(psnr), np.mean(psnr))
+            """
+        let out = try Peer.must(Peer.python, ["-c", script, animation, raw, String(width), String(height)]).stdout
+            .split(separator: " ").map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
+        XCTAssertEqual(out.first, String(reference.count / (width * height * 3)), "one picture for each reference frame")
+        return try XCTUnwrap(Double(out.last ?? ""), "\(out)")
+    }
+
     func testGIFAndWebPMatchFfmpegsRecipe() throws {
         let clip = try makeClip()
         let path = try pipeline("""
@@ -70,6 +94,10 @@ final class MoviePicturesRunTests: EndToEndCase {
                 ingest: { from: [in] }
                 animation: { from: 1.5, duration: 3, fps: 10, width: 320, format: webp }
                 export: { to: webp }
+              - name: clip-palette-loop
+                ingest: { from: [in] }
+                animation: { from: 1, duration: 1, fps: 10, width: 160, loop: 2 }
+                export: { to: gif-loop }
             """)
         let result = try Tool.medley(["run", path, "--quiet"])
         XCTAssertEqual(result.status, 0, result.stderr)
@@ -80,6 +108,10 @@ final class MoviePicturesRunTests: EndToEndCase {
         }
         try recipe("1.5", "3", fps: "10", width: 320, "ff10.gif")
         try recipe("1", "2", fps: "15", width: 200, "ff15.gif", extra: ["-loop", "3"])
+        try recipe("1", "1", fps: "10", width: 160, "ff-loop.gif", extra: ["-loop", "2"])
+        let looped = try animationInfo(work + "/gif-loop/clip.gif"), theirsLooped = try animationInfo(work + "/ff-loop.gif")
+        XCTAssertEqual(looped.loop, theirsLooped.loop, "repeats twice, as ffmpeg's -loop 2 writes it")
+        XCTAssertEqual(looped.delays, theirsLooped.delays)
         let ours = try animationInfo(work + "/gif/clip.gif"), theirs = try animationInfo(work + "/ff10.gif")
         XCTAssertEqual([ours.width, ours.height], [theirs.width, theirs.height])
         XCTAssertEqual([ours.width, ours.height], [320, 180])
@@ -100,6 +132,15 @@ final class MoviePicturesRunTests: EndToEndCase {
                                               "-f", "rawvideo", "-pix_fmt", "rgb24", "-"]).data
         XCTAssertEqual(frames.count, 30 * 320 * 180 * 3)
         XCTAssertEqual(try closestFrames(work + "/gif/clip.gif", reference: frames, width: 320, height: 180), Array(0..<30))
+        // Colours: each picture against ffmpeg's unquantised frame, both blurred (σ = 1 px, as the eye averages a
+        // dither): at least as close as the pictures of ffmpeg's paletteuse, in a file no bigger than its.
+        let ourFidelity = try blurredPSNR(work + "/gif/clip.gif", reference: frames, width: 320, height: 180)
+        let theirFidelity = try blurredPSNR(work + "/ff10.gif", reference: frames, width: 320, height: 180)
+        XCTAssertGreaterThanOrEqual(ourFidelity, theirFidelity - 0.5, "mean PSNR of the blurred pictures, dB")
+        let ourBytes = try XCTUnwrap(try FileManager.default.attributesOfItem(atPath: work + "/gif/clip.gif")[.size] as? Int)
+        let theirBytes = try XCTUnwrap(try FileManager.default.attributesOfItem(atPath: work + "/ff10.gif")[.size] as? Int)
+        XCTAssertLessThanOrEqual(ourBytes, theirBytes)
+        print("clip-palette GIF: \(ourBytes) bytes, blurred PSNR \(ourFidelity) dB; ffmpeg's: \(theirBytes) bytes, \(theirFidelity) dB")
         XCTAssertEqual(try closestFrames(work + "/webp/clip.webp", reference: frames, width: 320, height: 180), Array(0..<30))
     }
 
