@@ -27,7 +27,7 @@ public final class TruePeakLimiter: AudioProcessor {
     /// Frames each frame is held back.
     public let latency: Int
     /// Taps per phase of the interpolator.
-    public static let taps = 48
+    public static let taps = 48  // a multiple of 8: `step` reads eight taps at a time
 
     private let coefficients: [Float]  // 3 phases × taps: the points at 1/4, 2/4, 3/4 between frames
     private let capacity: Int  // frames in the ring, a power of two
@@ -166,14 +166,21 @@ public final class TruePeakLimiter: AudioProcessor {
                 let own = abs(lane[c & mask])
                 if !(own <= level) { level = own }  // NaN counts as a peak
                 // Frames before the stream are the ring's zeros (it starts zeroed and is larger than taps).
-                let window = lane + ((c - half) & mask)
-                for phase in 0..<3 {
-                    let row = phases + phase * Self.taps
-                    var sum: Float = 0
-                    for k in 0..<Self.taps { sum += row[k] * window[k] }
-                    let magnitude = abs(sum)
-                    if !(magnitude <= level) { level = magnitude }
+                let window = UnsafeRawPointer(lane + ((c - half) & mask)), rows = UnsafeRawPointer(phases)
+                // Eight taps at a time, the three phases from the same loads (a scalar sum is one long
+                // chain of dependent adds: this loop was a fifth of a loudness normalize's time).
+                var sums = (SIMD8<Float>(), SIMD8<Float>(), SIMD8<Float>())
+                let phaseBytes = Self.taps * MemoryLayout<Float>.stride
+                for block in stride(from: 0, to: phaseBytes, by: MemoryLayout<SIMD8<Float>>.stride) {
+                    let samples = window.loadUnaligned(fromByteOffset: block, as: SIMD8<Float>.self)
+                    sums.0 += rows.loadUnaligned(fromByteOffset: block, as: SIMD8<Float>.self) * samples
+                    sums.1 += rows.loadUnaligned(fromByteOffset: phaseBytes + block, as: SIMD8<Float>.self) * samples
+                    sums.2 += rows.loadUnaligned(fromByteOffset: 2 * phaseBytes + block, as: SIMD8<Float>.self) * samples
                 }
+                let first = abs(sums.0.sum()), second = abs(sums.1.sum()), third = abs(sums.2.sum())
+                if !(first <= level) { level = first }
+                if !(second <= level) { level = second }
+                if !(third <= level) { level = third }
             }
         }
         guard c >= 1 else {
