@@ -78,4 +78,49 @@ final class ManifestLineInputTests: XCTestCase {
         XCTAssertNil(try decode(head + #","page":0}"#).page)
         XCTAssertEqual(try decode(head + #","segment":12}"#).segment, 12)
     }
+
+    /// Counts inside a record's parts (an album's `tracks`, a histogram's counts, a delivered loudness's
+    /// `encodes`) beyond what a JSON number holds exactly, or negative, leave that part out; within, the
+    /// part is kept and the line is written back with the very numbers JSONSerialization reads in it.
+    func testCountsInsidePartsOutOfRangeLeaveThePartOutAndEveryLineReadsBackAsWritten() throws {
+        func decode(_ line: String) throws -> ManifestRecord {
+            try JSONDecoder().decode(ManifestRecord.self, from: Data(line.utf8))
+        }
+        let head = #"{"job":"j","item":"i","input":"/in/a.wav","status":"succeeded""#
+        func album(_ tracks: String) -> String { #","album":{"group":"g","integrated":-16.5,"samplePeak":-1,"truePeak":-0.9,"tracks":"# + tracks + "}" }
+        func histogram(_ count: String) -> String {
+            #","analysis":{"histogram":{"bins":2,"red":[1,"# + count + #"],"green":[0,0],"blue":[3,4],"luminance":[5,"# + count + "]}}"
+        }
+        func delivered(_ encodes: String) -> String {
+            #","normalization":{"measured":{"integrated":-15.85,"range":5.57,"samplePeak":0.55,"truePeak":0.57},"target":-16,"gain":1.5,"delivered":{"integrated":-16.1,"truePeak":-1.2,"encodes":"# + encodes + "}}"
+        }
+        let exact = "9007199254740992", beyond = "9007199254740993"
+        for (part, keeps) in [(album(exact), true), (album(beyond), false), (album("-2"), false),
+                              (histogram(exact), true), (histogram(beyond), false), (histogram("-1"), false),
+                              (delivered("3"), true), (delivered(beyond), false)] {
+            let line = head + part + "}"
+            let record = try decode(line)
+            let written = record.line
+            XCTAssertEqual(try decode(written).line, written, "a written line reads back as written: \(line)")
+            let rewritten = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(written.utf8)) as? [String: Any])
+            let original = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+            if part.contains("album") {
+                XCTAssertEqual(record.album != nil, keeps, line)
+                if keeps {
+                    XCTAssertEqual(((rewritten["album"] as? [String: Any])?["tracks"] as? NSNumber)?.int64Value,
+                                   ((original["album"] as? [String: Any])?["tracks"] as? NSNumber)?.int64Value, line)
+                }
+            } else if part.contains("histogram") {
+                XCTAssertEqual(record.analysis?.histogram != nil, keeps, line)
+                if keeps {
+                    let counts = { (object: [String: Any]) in
+                        (((object["analysis"] as? [String: Any])?["histogram"] as? [String: Any])?["red"] as? [NSNumber])?.map(\.int64Value)
+                    }
+                    XCTAssertEqual(counts(rewritten), counts(original), line)
+                }
+            } else {
+                XCTAssertEqual(record.normalization?.delivered != nil, keeps, line)
+            }
+        }
+    }
 }

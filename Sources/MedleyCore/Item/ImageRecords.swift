@@ -15,6 +15,24 @@ struct ImageAnalysis: Decodable, Equatable {
         var blue: [Int]
         /// Of libvips' luminance (`colourspace b-w`: CIE Y, sRGB-encoded).
         var luminance: [Int]?
+
+        private enum CodingKeys: String, CodingKey { case bins, red, green, blue, luminance }
+
+        /// As a manifest line holds it: a count beyond what a JSON number holds exactly, or below 0, is no
+        /// image's and would be written back changed, so such a histogram does not decode (the line reads
+        /// without its analysis).
+        init(from decoder: Decoder) throws {
+            let c = try decoder.container(keyedBy: CodingKeys.self)
+            bins = try c.decodeExactCount(.bins)
+            red = try c.decodeExactCounts(.red)
+            green = try c.decodeExactCounts(.green)
+            blue = try c.decodeExactCounts(.blue)
+            luminance = try c.decodeIfPresent([Int].self, forKey: .luminance) == nil ? nil : try c.decodeExactCounts(.luminance)
+        }
+
+        init(bins: Int, red: [Int], green: [Int], blue: [Int], luminance: [Int]?) {
+            (self.bins, self.red, self.green, self.blue, self.luminance) = (bins, red, green, blue, luminance)
+        }
     }
 
     /// One k-means cluster: its centre and the share of the (downsampled) pixels it holds.

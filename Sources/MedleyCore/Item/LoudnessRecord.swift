@@ -91,6 +91,21 @@ struct DeliveredLoudness: Codable, Equatable {
     /// dB the level was lowered by, in all, to bring the delivered true peak under the ceiling.
     var lowered: Double?
 
+    private enum CodingKeys: String, CodingKey { case integrated, truePeak, encodes, lowered }
+
+    init(integrated: Double?, truePeak: Double?, encodes: Int, lowered: Double?) {
+        (self.integrated, self.truePeak, self.encodes, self.lowered) = (integrated, truePeak, encodes, lowered)
+    }
+
+    /// As a manifest line holds it: `encodes` a count a JSON number holds exactly, or the record does not decode.
+    init(from decoder: Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        integrated = try c.decodeIfPresent(Double.self, forKey: .integrated)
+        truePeak = try c.decodeIfPresent(Double.self, forKey: .truePeak)
+        encodes = try c.decodeExactCount(.encodes)
+        lowered = try c.decodeIfPresent(Double.self, forKey: .lowered)
+    }
+
     var json: JSONValue {
         var fields: [(String, JSONValue)] = []
         fields.append(("integrated", integrated.map(JSONValue.number) ?? .null))
@@ -108,6 +123,22 @@ struct AlbumRecord: Codable, Equatable {
     var samplePeak: Double?
     var truePeak: Double?
     var tracks: Int
+
+    private enum CodingKeys: String, CodingKey { case group, integrated, samplePeak, truePeak, tracks }
+
+    init(group: String, integrated: Double?, samplePeak: Double?, truePeak: Double?, tracks: Int) {
+        (self.group, self.integrated, self.samplePeak, self.truePeak, self.tracks) = (group, integrated, samplePeak, truePeak, tracks)
+    }
+
+    /// As a manifest line holds it: `tracks` a count a JSON number holds exactly, or the record does not decode.
+    init(from decoder: Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        group = try c.decode(String.self, forKey: .group)
+        integrated = try c.decodeIfPresent(Double.self, forKey: .integrated)
+        samplePeak = try c.decodeIfPresent(Double.self, forKey: .samplePeak)
+        truePeak = try c.decodeIfPresent(Double.self, forKey: .truePeak)
+        tracks = try c.decodeExactCount(.tracks)
+    }
 
     var json: JSONValue { .object(jsonFields) }
 
@@ -151,5 +182,25 @@ struct AudiobookCheck: Codable, Equatable {
         func numbers(_ values: [Double?]) -> JSONValue { .array(values.map { $0.map { .number($0) } ?? .null }) }
         return .object([("rms", numbers(rms)), ("peak", peak.map { .number($0) } ?? .null), ("noiseFloor", numbers(noiseFloor)),
                         ("rmsOK", .bool(rmsOK)), ("peakOK", .bool(peakOK)), ("noiseFloorOK", .bool(noiseFloorOK))])
+    }
+}
+
+extension KeyedDecodingContainer {
+    /// A count a manifest line holds: 0 … 2^53, what a JSON number (a Double) holds exactly, so the line is
+    /// written back as it was read (9007199254740993 would come back as …992). Anything else throws.
+    func decodeExactCount(_ key: Key) throws -> Int {
+        let count = try decode(Int.self, forKey: key)
+        guard count >= 0, count <= 1 << 53 else {
+            throw DecodingError.dataCorruptedError(forKey: key, in: self, debugDescription: "a count beyond 0…2^53")
+        }
+        return count
+    }
+
+    func decodeExactCounts(_ key: Key) throws -> [Int] {
+        let counts = try decode([Int].self, forKey: key)
+        guard counts.allSatisfy({ $0 >= 0 && $0 <= 1 << 53 }) else {
+            throw DecodingError.dataCorruptedError(forKey: key, in: self, debugDescription: "a count beyond 0…2^53")
+        }
+        return counts
     }
 }
