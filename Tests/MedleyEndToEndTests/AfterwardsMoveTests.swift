@@ -1,4 +1,5 @@
 import Foundation
+import MedleyTestSupport
 import XCTest
 
 /// `ingest.afterwards: { move: FOLDER }` (issue 19 §3): a source is renamed into FOLDER, at its
@@ -165,6 +166,45 @@ final class AfterwardsMoveTests: EndToEndCase {
         }
         let records = try manifest()
         XCTAssertEqual(Set(records.compactMap { $0["movedTo"] as? String }), Set(sources.keys.map { work + "/in/done/" + $0 }))
+    }
+
+    /// The fuzz finding of `manifest` (Tests/regressions/fuzz/manifest/) through `medley run`: an unchanged item
+    /// moved aside has its manifest line rewritten from its run-state record. A record whose `bytes` and
+    /// histogram counts are beyond what a JSON number holds exactly (a hand-edited or damaged state) must not
+    /// come back changed (9007199254740993 was written as …992): each is left out or kept exactly, as
+    /// Python's json module (exact integers) reads the lines.
+    func testARecordsNumbersBeyondAJSONNumberAreNeverWrittenBackChanged() throws {
+        try makeImages(["a"], in: work + "/in")
+        let before = try pipeline(pipelineText(afterwards: nil), name: "before.yaml")
+        XCTAssertEqual(try Tool.medley(["run", before, "--quiet"]).status, 0)
+        let beyond = "9007199254740993"
+        let edit = """
+            import json, sqlite3, sys
+            db = sqlite3.connect(sys.argv[1])
+            for key, record in db.execute("SELECT input, record FROM items").fetchall():
+                r = json.loads(record)
+                r["bytes"] = int(sys.argv[2])
+                r["analysis"] = {"histogram": {"bins": 2, "red": [1, int(sys.argv[2])], "green": [0, 0], "blue": [0, 0]}}
+                db.execute("UPDATE items SET record = ? WHERE input = ?", (json.dumps(r, separators=(",", ":")), key))
+            db.commit()
+            """
+        _ = try Peer.must(Peer.python, ["-c", edit, work + "/out/.medley/state.sqlite", beyond])
+        let run = try Tool.medley(["run", try pipeline(pipelineText()), "--quiet"])
+        XCTAssertEqual(run.status, 0, run.stderr)
+        let read = """
+            import json, sys
+            for line in open(sys.argv[1]):
+                r = json.loads(line)
+                print(r.get("item"), r.get("bytes"), (r.get("analysis") or {}).get("histogram", {}).get("red"), r.get("movedTo"))
+            """
+        let lines = try Peer.must(Peer.python, ["-c", read, work + "/out/.medley/manifest-hot.jsonl"]).stdout
+            .split(separator: "\n").map(String.init)
+        XCTAssertEqual(lines.count, 1, "\(lines)")
+        let fields = lines.first?.split(separator: " ").map(String.init) ?? []
+        XCTAssertEqual(fields.first, "a.jpg")
+        XCTAssertTrue(fields.count > 1 && ["None", beyond].contains(fields[1]), "bytes left out or kept exactly: \(lines)")
+        XCTAssertFalse(lines[0].contains("9007199254740992"), "never rounded to the nearest double: \(lines)")
+        XCTAssertTrue(lines[0].hasSuffix(work + "/in/done/a.jpg"), "the source moved aside: \(lines)")
     }
 
     /// The job's report, written after the sources moved, says where each went and still has its
