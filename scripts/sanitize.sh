@@ -50,10 +50,11 @@ set -e
 passed=$(grep -cE "Test Case .* passed" "$reports/tests.log" || true)
 failed=$(grep -cE "Test Case .* failed" "$reports/tests.log" || true)
 skipped=$(grep -cE "Test Case .* skipped" "$reports/tests.log" || true)
-# A report file may hold only the list of suppressions used (LeakSanitizer writes it at every exit).
+# A report file may hold only the list of suppressions used (LeakSanitizer writes it at every exit);
+# a clean ThreadSanitizer run writes none at all.
 mapfile -t found_files < <(grep -lE "==ERROR: |WARNING: ThreadSanitizer" "$reports"/report* 2>/dev/null || true)
 found=${#found_files[@]}
-used=$(cat "$reports"/report* 2>/dev/null | awk '/Suppressions used/ { on = 1; next } on && /^ +[0-9]/ { n[$NF] += $1 } /^---/ { on = 0 } END { for (k in n) printf " %s×%s", n[k], k }')
+used=$({ cat "$reports"/report* 2>/dev/null || true; } | awk '/Suppressions used/ { on = 1; next } on && /^ +[0-9]/ { n[$NF] += $1 } /^---/ { on = 0 } END { for (k in n) printf " %s×%s", n[k], k }')
 [ -n "$used" ] && echo "sanitize.sh: suppressions used:$used" >&2
 echo "sanitize.sh $kind: $passed passed, $failed failed, $skipped skipped in $(( $(date +%s) - start )) s; $found sanitizer report(s) in $reports" >&2
 for file in "${found_files[@]:0:5}"; do echo "== $file" >&2; head -40 "$file" >&2; done
