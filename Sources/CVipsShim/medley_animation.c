@@ -187,7 +187,7 @@ static int save_clip_gif(const unsigned char *rgb, int width, int height, int fr
         config.pImageData = indices;
         /* Pixels the frame before already shows become transparent, the frame only the rectangle that changed. */
         config.genFlags = CGIF_FRAME_GEN_USE_TRANSPARENCY | CGIF_FRAME_GEN_USE_DIFF_WINDOW;
-        int centiseconds = (delays[frame] + 5) / 10;
+        long long centiseconds = ((long long)delays[frame] + 5) / 10;
         config.delay = (uint16_t)(centiseconds < 0 ? 0 : centiseconds > 65535 ? 65535 : centiseconds);
         errno = 0;
         int result = cgif_addframe(gif, &config);
