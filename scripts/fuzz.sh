@@ -129,7 +129,9 @@ build_group() {
       echo "fuzz.sh: building $OUT/corespm (SwiftPM, MEDLEY_FUZZ=1)" >&2
       MEDLEY_FUZZ=1 swift build --build-path .build/fuzz-spm -c release -Xswiftc -sanitize=fuzzer,address \
         -Xswiftc -enable-testing -Xswiftc -use-ld=lld --product MedleyCoreFuzz 2>&1 | grep -E "error|warning: unre" >&2 || true
-      cp .build/fuzz-spm/release/MedleyCoreFuzz "$OUT/corespm" 2>/dev/null || rm -f "$OUT/corespm" ;;
+      # A new file renamed over the old: another lane may be running the old one (cp onto it fails).
+      if cp .build/fuzz-spm/release/MedleyCoreFuzz "$OUT/corespm.new" 2>/dev/null; then mv -f "$OUT/corespm.new" "$OUT/corespm"
+      else rm -f "$OUT/corespm.new" "$OUT/corespm"; fi ;;
     kernels)
       if stale "$OUT/mod/libMedleyKernels.a" Sources/MedleyKernels; then
         echo "fuzz.sh: building $OUT/mod/libMedleyKernels.a" >&2
