@@ -64,7 +64,7 @@ static int quantise_clip(const unsigned char *rgb, int width, int height, int fr
     }
     if (!failed) {
         const liq_palette *palette = liq_get_palette(result);
-        out->count = (int)palette->count;
+        out->count = palette->count > 255 ? 255 : (int)palette->count;
         for (int i = 0; i < out->count; i++) {
             out->rgb[i * 3] = palette->entries[i].r;
             out->rgb[i * 3 + 1] = palette->entries[i].g;
