@@ -27,7 +27,7 @@ struct ImageAnalysis: Decodable, Equatable {
             red = try c.decodeExactCounts(.red)
             green = try c.decodeExactCounts(.green)
             blue = try c.decodeExactCounts(.blue)
-            luminance = try c.decodeIfPresent([Int].self, forKey: .luminance) == nil ? nil : try c.decodeExactCounts(.luminance)
+            luminance = try c.decodeExactCountsIfPresent(.luminance)
         }
 
         init(bins: Int, red: [Int], green: [Int], blue: [Int], luminance: [Int]?) {

@@ -197,7 +197,14 @@ extension KeyedDecodingContainer {
     }
 
     func decodeExactCounts(_ key: Key) throws -> [Int] {
-        let counts = try decode([Int].self, forKey: key)
+        guard let counts = try decodeExactCountsIfPresent(key) else {
+            throw DecodingError.valueNotFound([Int].self, .init(codingPath: codingPath + [key], debugDescription: "no counts"))
+        }
+        return counts
+    }
+
+    func decodeExactCountsIfPresent(_ key: Key) throws -> [Int]? {
+        guard let counts = try decodeIfPresent([Int].self, forKey: key) else { return nil }
         guard counts.allSatisfy({ $0 >= 0 && $0 <= 1 << 53 }) else {
             throw DecodingError.dataCorruptedError(forKey: key, in: self, debugDescription: "a count beyond 0…2^53")
         }
