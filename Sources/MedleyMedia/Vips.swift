@@ -29,6 +29,13 @@ public enum Vips {
         medley_vips_set_concurrency(Int32(clamping: max(1, threads)))
     }
 
+    /// Whether libvips' vector (SIMD) paths are on. Starting libvips turns them off when the process's
+    /// liborc is older than 0.4.34, whose frees of compiled code race with other threads (medley_start.c).
+    public static var vectorPathsEnabled: Bool {
+        guard (try? start()) != nil else { return false }
+        return medley_vips_vector_enabled() != 0
+    }
+
     /// The workers libvips gives the pool of each sink that starts now.
     public static var threadsPerImage: Int {
         guard (try? start()) != nil else { return 1 }
