@@ -29,12 +29,15 @@ public enum Vips {
         medley_vips_set_concurrency(Int32(clamping: max(1, threads)))
     }
 
-    /// Whether libvips' vector (SIMD) paths are on. Starting libvips turns them off when the process's
-    /// liborc is older than 0.4.34, whose frees of compiled code race with other threads (medley_start.c).
+    /// Whether libvips' vector (SIMD) paths are on: libvips' default, off when `VIPS_NOVECTOR` is set.
     public static var vectorPathsEnabled: Bool {
         guard (try? start()) != nil else { return false }
         return medley_vips_vector_enabled() != 0
     }
+
+    /// How many liborc compiles and frees libvips has made through Medley's lock (CVipsShim/medley_orc.c,
+    /// which keeps liborc before 0.4.34 from corrupting its code allocator across threads).
+    public static var serialisedOrcCalls: Int { medley_orc_serialised_calls() }
 
     /// The workers libvips gives the pool of each sink that starts now.
     public static var threadsPerImage: Int {

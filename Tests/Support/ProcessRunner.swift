@@ -39,10 +39,8 @@ public enum ProcessRunner {
         process.executableURL = URL(fileURLWithPath: executable.hasPrefix("/") ? executable : "/usr/bin/env")
         process.arguments = executable.hasPrefix("/") ? arguments : [executable] + arguments
         if let folder { process.currentDirectoryURL = URL(fileURLWithPath: folder) }
-        // libvips' vector paths as Medley has them (LibOrc.peerEnvironment), then the caller's settings.
-        let settings = LibOrc.peerEnvironment.merging(environment) { $1 }
-        if !settings.isEmpty {
-            process.environment = ProcessInfo.processInfo.environment.merging(settings) { $1 }
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         }
         let out = Pipe(), err = Pipe()
         process.standardOutput = out

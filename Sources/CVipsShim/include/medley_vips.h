@@ -26,9 +26,11 @@ const char *medley_vips_find_loader(const char *path);
 /* Bytes above which libvips decodes a random-access image into a temporary file instead of memory. */
 uint64_t medley_vips_disc_threshold(void);
 
-/* Whether libvips' vector (SIMD) paths are on: off when the process's liborc predates 0.4.34, whose
- * frees of compiled code race with other threads (medley_start.c). */
+/* Whether libvips' vector (SIMD) paths are on (libvips' default; VIPS_NOVECTOR turns them off). */
 int medley_vips_vector_enabled(void);
+/* How many of libvips' liborc compiles and frees have gone through Medley's lock (medley_orc.c):
+ * more than none once a vector path has run, if the link bound libvips' calls to Medley's. */
+long medley_orc_serialised_calls(void);
 
 /* Whether this libvips build has an operation of that nickname (e.g. "heifsave"). */
 int medley_vips_has_operation(const char *nickname);
