@@ -31,20 +31,28 @@ enum { medley_orc_compile_failed = 0x100 };
 int orc_program_compile(MedleyOrcProgram *program);
 void orc_program_free(MedleyOrcProgram *program);
 
-static pthread_mutex_t orc_code_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t orc_code_lock;
 static pthread_once_t orc_found = PTHREAD_ONCE_INIT;
 static int (*liborc_compile)(MedleyOrcProgram *);
 static void (*liborc_free)(MedleyOrcProgram *);
 static atomic_long serialised_calls;
 
 static void find_liborc(void) {
+    /* Recursive: Debian's liborc calls its own functions directly, but a build that called its
+     * exported orc_program_free from inside orc_program_compile would reach this lock again. */
+    pthread_mutexattr_t kind;
+    pthread_mutexattr_init(&kind);
+    pthread_mutexattr_settype(&kind, PTHREAD_MUTEX_RECURSIVE);
+    pthread_mutex_init(&orc_code_lock, &kind);
+    pthread_mutexattr_destroy(&kind);
     liborc_compile = (int (*)(MedleyOrcProgram *))dlsym(RTLD_NEXT, "orc_program_compile");
     liborc_free = (void (*)(MedleyOrcProgram *))dlsym(RTLD_NEXT, "orc_program_free");
 }
 
 int orc_program_compile(MedleyOrcProgram *program) {
     pthread_once(&orc_found, find_liborc);
-    /* No liborc behind this definition: libvips takes a failed compile as "use the C path". */
+    /* No liborc behind this definition (libvips calls it only when it links liborc, so this is not
+     * expected): report what liborc reports for a program it cannot compile. */
     if (!liborc_compile) return medley_orc_compile_failed;
     pthread_mutex_lock(&orc_code_lock);
     int result = liborc_compile(program);
