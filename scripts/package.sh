@@ -65,6 +65,12 @@ if ldd "$built" | grep -q 'libswift\|libFoundation\|/opt/swift'; then
   fail "$built still loads the Swift runtime: $(ldd "$built" | grep 'swift\|Foundation' | tr -s ' \t' ' ')"
 fi
 if ldd "$built" | grep -q 'not found'; then fail "$built: $(ldd "$built" | grep 'not found')"; fi
+# libvips over liborc before 0.4.34 needs Medley's own orc_program_compile/orc_program_free (the lock in
+# CVipsShim/medley_orc.c): the link must export them so that libvips' calls reach them.
+if ldd "$built" | grep -q 'liborc-0.4' \
+  && [ "$(nm -D --defined-only "$built" | grep -cwE 'orc_program_(compile|free)')" != 2 ]; then
+  fail "$built does not export orc_program_compile and orc_program_free: libvips would call liborc's unlocked"
+fi
 
 work="$(mktemp -d "${TMPDIR:-/tmp}/medley-package.XXXXXX")"
 trap 'rm -rf "$work"' EXIT
