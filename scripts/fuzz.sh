@@ -164,6 +164,9 @@ seeds() {
   # Pipelines users copy are the pipeline target's best seeds.
   [ "$name" = pipeline ] && cp pipelines/*.yaml "$dir"/ 2>/dev/null
   [ -d "Fuzz/seeds/$name" ] && cp Fuzz/seeds/"$name"/* "$dir"/ 2>/dev/null || true
+  # A roundtrip- target starts from its reader's committed seeds too (Fuzz/seeds/make-chunk-seeds.sh).
+  local reader=${name#roundtrip-}
+  [ "$reader" != "$name" ] && [ -d "Fuzz/seeds/$reader" ] && cp Fuzz/seeds/"$reader"/* "$dir"/ 2>/dev/null || true
   [ -d "Tests/regressions/fuzz/$name" ] && cp Tests/regressions/fuzz/"$name"/* "$dir"/ 2>/dev/null || true
   # libFuzzer needs one input at least.
   [ -n "$(ls -A "$dir")" ] || printf '\0' > "$dir/empty"

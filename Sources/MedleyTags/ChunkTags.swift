@@ -24,9 +24,18 @@ enum ChunkTags {
         let id: String
         /// Offset of the chunk's 8-byte header.
         let offset: UInt64
+        /// The body's length: what the header says, or for an audio chunk of unknown length, up to the end of the form.
         let size: UInt64
+        /// What the header says, when that is not `size` (0 or 0xFFFFFFFF: unknown).
+        var declared: UInt64? = nil
         var body: UInt64 { offset + 8 }
     }
+
+    /// A size field a writer that could not seek back leaves as it was: FFmpeg writing to a pipe leaves a WAV's RIFF
+    /// and data sizes at 0xFFFFFFFF and an AIFF's FORM and SSND sizes at 0; a recorder killed before it patched its
+    /// header leaves 0. The form then runs to the end of the file, and the audio chunk to the end of the form (as
+    /// FFmpeg's readers take it; nothing after it can be found).
+    private static func isUnknown(_ size: UInt64) -> Bool { size == 0 || size == 0xFFFF_FFFF }
 
     /// The chunks up to the end of the form; `damage` says why the list stops early: a chunk
     /// that runs past the end of the file is listed with what the file holds of it, and the
@@ -44,13 +53,17 @@ enum ChunkTags {
             }
         }
         let declared = UInt64(flavour.bigEndian ? header[4..<8].bigEndianInteger : header[4..<8].littleEndianInteger)
-        let end = min(file.size, 8 + declared)
+        let end = isUnknown(declared) ? file.size : min(file.size, 8 + declared)
         var found: [Chunk] = []
         var offset: UInt64 = 12
         while offset + 8 <= end {
             let head = try file.read(at: offset, count: 8)
             let size = UInt64(flavour.bigEndian ? head[4..<8].bigEndianInteger : head[4..<8].littleEndianInteger)
             let id = String(decoding: head[0..<4], as: UTF8.self)
+            if id == flavour.audioChunk, isUnknown(size), offset + 8 + size != end {
+                found.append(Chunk(id: id, offset: offset, size: end - offset - 8, declared: size))
+                return (form, found, nil)
+            }
             guard offset + 8 + size <= end else {
                 found.append(Chunk(id: id, offset: offset, size: end - offset - 8))
                 let container = end == file.size ? "file" : flavour == .wav ? "RIFF form" : "FORM"
@@ -171,17 +184,28 @@ enum ChunkTags {
                 try output.append(native)
                 native = []
             }
-            try output.copy(from: file, offset: chunk.offset, count: 8 + chunk.size)
+            if chunk.declared != nil {
+                // The length the header left unknown, now that it is known.
+                try output.append(Self.chunkHeader(chunk.id, Int(chunk.size), flavour))
+                try output.copy(from: file, offset: chunk.body, count: chunk.size)
+            } else {
+                try output.copy(from: file, offset: chunk.offset, count: 8 + chunk.size)
+            }
             if chunk.size & 1 == 1 { try output.append([0]) }
         }
         try output.append(tagChunk)
         return (unsupported, converted)
     }
 
+    private static func chunkHeader(_ id: String, _ size: Int, _ flavour: Flavour) -> [UInt8] {
+        var out = Array(id.utf8)
+        if flavour.bigEndian { out.appendBE(size, bytes: 4) } else { out.appendLE(size, bytes: 4) }
+        return out
+    }
+
     /// One chunk: id, size, body, and a pad byte when the body's length is odd.
     private static func chunk(_ id: String, _ body: [UInt8], _ flavour: Flavour) -> [UInt8] {
-        var out = Array(id.utf8)
-        if flavour.bigEndian { out.appendBE(body.count, bytes: 4) } else { out.appendLE(body.count, bytes: 4) }
+        var out = chunkHeader(id, body.count, flavour)
         out.append(contentsOf: body)
         if body.count & 1 == 1 { out.append(0) }
         return out

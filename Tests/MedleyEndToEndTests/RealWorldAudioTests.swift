@@ -181,6 +181,99 @@ final class RealWorldAudioTests: EndToEndCase {
         XCTAssertEqual(Tool.files(under: work + "/out").filter { !$0.hasPrefix(".medley") }, [])
     }
 
+    /// The 4 (or 8, `wide`) bytes after the first `id` in `data`: a chunk's size field.
+    func sizeField(after id: String, in data: Data, wide: Bool = false) throws -> [UInt8] {
+        let at = try XCTUnwrap(data.range(of: Data(id.utf8)), "no \(id) chunk").upperBound
+        return Array(data[at..<(at + (wide ? 8 : 4))])
+    }
+
+    /// FFmpeg writing to a pipe cannot seek back to its header: a WAV's RIFF and data sizes stay 0xFFFFFFFF, an
+    /// AIFF's FORM and SSND sizes 0, a CAF's data size −1 — "to the end of the file". Every sample decodes, the tags
+    /// in front of the audio are read without a warning, and a copy that only retags gets the true sizes.
+    func testFilesFFmpegWroteToAPipeDecodeToTheEndWithTheirTags() throws {
+        let unknown: [String: [(id: String, wide: Bool, bytes: [UInt8])]] = [
+            "wav": [("RIFF", false, [0xFF, 0xFF, 0xFF, 0xFF]), ("data", false, [0xFF, 0xFF, 0xFF, 0xFF])],
+            "aiff": [("FORM", false, [0, 0, 0, 0]), ("SSND", false, [0, 0, 0, 0])],
+            "caf": [("data", true, [UInt8](repeating: 0xFF, count: 8))],
+        ]
+        for (format, fields) in unknown.sorted(by: { $0.key < $1.key }) {
+            let made = try Tool.run("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "sine=f=440:d=1:r=44100", "-metadata", "title=Streamed \(format)",
+                                               "-metadata", "artist=Pipe", "-f", format, "pipe:1"])
+            XCTAssertEqual(made.status, 0, made.stderr)
+            let source = work + "/piped.\(format)"
+            try made.data.write(to: URL(fileURLWithPath: source))
+            for field in fields {
+                XCTAssertEqual(try sizeField(after: field.id, in: made.data, wide: field.wide), field.bytes, "\(format) \(field.id)")
+            }
+            // FFmpeg cannot read back its own AIFF (FORM size 0: "Invalid data found"); SoX and exiftool read it.
+            let samples: Data
+            let title: String
+            if format == "aiff" {
+                let sox = try Tool.run("sox", ["-V1", source, "-t", "s32", "-L", "-"])
+                XCTAssertEqual(sox.status, 0, sox.stderr)
+                samples = sox.data
+                title = try Tool.run("exiftool", ["-s3", "-Name", source]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+            } else {
+                samples = try decodedS32(source)
+                title = try ffprobe(source, "format_tags=title")
+            }
+            XCTAssertEqual(samples.count, 44100 * 4, "\(format): 1 s at 44.1 kHz decodes")
+            XCTAssertEqual(title, "Streamed \(format)", "\(format): the peers read the title")
+
+            let (result, records) = try run(source, "AVFormatIDKey: kAudioFormatLinearPCM", name: "{stem}-\(format).wav")
+            XCTAssertEqual(result.status, 0, result.stderr)
+            XCTAssertEqual(records.first?["status"] as? String, "succeeded", format)
+            XCTAssertEqual(records.first?["warnings"] as? [String] ?? [], [], format)
+            let output = work + "/out/piped-\(format).wav"
+            XCTAssertEqual(try soxiFrames(output), 44100, format)
+            XCTAssertEqual(try decodedS32(output), samples, "\(format): the samples the peers decode from the source")
+            XCTAssertEqual(try ffprobe(output, "format_tags=title"), title, format)
+            guard format != "caf" else { continue }
+
+            // Retagged without re-encoding: the stream copied, the sizes now what they are.
+            try? FileManager.default.removeItem(atPath: work + "/out")
+            let retag = try pipeline("""
+                version: 1
+                jobs:
+                  - name: retag
+                    ingest: { from: [\(source)] }
+                    tag: { set: { artist: Retagged } }
+                    export: { to: out, name: "{stem}.{ext}" }
+                """, name: "retag-\(format).yaml")
+            let retagged = try Tool.medley(["run", retag])
+            XCTAssertEqual(retagged.status, 0, retagged.stderr)
+            let copy = work + "/out/piped.\(format)"
+            let bytes = try Data(contentsOf: URL(fileURLWithPath: copy))
+            let form = try sizeField(after: format == "wav" ? "RIFF" : "FORM", in: bytes)
+            let formSize = format == "wav" ? form.reversed().reduce(0) { $0 << 8 | Int($1) } : form.reduce(0) { $0 << 8 | Int($1) }
+            XCTAssertEqual(formSize, bytes.count - 8, "\(format): the form's size is the file's length less its 8-byte header")
+            let audio = try sizeField(after: format == "wav" ? "data" : "SSND", in: bytes)
+            let audioSize = format == "wav" ? audio.reversed().reduce(0) { $0 << 8 | Int($1) } : audio.reduce(0) { $0 << 8 | Int($1) }
+            // 44,100 16-bit mono samples; AIFF's SSND adds its 8-byte offset and block size.
+            XCTAssertEqual(audioSize, 44100 * 2 + (format == "aiff" ? 8 : 0), format)
+            XCTAssertEqual(try soxiFrames(copy), 44100, format)
+            XCTAssertEqual(try decodedS32(copy), samples, "\(format): the stream copied sample for sample")
+            XCTAssertEqual(try ffprobe(copy, "format_tags=artist"), "Retagged", format)
+            XCTAssertEqual(try ffprobe(copy, "format_tags=title"), title, format)
+        }
+    }
+
+    /// Opus in CAF (FFmpeg's muxer, Apple's afconvert): an encoding libsndfile refuses, decoded through FFmpeg.
+    func testACAFInAnEncodingLibsndfileRefusesDecodesThroughFFmpeg() throws {
+        let source = work + "/voice.caf"
+        let made = try Tool.run("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "sine=f=440:d=1:r=48000", "-c:a", "libopus", "-b:a", "32k", source])
+        XCTAssertEqual(made.status, 0, made.stderr)
+        let sox = try Tool.run("soxi", ["-s", source])
+        XCTAssertNotEqual(sox.status, 0, "SoX (libsndfile) cannot read it: \(sox.stdout)")
+        XCTAssertEqual(try ffprobe(source, "stream=codec_name"), "opus")
+        let expected = try ffmpegFrames(source, channels: 1)
+        XCTAssertGreaterThanOrEqual(expected, 48000, "ffmpeg decodes the second")
+        let (result, records) = try run(source, "AVFormatIDKey: kAudioFormatLinearPCM", name: "{stem}.wav")
+        XCTAssertEqual(result.status, 0, result.stderr)
+        XCTAssertEqual(records.first?["status"] as? String, "succeeded")
+        XCTAssertEqual(try soxiFrames(work + "/out/voice.wav"), expected)
+    }
+
     func testAFLACWhoseTotalSamplesIsWrongDecodesToTheEnd() throws {
         // 1: a wrong count; 0: "unknown", which the FLAC format allows.
         for total: UInt8 in [1, 0] {

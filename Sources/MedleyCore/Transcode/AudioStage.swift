@@ -27,12 +27,23 @@ struct AudioStage {
     /// rather than the 48 kHz it decodes at, and it refuses a Vorbis stream whose first granule
     /// position gives a start offset. The rest goes through
     /// libsndfile, except a WAV, AIFF or CAF whose header gives no samples (a recorder that never
-    /// patched its data size): libsndfile reads nothing there, FFmpeg reads to the end.
+    /// patched its data size): libsndfile reads nothing there, FFmpeg reads to the end; one in an
+    /// encoding libsndfile does not decode (Opus or AAC in CAF, MP3 in WAV); and a CAF whose data
+    /// chunk runs to the end of the file (size −1, FFmpeg's CAF written to a pipe), which
+    /// libsndfile calls malformed. Where FFmpeg cannot open those either, libsndfile's reason stands.
     static func open(_ path: String, format: String) throws -> AudioSource {
         do {
             if ffmpegFormats.contains(format) { return try FFmpegAudioReader(path: path) }
-            let reader = try AudioReader(path: path)
-            if reader.info.frames == 0, ["wav", "aiff", "caf"].contains(format),
+            let containers: Set<String> = ["wav", "aiff", "caf"]
+            let reader: AudioReader
+            do {
+                reader = try AudioReader(path: path)
+            } catch let refusal as MediaError where containers.contains(format)
+                        && (AudioReader.refusedEncoding(refusal) || format == "caf" && AudioReader.cafDataRunsToEnd(path)) {
+                guard let decoded = try? FFmpegAudioReader(path: path) else { throw refusal }
+                return decoded
+            }
+            if reader.info.frames == 0, containers.contains(format),
                let recovered = try? FFmpegAudioReader(path: path) {
                 return recovered
             }
