@@ -258,20 +258,23 @@ final class RealWorldAudioTests: EndToEndCase {
         }
     }
 
-    /// Opus in CAF (FFmpeg's muxer, Apple's afconvert): an encoding libsndfile refuses, decoded through FFmpeg.
-    func testACAFInAnEncodingLibsndfileRefusesDecodesThroughFFmpeg() throws {
-        let source = work + "/voice.caf"
-        let made = try Tool.run("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "sine=f=440:d=1:r=48000", "-c:a", "libopus", "-b:a", "32k", source])
-        XCTAssertEqual(made.status, 0, made.stderr)
-        let sox = try Tool.run("soxi", ["-s", source])
-        XCTAssertNotEqual(sox.status, 0, "SoX (libsndfile) cannot read it: \(sox.stdout)")
-        XCTAssertEqual(try ffprobe(source, "stream=codec_name"), "opus")
-        let expected = try ffmpegFrames(source, channels: 1)
-        XCTAssertGreaterThanOrEqual(expected, 48000, "ffmpeg decodes the second")
-        let (result, records) = try run(source, "AVFormatIDKey: kAudioFormatLinearPCM", name: "{stem}.wav")
-        XCTAssertEqual(result.status, 0, result.stderr)
-        XCTAssertEqual(records.first?["status"] as? String, "succeeded")
-        XCTAssertEqual(try soxiFrames(work + "/out/voice.wav"), expected)
+    /// Opus and IMA4 ADPCM in CAF (FFmpeg's muxer; Apple's afconvert writes both): encodings libsndfile refuses,
+    /// decoded through FFmpeg.
+    func testCAFsInEncodingsLibsndfileRefusesDecodeThroughFFmpeg() throws {
+        for (codec, options) in [("opus", ["-c:a", "libopus", "-b:a", "32k"]), ("adpcm_ima_qt", ["-c:a", "adpcm_ima_qt"])] {
+            let source = work + "/\(codec).caf"
+            let made = try Tool.run("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "sine=f=440:d=1:r=48000"] + options + [source])
+            XCTAssertEqual(made.status, 0, made.stderr)
+            let sox = try Tool.run("soxi", ["-s", source])
+            XCTAssertNotEqual(sox.status, 0, "SoX (libsndfile) cannot read it: \(sox.stdout)")
+            XCTAssertEqual(try ffprobe(source, "stream=codec_name"), codec)
+            let expected = try ffmpegFrames(source, channels: 1)
+            XCTAssertGreaterThanOrEqual(expected, 48000, "ffmpeg decodes the second")
+            let (result, records) = try run(source, "AVFormatIDKey: kAudioFormatLinearPCM", name: "{stem}.wav")
+            XCTAssertEqual(result.status, 0, result.stderr)
+            XCTAssertEqual(records.first?["status"] as? String, "succeeded", codec)
+            XCTAssertEqual(try soxiFrames(work + "/out/\(codec).wav"), expected, codec)
+        }
     }
 
     func testAFLACWhoseTotalSamplesIsWrongDecodesToTheEnd() throws {

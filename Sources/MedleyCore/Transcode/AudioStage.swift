@@ -28,7 +28,7 @@ struct AudioStage {
     /// position gives a start offset. The rest goes through
     /// libsndfile, except a WAV, AIFF or CAF whose header gives no samples (a recorder that never
     /// patched its data size): libsndfile reads nothing there, FFmpeg reads to the end; one in an
-    /// encoding libsndfile does not decode (Opus or AAC in CAF, MP3 in WAV); and a CAF whose data
+    /// encoding libsndfile does not decode (Opus or IMA4 ADPCM in CAF); and a CAF whose data
     /// chunk runs to the end of the file (size −1, FFmpeg's CAF written to a pipe), which
     /// libsndfile calls malformed. Where FFmpeg cannot open those either, libsndfile's reason stands.
     static func open(_ path: String, format: String) throws -> AudioSource {

@@ -63,7 +63,7 @@ public final class AudioReader {
 
     deinit { sf_close(handle) }
 
-    /// Whether libsndfile refused the file for its encoding (Opus or AAC in CAF, MP3 in WAV), which FFmpeg may decode.
+    /// Whether libsndfile refused the file for its encoding (Opus or IMA4 ADPCM in CAF), which FFmpeg may decode.
     public static func refusedEncoding(_ error: MediaError) -> Bool {
         error.cause == .library(code: Int32(SF_ERR_UNSUPPORTED_ENCODING))
     }
