@@ -34,7 +34,8 @@ enum ChunkTags {
     /// A size field a writer that could not seek back leaves as it was: FFmpeg writing to a pipe leaves a WAV's RIFF
     /// and data sizes at 0xFFFFFFFF and an AIFF's FORM and SSND sizes at 0; a recorder killed before it patched its
     /// header leaves 0. The form then runs to the end of the file, and the audio chunk to the end of the form (as
-    /// FFmpeg's readers take it; nothing after it can be found).
+    /// FFmpeg's readers take it; nothing after it can be found). An audio chunk of size 0 in a form of known size
+    /// is taken at its word (an empty WAV may have its LIST after it).
     private static func isUnknown(_ size: UInt64) -> Bool { size == 0 || size == 0xFFFF_FFFF }
 
     /// The chunks up to the end of the form; `damage` says why the list stops early: a chunk
@@ -60,7 +61,7 @@ enum ChunkTags {
             let head = try file.read(at: offset, count: 8)
             let size = UInt64(flavour.bigEndian ? head[4..<8].bigEndianInteger : head[4..<8].littleEndianInteger)
             let id = String(decoding: head[0..<4], as: UTF8.self)
-            if id == flavour.audioChunk, isUnknown(size), offset + 8 + size != end {
+            if id == flavour.audioChunk, size == 0xFFFF_FFFF || size == 0 && isUnknown(declared), offset + 8 + size != end {
                 found.append(Chunk(id: id, offset: offset, size: end - offset - 8, declared: size))
                 return (form, found, nil)
             }

@@ -150,6 +150,25 @@ f.save()
         ])
     }
 
+    /// A WAV of no samples whose LIST/INFO follows its data chunk: the size 0 is taken at its word when the RIFF
+    /// form's own size is known (only a form of unknown size makes an audio chunk of 0 run to the end of the file).
+    func testAnEmptyWAVKeepsTheInfoListAfterItsDataChunk() throws {
+        var bytes: [UInt8] = []
+        func u32(_ value: Int) { bytes += (0..<4).map { UInt8(truncatingIfNeeded: value >> (8 * $0)) } }
+        func u16(_ value: Int) { bytes += (0..<2).map { UInt8(truncatingIfNeeded: value >> (8 * $0)) } }
+        let info = Array("INFO".utf8) + Array("INAM".utf8) + [6, 0, 0, 0] + Array("Empty".utf8) + [0]
+        bytes += Array("RIFF".utf8); u32(4 + (8 + 16) + 8 + (8 + info.count))
+        bytes += Array("WAVEfmt ".utf8); u32(16); u16(1); u16(1); u32(8000); u32(16000); u16(2); u16(16)
+        bytes += Array("data".utf8); u32(0)
+        bytes += Array("LIST".utf8); u32(info.count); bytes += info
+        let path = work + "/empty.wav"
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        XCTAssertEqual(try Peer.exiftool(path, group: "RIFF")["Title"], "Empty", "exiftool finds the title")
+        let tags = try TagIO.read(path: path)
+        XCTAssertEqual(tags.values["title"], "Empty")
+        XCTAssertEqual(tags.warnings, [])
+    }
+
     func testAIFFTaggedByFFmpegWithID3Chunk() throws {
         let cover = try coverFile()
         let source = try tone("source.aiff", codec: "pcm_s16be")
