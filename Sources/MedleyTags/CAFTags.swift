@@ -22,6 +22,14 @@ enum CAFTags {
         let offset: UInt64
         /// Header and body; a final 'data' chunk of unknown size (−1) runs to the end of the file.
         let length: UInt64
+        /// Whether the header gives −1: the data chunk runs to the end of the file.
+        var runsToEnd = false
+    }
+
+    /// Whether the data chunk's size is −1 (Apple's format allows it for the last chunk; FFmpeg writes it to a pipe).
+    /// False for anything that is no readable CAF.
+    static func dataRunsToEnd(_ file: ByteSource) -> Bool {
+        (try? chunks(file))?.chunks.contains { $0.type == "data" && $0.runsToEnd } ?? false
     }
 
     /// The chunks, and `damage` when one runs past the end of the file (listed with what the file
@@ -38,7 +46,7 @@ enum CAFTags {
             let type = try reader.fourCC()
             let size = try reader.u64BE()
             if size == UInt64.max, type == "data" {
-                found.append(Chunk(type: type, offset: offset, length: file.size - offset))
+                found.append(Chunk(type: type, offset: offset, length: file.size - offset, runsToEnd: true))
                 break
             }
             guard size <= file.size - offset - 12 else {

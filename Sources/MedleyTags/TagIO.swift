@@ -28,6 +28,13 @@ public enum TagIO {
         }
     }
 
+    /// Whether the CAF file at `path` has a data chunk of unknown size (−1: it runs to the end of the file), which
+    /// libsndfile 1.2 calls malformed and FFmpeg reads.
+    public static func cafDataRunsToEnd(path: String) -> Bool {
+        guard let file = try? FileBytes(path: path) else { return false }
+        return CAFTags.dataRunsToEnd(file)
+    }
+
     /// `read(path:)` over a whole file's bytes in memory, the container found from its first bytes;
     /// the error's words do not name a file.
     public static func read(bytes: [UInt8]) throws -> MediaTags {

@@ -39,7 +39,7 @@ struct AudioStage {
             do {
                 reader = try AudioReader(path: path)
             } catch let refusal as MediaError where containers.contains(format)
-                        && (AudioReader.refusedEncoding(refusal) || format == "caf" && AudioReader.cafDataRunsToEnd(path)) {
+                        && (AudioReader.refusedEncoding(refusal) || format == "caf" && TagIO.cafDataRunsToEnd(path: path)) {
                 guard let decoded = try? FFmpegAudioReader(path: path) else { throw refusal }
                 return decoded
             }

@@ -68,27 +68,6 @@ public final class AudioReader {
         error.cause == .library(code: Int32(SF_ERR_UNSUPPORTED_ENCODING))
     }
 
-    /// Whether the CAF file at `path` has a data chunk of unknown size (−1: it runs to the end of the file, as
-    /// Apple's format allows for the last chunk and FFmpeg writes to a pipe). libsndfile 1.2 calls such a file
-    /// malformed.
-    public static func cafDataRunsToEnd(_ path: String) -> Bool {
-        guard let file = FileHandle(forReadingAtPath: path) else { return false }
-        defer { try? file.close() }
-        guard let head = try? file.read(upToCount: 8), Array(head.prefix(4)) == Array("caff".utf8) else { return false }
-        var offset: UInt64 = 8
-        // Each chunk moves on by 12 bytes at least; a file of more chunks than this before its data is no CAF a
-        // recorder writes.
-        for _ in 0..<4096 {
-            guard (try? file.seek(toOffset: offset)) != nil, let data = try? file.read(upToCount: 12), data.count == 12 else { return false }
-            let bytes = Array(data)
-            let size = bytes[4..<12].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
-            if bytes[0..<4].elementsEqual("data".utf8) { return size == UInt64.max }
-            guard size <= UInt64.max - 12 - offset else { return false }
-            offset += 12 + size
-        }
-        return false
-    }
-
     /// The stored depth of libsndfile's lossless subformats (µ-law, A-law, ADPCM, Vorbis, Opus
     /// and MPEG are lossy: nil).
     static func depth(of subformat: Int32) -> (Int?, Bool) {
