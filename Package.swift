@@ -95,7 +95,7 @@ let package = Package(
 // only for scripts/fuzz.sh, which builds them with MEDLEY_FUZZ=1 and `-sanitize=fuzzer,address` into
 // a build folder of their own (docs/fuzzing.md). The normal build and CI's test build never see them.
 if Context.environment["MEDLEY_FUZZ"] == "1" {
-    package.targets.append(.executableTarget(name: "MedleyCoreFuzz", dependencies: ["MedleyCore", "MedleyYAML"],
+    package.targets.append(.executableTarget(name: "MedleyCoreFuzz", dependencies: ["MedleyCore", "MedleyMedia", "MedleyYAML"],
                                              path: "Fuzz/CoreSPM",
                                              // one file with no top-level code: its entry point is the one below
                                              swiftSettings: [.unsafeFlags(["-parse-as-library"])]))

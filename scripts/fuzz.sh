@@ -11,7 +11,7 @@
 #   --runs N       each target for N executions
 #   --smoke        CI's bounded run: every target for a fixed number of executions (MEDLEY_FUZZ_SMOKE_RUNS,
 #                  default 2000) over its seeds alone; any crash, leak or sanitizer report fails it.
-#                  The corespm targets (pipeline, where, manifest: an instrumented build of all of
+#                  The corespm targets (pipeline, where, manifest, metadata: an instrumented build of all of
 #                  MedleyCore, ~10 min) are left out of it unless MEDLEY_FUZZ_CORE=1 or named
 # A crash, leak, timeout or sanitizer report saves its input under Tests/regressions/fuzz/TARGET/
 # (FuzzRegressionTests replays every file there through the product's entry point from then on)
@@ -56,6 +56,7 @@ template core template none
 pipeline corespm yaml yaml,yml
 where corespm yaml none
 manifest corespm manifest jsonl
+metadata corespm xmp jpg,jpeg,tif,tiff,png,webp,heic,dng,xmp
 "
 
 MODE=time; AMOUNT=600; SMOKE=0; BUILD_ONLY=0; ONLY=()

@@ -1,10 +1,11 @@
 // libFuzzer targets over the parts of MedleyCore that need the whole module (pipeline validation over
-// libyaml, `where:`, manifest lines), built by SwiftPM as the product MedleyCoreFuzz, which
+// libyaml, `where:`, manifest lines, image metadata and XMP sidecars through exiv2), built by SwiftPM as the product MedleyCoreFuzz, which
 // Package.swift declares only when MEDLEY_FUZZ=1 (scripts/fuzz.sh, group `corespm`; docs/fuzzing.md).
-// MEDLEY_FUZZ_TARGET: "pipeline", "where" or "manifest". A broken property (below) is a crash:
+// MEDLEY_FUZZ_TARGET: "pipeline", "where", "manifest" or "metadata". A broken property (below) is a crash:
 // libFuzzer saves the input.
 import Foundation
 @testable import MedleyCore
+import MedleyMedia
 import MedleyYAML
 
 private let target = ProcessInfo.processInfo.environment["MEDLEY_FUZZ_TARGET"] ?? "pipeline"
@@ -17,6 +18,7 @@ private func fuzzOne(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     case "pipeline": fuzzPipeline(String(decoding: bytes, as: UTF8.self))
     case "where": fuzzWhere(String(decoding: bytes, as: UTF8.self))
     case "manifest": fuzzManifest(bytes)
+    case "metadata": fuzzMetadata(bytes)
     default:
         FileHandle.standardError.write(Data("unknown MEDLEY_FUZZ_TARGET \(target)\n".utf8))
         exit(2)
@@ -62,6 +64,23 @@ private func fuzzManifest(_ bytes: UnsafeBufferPointer<UInt8>) {
     guard let again = try? ManifestRecord(line: line) else { fatalError("a written line does not read back: \(line)") }
     if again.line != line { fatalError("read → write → read changed the line:\n\(line)\n\(again.line)") }
     if ManifestRecord.input(ofLine: line.utf8) != record.input { fatalError("the input scan disagrees on \(line)") }
+}
+
+/// An image's metadata or an XMP sidecar as ingest reads them (`MetadataProperties.read`): exiv2 opens
+/// the bytes, then Medley's own code turns each stored value into a ``MetadataValue`` (rationals, APEX,
+/// GPS, UNDEFINED bytes, LangAlt) and the tags into properties, as the file's own and as a sidecar's.
+/// No property may be named twice or have no name.
+private func fuzzMetadata(_ bytes: UnsafeBufferPointer<UInt8>) {
+    guard let metadata = try? ImageMetadata.open(bytes: Array(bytes), origin: "fuzz") else { return }
+    let tags = metadata.tags
+    let asFile = MetadataProperties.properties(file: tags, sidecar: nil)
+    let asSidecar = MetadataProperties.properties(file: [], sidecar: tags.filter { $0.family == .xmp })
+    for properties in [asFile, asSidecar] {
+        var seen = Set<String>()
+        for (name, _) in properties where name.isEmpty || !seen.insert(name).inserted {
+            fatalError("a property named \"\(name)\" twice or with no name")
+        }
+    }
 }
 
 @_silgen_name("LLVMFuzzerRunDriver")
