@@ -1,4 +1,5 @@
 import Foundation
+import MedleyTestSupport
 import XCTest
 
 /// Image metadata read through exiv2 over the metadata corpus (`fixtures/realworld/make-metadata.sh`,
@@ -125,6 +126,40 @@ final class MetadataCorpusTests: EndToEndCase {
         let run = try Tool.medley(["run", path, "--quiet"])
         XCTAssertTrue([0, 1].contains(run.status), run.stderr)
         XCTAssertTrue(Tool.files(under: work + "/out").contains("good.jpg"), run.stderr)
+    }
+
+    /// A sidecar exiv2 reads but whose previews it cannot parse (a mutated 14 KB Canon TIFF the
+    /// `metadata` fuzz target found, Tests/regressions/fuzz/metadata/crash-d733…): gexiv2 0.14.0
+    /// freed twice what that failed open left behind, and the whole run aborted (exit 134) at the
+    /// first such item. Now the image is written, as vipsheader reads it, and `medley probe` says its
+    /// sidecar was not read and exits 0.
+    func testASidecarExiv2GivesUpOnPartwayOnlyWarns() throws {
+        let crash = try XCTUnwrap(FuzzRegressions.files("metadata").first { $0.lastPathComponent.hasPrefix("crash-d73342d9") })
+        let input = work + "/in"
+        try FileManager.default.createDirectory(atPath: input, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: try corpus() + "/written/all.jpg", toPath: input + "/photo.jpg")
+        try FileManager.default.copyItem(atPath: crash.path, toPath: input + "/photo.xmp")
+        let probed = try Tool.medley(["probe", input + "/photo.jpg", "--json"])
+        XCTAssertEqual(probed.status, 0, probed.stderr)
+        let item = try XCTUnwrap((try JSONSerialization.jsonObject(with: probed.data) as? [[String: Any]])?.first)
+        XCTAssertTrue((item["warnings"] as? String ?? "").contains("sidecar photo.xmp not read"), "\(item)")
+
+        let path = try pipeline("""
+            version: 1
+            jobs:
+              - name: copy
+                ingest: { from: [in] }
+                export: { to: out, format: jpeg, name: "{stem}.jpg" }
+            """)
+        // The run goes on to the end: the sidecar is itself ingested (its bytes are a TIFF) and fails
+        // alone, as any broken image does.
+        let run = try Tool.medley(["run", path, "--quiet"])
+        XCTAssertEqual(run.status, 1, run.stderr)
+        let failed = run.stderr.split(separator: "\n").filter { $0.hasPrefix("FAIL") }
+        XCTAssertEqual(failed.count, 1, run.stderr)
+        XCTAssertTrue(failed.allSatisfy { $0.contains("/in/photo.xmp: ") }, run.stderr)
+        XCTAssertEqual(try Tool.vipsHeader(work + "/out/photo.jpg", "width"), try Tool.vipsHeader(input + "/photo.jpg", "width"))
+        XCTAssertEqual(try Tool.vipsHeader(work + "/out/photo.jpg", "height"), try Tool.vipsHeader(input + "/photo.jpg", "height"))
     }
 
     /// `where` on the short names (rating, keywords as one text) and a template of dateTaken,

@@ -58,13 +58,32 @@ public final class ImageMetadata {
             let ok = body(handle, &error)
             let warnings = Log.take()
             guard ok != 0 else {
-                g_object_unref(UnsafeMutableRawPointer(handle))
-                throw Self.error(error, operation, path: origin, warnings: warnings)
+                let failure = Self.error(error, operation, path: origin, warnings: warnings)
+                releaseAfterFailedOpen(handle)
+                throw failure
             }
             let metadata = ImageMetadata(handle: handle, origin: origin)
             metadata.warnings = warnings
             return metadata
         }
+    }
+
+    /// Releases an object whose open failed (under the lock). gexiv2 before 0.14.2 (Debian 12 has
+    /// 0.14.0) frees the MIME type and the preview manager of an open that fails after exiv2 has read
+    /// the file (a preview exiv2 cannot parse: fuzzing found a 14 KB TIFF) without clearing them, and
+    /// its finalizer frees both again: a double free that aborts the whole process (fixed upstream by
+    /// commit 5617111, "Zero fields after g_free"). Opening the smallest JPEG on the same object sets
+    /// both afresh first, so the release frees each once on every version; should even that fail, the
+    /// object is left unreleased, a leak of one object instead of an abort.
+    private static func releaseAfterFailedOpen(_ handle: UnsafeMutablePointer<GExiv2Metadata>) {
+        let smallestJPEG: [UInt8] = [0xFF, 0xD8, 0xFF, 0xD9]
+        var error: UnsafeMutablePointer<GError>?
+        let reopened = smallestJPEG.withUnsafeBufferPointer {
+            gexiv2_metadata_open_buf(handle, $0.baseAddress, glong($0.count), &error)
+        }
+        if let error { g_error_free(error) }
+        _ = Log.take()
+        if reopened != 0 { g_object_unref(UnsafeMutableRawPointer(handle)) }
     }
 
     // MARK: reading
