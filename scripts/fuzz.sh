@@ -149,7 +149,7 @@ build_group() {
 # first 64 KiB: tags and headers are at the start, and short inputs run faster), the committed
 # Fuzz/seeds/TARGET, and every regression file so far.
 seeds() {
-  local name=$1 exts=$2 dir="$OUT/seeds/$1"
+  local name=$1 exts=$2 dir="$OUT/seeds/$1$lane"
   rm -rf "$dir"; mkdir -p "$dir"
   local find_args=() ext
   for ext in ${exts//,/ }; do find_args+=(-o -iname "*.$ext"); done
@@ -184,19 +184,23 @@ status=0
 touch "$OUT/results.tsv"
 for name in "${ONLY[@]}"; do
   read -r group dict exts < <(echo "$TARGETS" | awk -v t="$name" '$1 == t { print $2, $3, $4 }')
+  # MEDLEY_FUZZ_LANE=N: one of several runs of a target at once (one per core, over the same corpus):
+  # seeds, a log and an artifacts folder of its own. A run starts with an empty artifacts folder (what
+  # an earlier run found is in Tests/regressions/fuzz/ already).
+  lane=${MEDLEY_FUZZ_LANE:+.lane$MEDLEY_FUZZ_LANE}
   seeds "$name" "$exts"
-  artifacts="$OUT/artifacts/$name"; mkdir -p "$artifacts"
+  artifacts="$OUT/artifacts/$name$lane"; rm -rf "$artifacts"; mkdir -p "$artifacts"
   corpus=()
   if [ $SMOKE -eq 0 ]; then mkdir -p "$OUT/corpus/$name"; corpus=("$OUT/corpus/$name"); fi
   limit=(-runs="$AMOUNT"); [ "$MODE" = time ] && limit=(-max_total_time="$AMOUNT")
   [ "$MODE" = cpu ] && limit=(-max_total_time=$((AMOUNT * 1000)))
   dictarg=(); [ -f "Fuzz/dict/$dict.dict" ] && dictarg=(-dict="Fuzz/dict/$dict.dict")
-  log="$OUT/logs/$name.log"; mkdir -p "$OUT/logs"
+  log="$OUT/logs/$name$lane.log"; mkdir -p "$OUT/logs"
   echo "fuzz.sh: $name (${limit[*]})" >&2
   set +e
   MEDLEY_FUZZ_TARGET=$name ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 "$OUT/$group" \
     "${dictarg[@]}" -max_len=65536 -timeout=25 -rss_limit_mb=2048 -malloc_limit_mb=1024 -interrupted_exitcode=0 \
-    -print_final_stats=1 -artifact_prefix="$artifacts/" "${limit[@]}" "${corpus[@]}" "$OUT/seeds/$name" > "$log" 2>&1 &
+    -print_final_stats=1 -artifact_prefix="$artifacts/" "${limit[@]}" "${corpus[@]}" "$OUT/seeds/$name$lane" > "$log" 2>&1 &
   pid=$!
   cpu=0
   if [ "$MODE" = cpu ]; then

@@ -24,6 +24,18 @@ final class MetadataCorpusTests: EndToEndCase {
         return try XCTUnwrap((try JSONSerialization.jsonObject(with: result.data) as? [[String: Any]])?.first)
     }
 
+    /// `medley run --quiet` of a job that copies the work folder's `in` to `out` as JPEG.
+    func runCopyJob() throws -> Tool.Result {
+        let path = try pipeline("""
+            version: 1
+            jobs:
+              - name: copy
+                ingest: { from: [in] }
+                export: { to: out, format: jpeg, name: "{stem}.jpg" }
+            """)
+        return try Tool.medley(["run", path, "--quiet"])
+    }
+
     /// exiftool's JSON (`-n -G1`) for one file.
     func exiftool(_ path: String) throws -> [String: Any] {
         let result = try Tool.run("exiftool", ["-n", "-j", "-G1", "-q", "-q", path])
@@ -116,14 +128,7 @@ final class MetadataCorpusTests: EndToEndCase {
             try FileManager.default.copyItem(atPath: bad + "/" + name, toPath: input + "/" + name)
         }
         try FileManager.default.copyItem(atPath: try corpus() + "/written/all.jpg", toPath: input + "/good.jpg")
-        let path = try pipeline("""
-            version: 1
-            jobs:
-              - name: copy
-                ingest: { from: [in] }
-                export: { to: out, format: jpeg, name: "{stem}.jpg" }
-            """)
-        let run = try Tool.medley(["run", path, "--quiet"])
+        let run = try runCopyJob()
         XCTAssertTrue([0, 1].contains(run.status), run.stderr)
         XCTAssertTrue(Tool.files(under: work + "/out").contains("good.jpg"), run.stderr)
     }
@@ -139,21 +144,12 @@ final class MetadataCorpusTests: EndToEndCase {
         try FileManager.default.createDirectory(atPath: input, withIntermediateDirectories: true)
         try FileManager.default.copyItem(atPath: try corpus() + "/written/all.jpg", toPath: input + "/photo.jpg")
         try FileManager.default.copyItem(atPath: crash.path, toPath: input + "/photo.xmp")
-        let probed = try Tool.medley(["probe", input + "/photo.jpg", "--json"])
-        XCTAssertEqual(probed.status, 0, probed.stderr)
-        let item = try XCTUnwrap((try JSONSerialization.jsonObject(with: probed.data) as? [[String: Any]])?.first)
+        let item = try probe(input + "/photo.jpg")
         XCTAssertTrue((item["warnings"] as? String ?? "").contains("sidecar photo.xmp not read"), "\(item)")
 
-        let path = try pipeline("""
-            version: 1
-            jobs:
-              - name: copy
-                ingest: { from: [in] }
-                export: { to: out, format: jpeg, name: "{stem}.jpg" }
-            """)
         // The run goes on to the end: the sidecar is itself ingested (its bytes are a TIFF) and fails
         // alone, as any broken image does.
-        let run = try Tool.medley(["run", path, "--quiet"])
+        let run = try runCopyJob()
         XCTAssertEqual(run.status, 1, run.stderr)
         let failed = run.stderr.split(separator: "\n").filter { $0.hasPrefix("FAIL") }
         XCTAssertEqual(failed.count, 1, run.stderr)
