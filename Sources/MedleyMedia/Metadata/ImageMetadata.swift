@@ -45,7 +45,7 @@ public final class ImageMetadata {
     /// The metadata of an empty JPEG: where EXIF and XMP are put together for a file exiv2 cannot
     /// write itself (a JPEG XL container's boxes), then taken out as `exifBlock()` and `xmpPacket()`.
     public static func scratch() throws -> ImageMetadata {
-        try open(bytes: [0xFF, 0xD8, 0xFF, 0xD9], origin: "metadata being assembled")
+        try open(bytes: smallestJPEG, origin: "metadata being assembled")
     }
 
     private static func open(origin: String, operation: String,
@@ -76,7 +76,6 @@ public final class ImageMetadata {
     /// both afresh first, so the release frees each once on every version; should even that fail, the
     /// object is left unreleased, a leak of one object instead of an abort.
     private static func releaseAfterFailedOpen(_ handle: UnsafeMutablePointer<GExiv2Metadata>) {
-        let smallestJPEG: [UInt8] = [0xFF, 0xD8, 0xFF, 0xD9]
         var error: UnsafeMutablePointer<GError>?
         let reopened = smallestJPEG.withUnsafeBufferPointer {
             gexiv2_metadata_open_buf(handle, $0.baseAddress, glong($0.count), &error)
@@ -85,6 +84,9 @@ public final class ImageMetadata {
         _ = Log.take()
         if reopened != 0 { g_object_unref(UnsafeMutableRawPointer(handle)) }
     }
+
+    /// A JPEG of nothing but its start and end markers.
+    private static let smallestJPEG: [UInt8] = [0xFF, 0xD8, 0xFF, 0xD9]
 
     // MARK: reading
 
