@@ -27,12 +27,12 @@ let package = Package(
         // EXIF, IPTC and XMP read and written through exiv2 (gexiv2: its C API, as Shotwell, GIMP and darktable use it).
         .systemLibrary(name: "CGexiv2", pkgConfig: "gexiv2", providers: [.apt(["libgexiv2-dev"])]),
         .systemLibrary(name: "CFFmpeg", pkgConfig: "libavformat",
-                       providers: [.apt(["libavformat-dev", "libavcodec-dev", "libswscale-dev", "libswresample-dev"])]),
+                       providers: [.apt(["libavformat-dev", "libavcodec-dev", "libswscale-dev", "libswresample-dev", "libavfilter-dev"])]),
         // Audio encode/decode, and movie probe, frames and transcodes (libswscale for pictures,
         // libswresample for sound) through FFmpeg without its macros in Swift.
         .target(name: "CFFmpegShim", dependencies: ["CFFmpeg"],
                 linkerSettings: [.linkedLibrary("avformat"), .linkedLibrary("avcodec"), .linkedLibrary("avutil"),
-                                 .linkedLibrary("swscale"), .linkedLibrary("swresample")]),
+                                 .linkedLibrary("swscale"), .linkedLibrary("swresample"), .linkedLibrary("avfilter")]),
         // Non-variadic C entry points over libvips' `vips_*(…, NULL)` calls and region callbacks.
         .target(name: "CVipsShim", dependencies: ["CVips"],
                 // GIFs of a clip: libimagequant quantises the palette and cgif writes (libvips' own GIF libraries).

@@ -21,6 +21,9 @@ RUN_PACKAGES=(
   # audio: libsndfile (WAV/AIFF/CAF/FLAC/Ogg/Opus/MP3 I/O), libsamplerate (resampling),
   # FFmpeg's libraries (AAC/ALAC in M4A; movies: libswscale for pictures, libswresample for sound)
   libsndfile1-dev libsamplerate0-dev libavformat-dev libavcodec-dev libavutil-dev libswscale-dev libswresample-dev
+  # movies: libavfilter for the field's own deinterlacer (bwdif), tone mapping (zscale through zimg, tonemap),
+  # subtitles burned in (libass through the subtitles filter) and the idet/cropdetect analyses
+  libavfilter-dev
   # CIQRCodeGenerator's symbols come from libqrencode
   libqrencode-dev
   # text watermarks and CITextImageGenerator: vips_text draws with fontconfig's fonts (DejaVu Sans is the default)
@@ -52,6 +55,8 @@ TEST_PACKAGES=(
   libraw-bin
   # independent references in tests and peers in benchmarks
   ffmpeg sox libsox-fmt-all samplerate-programs
+  # HandBrakeCLI: the peer of the movie benchmarks (tracks, decomb, autocrop, HDR) and an oracle in MovieStreamsRunTests
+  handbrake-cli
   # independent tag readers for TagIO's tests: mutagen (raw ID3 frames, MP4 atoms, Vorbis
   # fields), ogginfo and opusinfo (Ogg page CRCs and sequence numbers)
   python3-mutagen vorbis-tools opus-tools
