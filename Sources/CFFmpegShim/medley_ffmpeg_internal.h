@@ -98,6 +98,20 @@ const AVOutputFormat *medley_output_format(const char *container);
 /* Copies the input's container tags, but those describing its structure; returns whether any needs
  * an MP4's QuickTime keys list (use_metadata_tags) to be held verbatim. */
 int medley_output_copy_tags(const AVFormatContext *input, AVFormatContext *out);
+/* Copies a stream's tags (language, title, handler, …) and dispositions onto its output stream, but
+ * those that describe the source's encoding rather than the track: Matroska's statistics (BPS,
+ * DURATION, NUMBER_OF_FRAMES, NUMBER_OF_BYTES, _STATISTICS_*), `encoder` and `rotate` (the display
+ * matrix is written instead). Cover art's disposition is not copied. */
+void medley_output_copy_stream_tags(const AVStream *in, AVStream *out);
+/* Copies the input's chapters with their titles, the container start subtracted; a chapter that
+ * starts at or past `duration` (AV_TIME_BASE units; ≤ 0: unknown) is left out and one whose end
+ * runs past it is cut there, each with a line in report->notes. Returns the chapters written, or −1
+ * (out of memory). */
+int medley_output_copy_chapters(const AVFormatContext *input, AVFormatContext *out, int64_t duration,
+                                MedleyTranscodeReport *report);
+/* Appends one line to report->notes (cut at its size). */
+void medley_report_note(MedleyTranscodeReport *report, const char *format, ...)
+    __attribute__((format(printf, 2, 3)));
 /* Writes the display matrix on `stream` (a copy of `matrix`, nine int32). Returns 0 or −1. */
 int medley_output_set_matrix(AVStream *stream, const int32_t *matrix);
 

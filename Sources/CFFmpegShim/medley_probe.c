@@ -47,6 +47,7 @@ int medley_movie_probe(const char *path, MedleyMovieInfo *info, MedleyMovieTagVi
     if (f->duration != AV_NOPTS_VALUE && f->duration > 0) info->duration = f->duration / (double)AV_TIME_BASE;
     else if (v->duration != AV_NOPTS_VALUE && v->duration > 0) info->duration = v->duration * av_q2d(v->time_base);
     info->start_time = f->start_time == AV_NOPTS_VALUE ? 0 : f->start_time / (double)AV_TIME_BASE;
+    info->video_stream = in.video;
     info->width = v->codecpar->width;
     info->height = v->codecpar->height;
     AVRational sar = av_guess_sample_aspect_ratio(in.format, (AVStream *)v, NULL);
@@ -77,4 +78,53 @@ int medley_movie_probe(const char *path, MedleyMovieInfo *info, MedleyMovieTagVi
 done:
     medley_movie_input_close(&in);
     return result;
+}
+
+/* ---- a movie's streams ---- */
+
+static int stream_kind(const AVStream *s) {
+    switch (s->codecpar->codec_type) {
+    case AVMEDIA_TYPE_VIDEO: return 0;
+    case AVMEDIA_TYPE_AUDIO: return 1;
+    case AVMEDIA_TYPE_SUBTITLE: return 2;
+    case AVMEDIA_TYPE_ATTACHMENT: return 3;
+    case AVMEDIA_TYPE_DATA: return 4;
+    default: return 5;
+    }
+}
+
+int medley_movie_streams(const char *path, MedleyStreamVisitor visit, void *context, int *chapters, char *error,
+                         size_t size) {
+    av_log_set_level(AV_LOG_QUIET);
+    AVFormatContext *f = NULL;
+    if (chapters) *chapters = 0;
+    if (medley_input_open(&f, path, "cannot read the container", error, size) < 0) return -1;
+    for (unsigned i = 0; i < f->nb_streams; i++) {
+        const AVStream *s = f->streams[i];
+        MedleyStreamInfo info;
+        memset(&info, 0, sizeof info);
+        info.index = (int)i;
+        info.kind = stream_kind(s);
+        copy_text(info.codec, sizeof info.codec, avcodec_get_name(s->codecpar->codec_id));
+        const AVDictionaryEntry *language = av_dict_get(s->metadata, "language", NULL, 0);
+        const AVDictionaryEntry *title = av_dict_get(s->metadata, "title", NULL, 0);
+        /* Matroska attachments are named by their file name. */
+        if (!title && info.kind == 3) title = av_dict_get(s->metadata, "filename", NULL, 0);
+        copy_text(info.language, sizeof info.language, language ? language->value : NULL);
+        copy_text(info.title, sizeof info.title, title ? title->value : NULL);
+        info.is_default = (s->disposition & AV_DISPOSITION_DEFAULT) != 0;
+        info.is_forced = (s->disposition & AV_DISPOSITION_FORCED) != 0;
+        info.is_hearing_impaired = (s->disposition & AV_DISPOSITION_HEARING_IMPAIRED) != 0;
+        info.is_attached_pic = (s->disposition & AV_DISPOSITION_ATTACHED_PIC) != 0;
+        const AVCodecDescriptor *descriptor = avcodec_descriptor_get(s->codecpar->codec_id);
+        info.is_text = info.kind == 2 && descriptor && (descriptor->props & AV_CODEC_PROP_TEXT_SUB);
+        info.channels = s->codecpar->ch_layout.nb_channels;
+        info.sample_rate = s->codecpar->sample_rate;
+        info.width = s->codecpar->width;
+        info.height = s->codecpar->height;
+        if (visit) visit(context, &info);
+    }
+    if (chapters) *chapters = (int)f->nb_chapters;
+    avformat_close_input(&f);
+    return 0;
 }

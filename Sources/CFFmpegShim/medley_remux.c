@@ -4,6 +4,7 @@
 
 #include <libavutil/avstring.h>
 #include <libavutil/log.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -38,6 +39,70 @@ int medley_output_copy_tags(const AVFormatContext *input, AVFormatContext *out) 
         if (!is_mp4_atom(tag->key)) keyed = 1;
     }
     return keyed;
+}
+
+static int describes_encoding(const char *key) {
+    static const char *const prefixes[] = {"_STATISTICS_", "BPS", "DURATION", "NUMBER_OF_FRAMES", "NUMBER_OF_BYTES"};
+    for (size_t i = 0; i < sizeof prefixes / sizeof *prefixes; i++)
+        if (av_strncasecmp(key, prefixes[i], strlen(prefixes[i])) == 0) return 1;
+    return av_strcasecmp(key, "encoder") == 0 || av_strcasecmp(key, "rotate") == 0;
+}
+
+void medley_output_copy_stream_tags(const AVStream *in, AVStream *out) {
+    const AVDictionaryEntry *tag = NULL;
+    while ((tag = av_dict_get(in->metadata, "", tag, AV_DICT_IGNORE_SUFFIX)))
+        if (!describes_encoding(tag->key)) av_dict_set(&out->metadata, tag->key, tag->value, 0);
+    out->disposition = in->disposition & ~AV_DISPOSITION_ATTACHED_PIC;
+}
+
+void medley_report_note(MedleyTranscodeReport *report, const char *format, ...) {
+    size_t used = strlen(report->notes);
+    if (used + 2 >= sizeof report->notes) return;
+    if (used > 0) report->notes[used++] = '\n';
+    va_list arguments;
+    va_start(arguments, format);
+    vsnprintf(report->notes + used, sizeof report->notes - used, format, arguments);
+    va_end(arguments);
+}
+
+int medley_output_copy_chapters(const AVFormatContext *input, AVFormatContext *out, int64_t duration,
+                                MedleyTranscodeReport *report) {
+    int64_t start = medley_container_start(input);
+    for (unsigned i = 0; i < input->nb_chapters; i++) {
+        const AVChapter *c = input->chapters[i];
+        if (c->time_base.num <= 0 || c->time_base.den <= 0) continue;
+        const AVDictionaryEntry *title = av_dict_get(c->metadata, "title", NULL, 0);
+        int64_t origin = av_rescale_q(start, AV_TIME_BASE_Q, c->time_base);
+        int64_t from = c->start - origin, to = c->end - origin;
+        if (from < 0) from = 0;
+        if (duration > 0) {
+            int64_t end = av_rescale_q(duration, AV_TIME_BASE_Q, c->time_base);
+            if (from >= end) {
+                medley_report_note(report, "chapter %u (\"%s\") starts at %.3f s, at or past the movie's end (%.3f s); not kept",
+                                   i + 1, title ? title->value : "", from * av_q2d(c->time_base),
+                                   duration / (double)AV_TIME_BASE);
+                continue;
+            }
+            if (to > end) {
+                medley_report_note(report, "chapter %u (\"%s\") ends at %.3f s, past the movie's end: cut at %.3f s", i + 1,
+                                   title ? title->value : "", to * av_q2d(c->time_base), duration / (double)AV_TIME_BASE);
+                to = end;
+            }
+        }
+        if (to < from) to = from;
+        AVChapter **grown = av_realloc_array(out->chapters, out->nb_chapters + 1, sizeof *grown);
+        if (!grown) return -1;
+        out->chapters = grown;
+        AVChapter *copy = av_mallocz(sizeof *copy);
+        if (!copy) return -1;
+        copy->id = c->id;
+        copy->time_base = c->time_base;
+        copy->start = from;
+        copy->end = to;
+        if (av_dict_copy(&copy->metadata, c->metadata, 0) < 0) { av_free(copy); return -1; }
+        out->chapters[out->nb_chapters++] = copy;
+    }
+    return (int)out->nb_chapters;
 }
 
 int medley_output_set_matrix(AVStream *stream, const int32_t *matrix) {
@@ -80,9 +145,7 @@ int medley_stream_copy_open(MedleyStreamCopy *copy, const AVFormatContext *input
     o->sample_aspect_ratio = in->sample_aspect_ratio;
     o->avg_frame_rate = in->avg_frame_rate;
     o->r_frame_rate = in->r_frame_rate;
-    o->disposition = in->disposition & ~AV_DISPOSITION_ATTACHED_PIC;
-    const AVDictionaryEntry *language = av_dict_get(in->metadata, "language", NULL, 0);
-    if (language) av_dict_set(&o->metadata, "language", language->value, 0);
+    medley_output_copy_stream_tags(in, o);
     const int32_t *matrix = NULL;
     if (in->codecpar->codec_type == AVMEDIA_TYPE_VIDEO) {
         medley_displayed_rotation(in, &matrix);

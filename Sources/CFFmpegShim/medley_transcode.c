@@ -1,7 +1,8 @@
 /* Re-encoding a movie (medley_movie_transcode, medley_movie.h): decode with libavcodec, crop and
- * scale with libswscale, mix and resample the sound with libswresample, encode with libx264 (or
- * libx265, SVT-AV1, libaom, libvpx-vp9) and FFmpeg's AAC (or Opus, MP3, FLAC, ALAC, Vorbis), or copy
- * the sound's packets; mux into MP4 (moov first), MOV, Matroska or WebM. */
+ * scale with libswscale, mix and resample each kept sound track with libswresample, encode with
+ * libx264 (or libx265, SVT-AV1, libaom, libvpx-vp9) and FFmpeg's AAC (or Opus, MP3, FLAC, ALAC,
+ * Vorbis), or copy the picture's or the sound's packets; subtitles, attachments and chapters come
+ * along; mux into MP4 (moov first), MOV, Matroska or WebM. */
 #include "medley_ffmpeg_internal.h"
 
 #include <libavutil/audio_fifo.h>
@@ -16,26 +17,49 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* One kept sound track: re-encoded (decoder → converter → FIFO → encoder) or copied. */
+typedef struct AudioTrack {
+    int index;                 /* the source stream */
+    AVCodecContext *decoder, *encoder;
+    AVStream *out;
+    SwrContext *swr;
+    AVAudioFifo *fifo;
+    AVFrame *sound;
+    uint8_t **converted;       /* swr output planes */
+    int converted_capacity;    /* samples per plane */
+    int64_t next_pts;          /* in samples */
+    int started;
+    int channels, format, rate; /* the decoded sound's shape the converter was set up for */
+    MedleyStreamCopy copy;     /* the packets, when copied */
+    int copied;
+    double end, written_end;   /* where the decoded and the written sound end (seconds) */
+    int64_t samples;           /* samples per channel encoded */
+} AudioTrack;
+
+/* One kept subtitle or attachment stream, copied. */
+typedef struct CopiedTrack {
+    int index;
+    MedleyStreamCopy copy;
+    double end;
+} CopiedTrack;
+
 typedef struct Transcoder {
     MedleyMovieInput in;
     const MedleyTranscodeSettings *settings;
     MedleyTranscodeReport *report;
     AVFormatContext *out;
-    AVCodecContext *video_encoder, *audio_encoder;
-    AVStream *video_out, *audio_out;
+    AVCodecContext *video_encoder;
+    AVStream *video_out;
+    MedleyStreamCopy video_copy;  /* the picture's packets, when copied */
     struct SwsContext *sws;
-    SwrContext *swr;
-    AVAudioFifo *fifo;
-    AVFrame *decoded, *picture, *sound;
+    AVFrame *decoded, *picture;
     AVPacket *packet, *encoded;
-    uint8_t **converted;       /* swr output planes */
-    int converted_capacity;    /* samples per plane */
+    AudioTrack *audio;
+    int audio_count;
+    CopiedTrack *subtitles;
+    int subtitle_count;
     int64_t origin_video;      /* the input video timestamp that becomes 0 */
     int64_t last_video_pts;
-    int64_t next_audio_pts;    /* in samples */
-    int audio_started;
-    int sound_channels, sound_format, sound_rate; /* the decoded sound's shape the converter was set up for */
-    MedleyStreamCopy audio_copy;   /* the sound's packets, when copied */
     int64_t last_source_pts;   /* the last picture's source timestamp (repeats and jumps are found on it) */
     int64_t last_source_duration;
     int64_t shift;             /* added to the source timestamps after a re-timed run (source time base) */
@@ -122,8 +146,7 @@ static int open_video_encoder(Transcoder *t, char *error, size_t size) {
     t->video_out->time_base = e->time_base;
     t->video_out->sample_aspect_ratio = e->sample_aspect_ratio;
     if (rate.num > 0 && rate.den > 0) t->video_out->avg_frame_rate = rate;
-    const AVDictionaryEntry *language = av_dict_get(source->metadata, "language", NULL, 0);
-    if (language) av_dict_set(&t->video_out->metadata, "language", language->value, 0);
+    medley_output_copy_stream_tags(source, t->video_out);
 
     /* The display matrix as it was (a hand-written one may also mirror), else the rotate tag's. */
     const int32_t *matrix = NULL;
@@ -145,14 +168,28 @@ static int open_video_encoder(Transcoder *t, char *error, size_t size) {
     return 0;
 }
 
-static int open_audio_encoder(Transcoder *t, char *error, size_t size) {
+/* Records that the output's next stream comes from the source stream `index`. */
+static void keep(Transcoder *t, int index) {
+    MedleyTranscodeReport *r = t->report;
+    if (r->kept_count < (int)(sizeof r->kept / sizeof *r->kept)) r->kept[r->kept_count] = index;
+    r->kept_count++;
+}
+
+/* The stream's description in notes: "audio stream 2 (ac3, fra)". */
+static void describe_stream(const AVStream *s, const char *kind, char *text, size_t size) {
+    const AVDictionaryEntry *language = av_dict_get(s->metadata, "language", NULL, 0);
+    snprintf(text, size, "%s stream %d (%s%s%s)", kind, s->index, avcodec_get_name(s->codecpar->codec_id),
+             language ? ", " : "", language ? language->value : "");
+}
+
+static int open_audio_encoder(Transcoder *t, AudioTrack *a, char *error, size_t size) {
     const MedleyTranscodeSettings *s = t->settings;
     const char *name = s->audio_encoder ? s->audio_encoder : "aac";
     const AVCodec *codec = avcodec_find_encoder_by_name(name);
     if (!codec) { snprintf(error, size, "this FFmpeg has no %s encoder", name); return -1; }
-    AVCodecContext *e = t->audio_encoder = avcodec_alloc_context3(codec);
-    t->audio_out = avformat_new_stream(t->out, NULL);
-    if (!e || !t->audio_out) { snprintf(error, size, "out of memory"); return -1; }
+    AVCodecContext *e = a->encoder = avcodec_alloc_context3(codec);
+    a->out = avformat_new_stream(t->out, NULL);
+    if (!e || !a->out) { snprintf(error, size, "out of memory"); return -1; }
     e->sample_fmt = codec->sample_fmts ? codec->sample_fmts[0] : AV_SAMPLE_FMT_FLTP;
     for (const enum AVSampleFormat *f = codec->sample_fmts; f && *f != AV_SAMPLE_FMT_NONE; f++)
         if (*f == AV_SAMPLE_FMT_FLTP) e->sample_fmt = *f;
@@ -169,21 +206,115 @@ static int open_audio_encoder(Transcoder *t, char *error, size_t size) {
         return -1;
     }
     if (e->frame_size <= 0) e->frame_size = 1024; /* PCM, FLAC: any size; 1024 frames a packet */
-    r = avcodec_parameters_from_context(t->audio_out->codecpar, e);
+    r = avcodec_parameters_from_context(a->out->codecpar, e);
     if (r < 0) { medley_ffmpeg_set_error(error, size, "cannot describe the audio stream", r); return -1; }
-    t->audio_out->time_base = e->time_base;
-    const AVDictionaryEntry *language = av_dict_get(t->in.format->streams[t->in.audio]->metadata, "language", NULL, 0);
-    if (language) av_dict_set(&t->audio_out->metadata, "language", language->value, 0);
-    t->fifo = av_audio_fifo_alloc(e->sample_fmt, s->audio_channels, 4 * e->frame_size);
-    t->sound = av_frame_alloc();
-    if (!t->fifo || !t->sound) { snprintf(error, size, "out of memory"); return -1; }
-    t->sound->format = e->sample_fmt;
-    r = av_channel_layout_copy(&t->sound->ch_layout, &e->ch_layout);
+    a->out->time_base = e->time_base;
+    medley_output_copy_stream_tags(t->in.format->streams[a->index], a->out);
+    a->fifo = av_audio_fifo_alloc(e->sample_fmt, s->audio_channels, 4 * e->frame_size);
+    a->sound = av_frame_alloc();
+    if (!a->fifo || !a->sound) { snprintf(error, size, "out of memory"); return -1; }
+    a->sound->format = e->sample_fmt;
+    r = av_channel_layout_copy(&a->sound->ch_layout, &e->ch_layout);
     if (r < 0) { medley_ffmpeg_set_error(error, size, "cannot describe the sound's channels", r); return -1; }
-    t->sound->sample_rate = e->sample_rate;
-    t->sound->nb_samples = e->frame_size;
-    r = av_frame_get_buffer(t->sound, 0);
+    a->sound->sample_rate = e->sample_rate;
+    a->sound->nb_samples = e->frame_size;
+    r = av_frame_get_buffer(a->sound, 0);
     if (r < 0) { medley_ffmpeg_set_error(error, size, "cannot allocate a sound frame", r); return -1; }
+    return 0;
+}
+
+/* Opens the kept sound tracks: each copied or decoded and re-encoded. A track whose codec FFmpeg
+ * cannot decode, or that the container cannot hold as it is, is left out with a note; −1 only for
+ * errors that would fail any track (an encoder missing, memory). */
+static int open_audio_tracks(Transcoder *t, char *error, size_t size) {
+    const MedleyTranscodeSettings *s = t->settings;
+    if (s->audio_stream_count <= 0 || (!s->audio_copy && s->audio_channels <= 0)) return 0;
+    t->audio = calloc((size_t)s->audio_stream_count, sizeof *t->audio);
+    if (!t->audio) { snprintf(error, size, "out of memory"); return -1; }
+    for (int i = 0; i < s->audio_stream_count; i++) {
+        int index = s->audio_streams[i];
+        if (index < 0 || index >= (int)t->in.format->nb_streams ||
+            t->in.format->streams[index]->codecpar->codec_type != AVMEDIA_TYPE_AUDIO)
+            continue;
+        const AVStream *source = t->in.format->streams[index];
+        AudioTrack *a = &t->audio[t->audio_count];
+        memset(a, 0, sizeof *a);
+        a->index = index;
+        char what[96], why[256];
+        describe_stream(source, "audio", what, sizeof what);
+        if (s->audio_copy) {
+            if (medley_stream_copy_open(&a->copy, t->in.format, source, t->out, s->container, why, sizeof why) < 0) {
+                if (!a->copy.out) { medley_report_note(t->report, "%s: %s; not kept", what, why); continue; }
+                snprintf(error, size, "%s", why);
+                return -1;
+            }
+            a->copied = 1;
+            keep(t, index);
+            t->audio_count++;
+            continue;
+        }
+        /* One decoding thread: see the video decoder's. */
+        if (medley_movie_open_decoder(&t->in, index, &a->decoder, 1, why, sizeof why) < 0) {
+            avcodec_free_context(&a->decoder);
+            medley_report_note(t->report, "%s: %s; not kept", what, why);
+            continue;
+        }
+        t->audio_count++;
+        if (open_audio_encoder(t, a, error, size) < 0) return -1;
+        keep(t, index);
+    }
+    return 0;
+}
+
+static AudioTrack *audio_track(Transcoder *t, int index) {
+    for (int i = 0; i < t->audio_count; i++)
+        if (t->audio[i].index == index) return &t->audio[i];
+    return NULL;
+}
+
+/* Opens the kept subtitle and attachment streams, copied as they are; one the container cannot
+ * hold is left out with a note. */
+static int open_copied_tracks(Transcoder *t, const int *streams, int count, const char *kind, char *error, size_t size) {
+    if (count <= 0) return 0;
+    CopiedTrack *grown = realloc(t->subtitles, (size_t)(t->subtitle_count + count) * sizeof *grown);
+    if (!grown) { snprintf(error, size, "out of memory"); return -1; }
+    t->subtitles = grown;
+    int attachments = strcmp(kind, "attachment") == 0;
+    for (int i = 0; i < count; i++) {
+        int index = streams[i];
+        if (index < 0 || index >= (int)t->in.format->nb_streams) continue;
+        const AVStream *source = t->in.format->streams[index];
+        enum AVMediaType type = attachments ? AVMEDIA_TYPE_ATTACHMENT : AVMEDIA_TYPE_SUBTITLE;
+        if (source->codecpar->codec_type != type) continue;
+        CopiedTrack *c = &t->subtitles[t->subtitle_count];
+        memset(c, 0, sizeof *c);
+        c->index = index;
+        char what[96], why[256];
+        describe_stream(source, kind, what, sizeof what);
+        if (attachments) {
+            const AVDictionaryEntry *name = av_dict_get(source->metadata, "filename", NULL, 0);
+            if (name) snprintf(what, sizeof what, "attachment %s", name->value);
+            if (strcmp(t->out->oformat->name, "matroska") != 0) {
+                medley_report_note(t->report, "%s: only .mkv holds attachments; not kept", what);
+                continue;
+            }
+            AVStream *o = avformat_new_stream(t->out, NULL);
+            if (!o) { snprintf(error, size, "out of memory"); return -1; }
+            int r = avcodec_parameters_copy(o->codecpar, source->codecpar);
+            if (r < 0) { medley_ffmpeg_set_error(error, size, "cannot describe the attachment", r); return -1; }
+            medley_output_copy_stream_tags(source, o);
+            keep(t, index);
+            /* An attachment has no packets: its file is the stream's extradata. */
+            continue;
+        }
+        if (medley_stream_copy_open(&c->copy, t->in.format, source, t->out, t->settings->container, why, sizeof why) < 0) {
+            if (!c->copy.out) { medley_report_note(t->report, "%s: %s; not kept", what, why); continue; }
+            snprintf(error, size, "%s", why);
+            return -1;
+        }
+        keep(t, index);
+        t->subtitle_count++;
+    }
     return 0;
 }
 
@@ -309,83 +440,85 @@ static int encode_picture(Transcoder *t, AVFrame *frame, char *error, size_t siz
 }
 
 /* Encodes whole encoder frames from the FIFO; `all` also sends the short remainder. */
-static int encode_fifo(Transcoder *t, int all, char *error, size_t size) {
-    int frame_size = t->audio_encoder->frame_size;
-    while (av_audio_fifo_size(t->fifo) >= frame_size || (all && av_audio_fifo_size(t->fifo) > 0)) {
-        int r = av_frame_make_writable(t->sound);
+static int encode_fifo(Transcoder *t, AudioTrack *a, int all, char *error, size_t size) {
+    int frame_size = a->encoder->frame_size;
+    while (av_audio_fifo_size(a->fifo) >= frame_size || (all && av_audio_fifo_size(a->fifo) > 0)) {
+        int r = av_frame_make_writable(a->sound);
         if (r < 0) { medley_ffmpeg_set_error(error, size, "cannot reuse a sound frame", r); return -1; }
-        int n = av_audio_fifo_read(t->fifo, (void **)t->sound->data, frame_size);
+        int n = av_audio_fifo_read(a->fifo, (void **)a->sound->data, frame_size);
         if (n <= 0) { snprintf(error, size, "cannot buffer sound"); return -1; }
-        t->sound->nb_samples = n;
-        t->sound->pts = t->next_audio_pts;
-        t->next_audio_pts += n;
-        r = avcodec_send_frame(t->audio_encoder, t->sound);
+        a->sound->nb_samples = n;
+        a->sound->pts = a->next_pts;
+        a->next_pts += n;
+        r = avcodec_send_frame(a->encoder, a->sound);
         if (r < 0) { medley_ffmpeg_set_error(error, size, "encoding failed", r); return -1; }
-        t->report->audio_samples += n;
-        if (medley_output_drain(t->audio_encoder, t->audio_out, t->out, t->encoded, error, size) < 0) return -1;
+        a->samples += n;
+        if (medley_output_drain(a->encoder, a->out, t->out, t->encoded, error, size) < 0) return -1;
     }
     return 0;
 }
 
 /* Converts one decoded sound frame (NULL: drains the resampler) into the FIFO and encodes. */
-static int encode_sound(Transcoder *t, AVFrame *frame, char *error, size_t size) {
-    const AVStream *source = t->in.format->streams[t->in.audio];
-    int rate = t->audio_encoder->sample_rate;
+static int encode_sound(Transcoder *t, AudioTrack *a, AVFrame *frame, char *error, size_t size) {
+    const AVStream *source = t->in.format->streams[a->index];
+    int rate = a->encoder->sample_rate;
     /* The converter is set up for the first frame's layout, format and rate; a frame that differs (a stream
      * that changes mid-way) would have it read planes the frame does not have. */
-    if (frame && t->swr && (frame->ch_layout.nb_channels != t->sound_channels || frame->format != t->sound_format ||
-                            frame->sample_rate != t->sound_rate)) {
+    if (frame && a->swr && (frame->ch_layout.nb_channels != a->channels || frame->format != a->format ||
+                            frame->sample_rate != a->rate)) {
         snprintf(error, size, "the sound changes its layout mid-way (%d channels at %d Hz, then %d at %d Hz)",
-                 t->sound_channels, t->sound_rate, frame->ch_layout.nb_channels, frame->sample_rate);
+                 a->channels, a->rate, frame->ch_layout.nb_channels, frame->sample_rate);
         return -1;
     }
-    if (frame && !t->swr) {
-        t->sound_channels = frame->ch_layout.nb_channels;
-        t->sound_format = frame->format;
-        t->sound_rate = frame->sample_rate;
+    if (frame && !a->swr) {
+        a->channels = frame->ch_layout.nb_channels;
+        a->format = frame->format;
+        a->rate = frame->sample_rate;
         AVChannelLayout layout;
         if (frame->ch_layout.order == AV_CHANNEL_ORDER_UNSPEC || frame->ch_layout.nb_channels <= 0)
             av_channel_layout_default(&layout, frame->ch_layout.nb_channels > 0 ? frame->ch_layout.nb_channels : 2);
         else
             av_channel_layout_copy(&layout, &frame->ch_layout);
-        int r = swr_alloc_set_opts2(&t->swr, &t->audio_encoder->ch_layout, t->audio_encoder->sample_fmt, rate,
+        int r = swr_alloc_set_opts2(&a->swr, &a->encoder->ch_layout, a->encoder->sample_fmt, rate,
                                     &layout, frame->format, frame->sample_rate, 0, NULL);
         av_channel_layout_uninit(&layout);
-        if (r >= 0) r = swr_init(t->swr);
+        if (r >= 0) r = swr_init(a->swr);
         if (r < 0) { medley_ffmpeg_set_error(error, size, "cannot convert the sound", r); return -1; }
     }
-    if (!t->swr) return 0;
-    if (frame && !t->audio_started) {
-        t->audio_started = 1;
+    if (!a->swr) return 0;
+    if (frame && !a->started) {
+        a->started = 1;
         int64_t pts = frame->best_effort_timestamp;
         if (pts != AV_NOPTS_VALUE) {
             int64_t from_start = av_rescale_q(pts, source->time_base, AV_TIME_BASE_Q) - medley_container_start(t->in.format);
             int64_t samples = av_rescale(from_start, rate, AV_TIME_BASE);
-            t->next_audio_pts = samples > 0 ? samples : 0;
+            a->next_pts = samples > 0 ? samples : 0;
         }
     }
-    int wanted = swr_get_out_samples(t->swr, frame ? frame->nb_samples : 0);
+    int wanted = swr_get_out_samples(a->swr, frame ? frame->nb_samples : 0);
     if (wanted < 0) { snprintf(error, size, "cannot convert the sound"); return -1; }
-    if (wanted > t->converted_capacity) {
-        if (t->converted) av_freep(&t->converted[0]);
-        av_freep(&t->converted);
-        int r = av_samples_alloc_array_and_samples(&t->converted, NULL, t->audio_encoder->ch_layout.nb_channels,
-                                                   wanted, t->audio_encoder->sample_fmt, 0);
-        if (r < 0) { t->converted_capacity = 0; medley_ffmpeg_set_error(error, size, "cannot allocate sound", r); return -1; }
-        t->converted_capacity = wanted;
+    if (wanted > a->converted_capacity) {
+        if (a->converted) av_freep(&a->converted[0]);
+        av_freep(&a->converted);
+        int r = av_samples_alloc_array_and_samples(&a->converted, NULL, a->encoder->ch_layout.nb_channels,
+                                                   wanted, a->encoder->sample_fmt, 0);
+        if (r < 0) { a->converted_capacity = 0; medley_ffmpeg_set_error(error, size, "cannot allocate sound", r); return -1; }
+        a->converted_capacity = wanted;
     }
-    int n = swr_convert(t->swr, t->converted, t->converted_capacity,
+    int n = swr_convert(a->swr, a->converted, a->converted_capacity,
                         frame ? (const uint8_t **)frame->extended_data : NULL, frame ? frame->nb_samples : 0);
     if (n < 0) { medley_ffmpeg_set_error(error, size, "cannot convert the sound", n); return -1; }
-    if (n > 0 && av_audio_fifo_write(t->fifo, (void **)t->converted, n) < n) {
+    if (n > 0 && av_audio_fifo_write(a->fifo, (void **)a->converted, n) < n) {
         snprintf(error, size, "cannot buffer sound");
         return -1;
     }
-    return encode_fifo(t, 0, error, size);
+    return encode_fifo(t, a, 0, error, size);
 }
 
 /* Sends a packet (NULL: flush) to a decoder and handles every frame it gives back. */
-static int decode(Transcoder *t, AVCodecContext *decoder, AVPacket *packet, int is_video, char *error, size_t size) {
+/* `sound` is the track a sound packet belongs to (NULL for the picture). */
+static int decode(Transcoder *t, AVCodecContext *decoder, AudioTrack *sound, AVPacket *packet, char *error, size_t size) {
+    int is_video = sound == NULL;
     int r = avcodec_send_packet(decoder, packet);
     if (r < 0 && r != AVERROR(EAGAIN) && r != AVERROR_EOF) {
         if (is_video) t->report->damaged_frames++;  /* a rejected picture is a damaged one too */
@@ -405,7 +538,7 @@ static int decode(Transcoder *t, AVCodecContext *decoder, AVPacket *packet, int 
             }
             return 0;
         }
-        const AVStream *stream = t->in.format->streams[is_video ? t->in.video : t->in.audio];
+        const AVStream *stream = t->in.format->streams[is_video ? t->in.video : sound->index];
         int64_t pts = t->decoded->best_effort_timestamp;
         if (pts != AV_NOPTS_VALUE) {
             double end = pts * av_q2d(stream->time_base) - medley_container_start(t->in.format) / (double)AV_TIME_BASE;
@@ -414,11 +547,12 @@ static int decode(Transcoder *t, AVCodecContext *decoder, AVPacket *packet, int 
                 if (end > t->report->video_end) t->report->video_end = end;
             } else if (t->decoded->sample_rate > 0) {
                 end += t->decoded->nb_samples / (double)t->decoded->sample_rate;
+                if (end > sound->end) sound->end = end;
                 if (end > t->report->audio_end) t->report->audio_end = end;
             }
         }
         if (is_video && medley_frame_is_damaged(t->decoded)) t->report->damaged_frames++;
-        r = is_video ? encode_picture(t, t->decoded, error, size) : encode_sound(t, t->decoded, error, size);
+        r = is_video ? encode_picture(t, t->decoded, error, size) : encode_sound(t, sound, t->decoded, error, size);
         av_frame_unref(t->decoded);
         if (r < 0) return -1;
     }
@@ -426,17 +560,23 @@ static int decode(Transcoder *t, AVCodecContext *decoder, AVPacket *packet, int 
 
 static void transcoder_free(Transcoder *t) {
     sws_freeContext(t->sws);
-    swr_free(&t->swr);
-    if (t->fifo) av_audio_fifo_free(t->fifo);
-    if (t->converted) av_freep(&t->converted[0]);
-    av_freep(&t->converted);
+    for (int i = 0; i < t->audio_count; i++) {
+        AudioTrack *a = &t->audio[i];
+        swr_free(&a->swr);
+        if (a->fifo) av_audio_fifo_free(a->fifo);
+        if (a->converted) av_freep(&a->converted[0]);
+        av_freep(&a->converted);
+        av_frame_free(&a->sound);
+        avcodec_free_context(&a->encoder);
+        avcodec_free_context(&a->decoder);
+    }
+    free(t->audio);
+    free(t->subtitles);
     av_frame_free(&t->decoded);
     av_frame_free(&t->picture);
-    av_frame_free(&t->sound);
     av_packet_free(&t->packet);
     av_packet_free(&t->encoded);
     avcodec_free_context(&t->video_encoder);
-    avcodec_free_context(&t->audio_encoder);
     if (t->out) {
         if (t->out->pb) avio_closep(&t->out->pb);
         avformat_free_context(t->out);
@@ -444,6 +584,18 @@ static void transcoder_free(Transcoder *t) {
     medley_movie_input_close(&t->in);
 }
 
+/* Flushes a re-encoded sound track: the decoder, the converter, the FIFO's remainder, the encoder. */
+static int finish_sound(Transcoder *t, AudioTrack *a, char *error, size_t size) {
+    if (a->copied) return 0;
+    if (decode(t, a->decoder, a, NULL, error, size) < 0) return -1;
+    if (a->swr && encode_sound(t, a, NULL, error, size) < 0) return -1;
+    if (encode_fifo(t, a, 1, error, size) < 0) return -1;
+    int r = avcodec_send_frame(a->encoder, NULL);
+    if (r < 0) { medley_ffmpeg_set_error(error, size, "encoding failed", r); return -1; }
+    if (medley_output_drain(a->encoder, a->out, t->out, t->encoded, error, size) < 0) return -1;
+    a->written_end = a->next_pts / (double)a->encoder->sample_rate;
+    return 0;
+}
 
 int medley_movie_transcode(const char *input, const char *output, const MedleyTranscodeSettings *settings,
                            MedleyTranscodeReport *report, char *error, size_t size) {
@@ -453,7 +605,7 @@ int medley_movie_transcode(const char *input, const char *output, const MedleyTr
     t.report = report;
     memset(report, 0, sizeof *report);
     int result = -1;
-    if (settings->width <= 0 || settings->height <= 0 || settings->width % 2 || settings->height % 2) {
+    if (!settings->video_copy && (settings->width <= 0 || settings->height <= 0 || settings->width % 2 || settings->height % 2)) {
         snprintf(error, size, "the output size %d×%d is not a positive even size", settings->width, settings->height);
         memset(&t.in, 0, sizeof t.in);
         goto done;
@@ -462,27 +614,33 @@ int medley_movie_transcode(const char *input, const char *output, const MedleyTr
     /* One decoding thread, as for poster frames: with frame threads the H.264 decoder's error
      * concealment (and so its damaged-frame flags) depends on timing, and a damaged source could
      * re-encode without a word. x264's encoding, not decoding, is what takes the time here. */
-    if (medley_movie_open_decoder(&t.in, t.in.video, &t.in.video_decoder, 1, error, size) < 0) goto done;
-    if (t.in.audio >= 0 && settings->audio_channels > 0 && !settings->audio_copy &&
-        medley_movie_open_decoder(&t.in, t.in.audio, &t.in.audio_decoder, 1, error, size) < 0) {
-        /* A sound track FFmpeg cannot decode is dropped rather than failing the picture. */
-        avcodec_free_context(&t.in.audio_decoder);
-        t.in.audio = -1;
-    }
-    if (settings->audio_channels <= 0 && !settings->audio_copy) t.in.audio = -1;
+    if (!settings->video_copy &&
+        medley_movie_open_decoder(&t.in, t.in.video, &t.in.video_decoder, 1, error, size) < 0)
+        goto done;
 
     const AVOutputFormat *format = medley_output_format(settings->container);
     if (!format) { snprintf(error, size, "FFmpeg has no muxer for .%s", settings->container); goto done; }
     int r = avformat_alloc_output_context2(&t.out, format, NULL, output);
     if (r < 0 || !t.out) { medley_ffmpeg_set_error(error, size, "cannot create the container", r); goto done; }
     int keyed = medley_output_copy_tags(t.in.format, t.out);
-    if (open_video_encoder(&t, error, size) < 0) goto done;
-    if (t.in.audio >= 0 && settings->audio_copy) {
-        if (medley_stream_copy_open(&t.audio_copy, t.in.format, t.in.format->streams[t.in.audio], t.out,
+    keep(&t, t.in.video);
+    if (settings->video_copy) {
+        if (medley_stream_copy_open(&t.video_copy, t.in.format, t.in.format->streams[t.in.video], t.out,
                                     settings->container, error, size) < 0)
             goto done;
-    } else if (t.in.audio >= 0 && open_audio_encoder(&t, error, size) < 0) {
+    } else if (open_video_encoder(&t, error, size) < 0) {
         goto done;
+    }
+    if (open_audio_tracks(&t, error, size) < 0) goto done;
+    if (open_copied_tracks(&t, settings->subtitle_streams, settings->subtitle_stream_count, "subtitle", error, size) < 0)
+        goto done;
+    if (open_copied_tracks(&t, settings->attachment_streams, settings->attachment_stream_count, "attachment", error, size) < 0)
+        goto done;
+    if (settings->chapters && t.in.format->nb_chapters > 0) {
+        int64_t duration = t.in.format->duration != AV_NOPTS_VALUE ? t.in.format->duration : 0;
+        int written = medley_output_copy_chapters(t.in.format, t.out, duration, report);
+        if (written < 0) { snprintf(error, size, "out of memory"); goto done; }
+        report->chapters_written = written;
     }
     t.origin_video = av_rescale_q(medley_container_start(t.in.format), AV_TIME_BASE_Q,
                                   t.in.format->streams[t.in.video]->time_base);
@@ -511,28 +669,41 @@ int medley_movie_transcode(const char *input, const char *output, const MedleyTr
             continue;
         }
         if (r < 0) break; /* the end, or where a truncated file stops */
-        int status = 0;
-        if (t.packet->stream_index == t.in.video) status = decode(&t, t.in.video_decoder, t.packet, 1, error, size);
-        else if (t.packet->stream_index == t.in.audio && settings->audio_copy)
-            status = medley_stream_copy_write(&t.audio_copy, t.out, t.packet, report, &report->written_audio_end, error,
-                                              size);
-        else if (t.packet->stream_index == t.in.audio) status = decode(&t, t.in.audio_decoder, t.packet, 0, error, size);
+        int status = 0, index = t.packet->stream_index;
+        AudioTrack *sound = NULL;
+        if (index == t.in.video && settings->video_copy) {
+            report->video_frames++;
+            status = medley_stream_copy_write(&t.video_copy, t.out, t.packet, report, &report->video_end, error, size);
+        } else if (index == t.in.video) {
+            status = decode(&t, t.in.video_decoder, NULL, t.packet, error, size);
+        } else if ((sound = audio_track(&t, index)) && sound->copied) {
+            status = medley_stream_copy_write(&sound->copy, t.out, t.packet, report, &sound->written_end, error, size);
+            if (sound->written_end > report->audio_end) report->audio_end = sound->written_end;
+        } else if (sound) {
+            status = decode(&t, sound->decoder, sound, t.packet, error, size);
+        } else {
+            for (int i = 0; i < t.subtitle_count; i++) {
+                if (t.subtitles[i].index != index) continue;
+                status = medley_stream_copy_write(&t.subtitles[i].copy, t.out, t.packet, report, &t.subtitles[i].end,
+                                                  error, size);
+                break;
+            }
+        }
         av_packet_unref(t.packet);
         if (status < 0) goto done;
     }
-    if (decode(&t, t.in.video_decoder, NULL, 1, error, size) < 0) goto done;
-    if (report->video_frames == 0) { snprintf(error, size, "no video frame could be decoded"); goto done; }
-    if (encode_picture(&t, NULL, error, size) < 0) goto done;
-    if (t.in.audio >= 0 && settings->audio_copy) {
-        report->audio_end = report->written_audio_end;
-    } else if (t.in.audio >= 0) {
-        if (decode(&t, t.in.audio_decoder, NULL, 0, error, size) < 0) goto done;
-        if (t.swr && encode_sound(&t, NULL, error, size) < 0) goto done;
-        if (encode_fifo(&t, 1, error, size) < 0) goto done;
-        r = avcodec_send_frame(t.audio_encoder, NULL);
-        if (r < 0) { medley_ffmpeg_set_error(error, size, "encoding failed", r); goto done; }
-        if (medley_output_drain(t.audio_encoder, t.audio_out, t.out, t.encoded, error, size) < 0) goto done;
-        report->written_audio_end = t.next_audio_pts / (double)t.audio_encoder->sample_rate;
+    if (settings->video_copy) {
+        report->written_video_end = report->video_end;
+    } else {
+        if (decode(&t, t.in.video_decoder, NULL, NULL, error, size) < 0) goto done;
+        if (report->video_frames == 0) { snprintf(error, size, "no video frame could be decoded"); goto done; }
+        if (encode_picture(&t, NULL, error, size) < 0) goto done;
+    }
+    for (int i = 0; i < t.audio_count; i++)
+        if (finish_sound(&t, &t.audio[i], error, size) < 0) goto done;
+    if (t.audio_count > 0) {
+        report->written_audio_end = t.audio[0].written_end;
+        report->audio_samples = t.audio[0].samples;
     }
     r = av_write_trailer(t.out);
     if (r < 0) { medley_ffmpeg_set_error(error, size, "cannot finish the file", r); goto done; }

@@ -27,6 +27,7 @@ typedef struct MedleyMovieInfo {
     int rotation;               /* clockwise degrees to display: 0, 90, 180 or 270 */
     int has_display_matrix;     /* whether rotation came from a display matrix (else the rotate tag) */
     int sample_rate, channels;  /* of the chosen audio stream; 0 without one */
+    int video_stream;           /* the index of the video stream described */
     char format[64];            /* the demuxer's names, e.g. "mov,mp4,m4a,3gp,3g2,mj2" */
     char video_codec[32];       /* codec names as ffprobe prints them: "h264", "vp9", … */
     char audio_codec[32];       /* "" without an audio stream */
@@ -40,6 +41,23 @@ typedef void (*MedleyMovieTagVisitor)(void *context, const char *key, const char
  * preferring the default one) and the best audio stream. Returns 0, or −1 with `error` set. */
 int medley_movie_probe(const char *path, MedleyMovieInfo *info, MedleyMovieTagVisitor visit, void *context,
                        char *error, size_t size);
+
+/* One stream of a movie, as medley_movie_streams lists it. */
+typedef struct MedleyStreamInfo {
+    int index;            /* stream index in the file */
+    int kind;             /* 0 video, 1 audio, 2 subtitle, 3 attachment, 4 data, 5 other */
+    char codec[32];       /* as ffprobe's codec_name */
+    char language[16];    /* the language tag, "" when none */
+    char title[128];      /* the title tag, "" when none */
+    int is_default, is_forced, is_hearing_impaired, is_attached_pic, is_text; /* is_text: a text subtitle */
+    int channels, sample_rate;
+    int width, height;
+} MedleyStreamInfo;
+typedef void (*MedleyStreamVisitor)(void *context, const MedleyStreamInfo *stream);
+/* Opens `path` and visits each stream in file order; *chapters gets the chapter count. Returns 0 or
+ * −1 with `error` set. */
+int medley_movie_streams(const char *path, MedleyStreamVisitor visit, void *context, int *chapters, char *error,
+                         size_t size);
 
 /* ---- medley_frames.c: the frame at a time ---- */
 
@@ -90,6 +108,18 @@ typedef struct MedleyTranscodeSettings {
                                             ffmpeg -r does); 0: the source's timestamps kept */
     int audio_copy;                      /* 1: the audio packets copied, not re-encoded */
     const char *audio_encoder;           /* "aac" (NULL), "libopus", "libmp3lame", "flac", "alac", "libvorbis" */
+    /* Tracks (docs/movies.md#tracks): the source streams kept beside the picture, in the order
+     * given, each with its tags (language, title, …) and dispositions. The caller chooses them
+     * (medley_movie_streams lists them); an empty list keeps none of that kind. */
+    const int *audio_streams;            /* audio stream indexes, each re-encoded or copied as above */
+    int audio_stream_count;
+    const int *subtitle_streams;         /* copied, or text converted to what the container holds */
+    int subtitle_stream_count;
+    const int *attachment_streams;       /* Matroska attachments (fonts); only Matroska holds them */
+    int attachment_stream_count;
+    int chapters;                        /* 1: the chapters copied with their titles */
+    int video_copy;                      /* 1: the picture's packets copied (videoCodec: copy); the
+                                            picture settings above are then unused */
 } MedleyTranscodeSettings;
 
 /* Written by medley_movie_transcode. */
@@ -105,14 +135,26 @@ typedef struct MedleyTranscodeReport {
                                             ffmpeg's muxing does */
     double largest_gap, gap_at;          /* the longest jump between two pictures' timestamps beyond
                                             their duration (seconds), and where it starts */
-    double written_video_end, written_audio_end; /* where the written streams end (seconds) */
+    double written_video_end, written_audio_end; /* where the written streams end (seconds; the sound's
+                                            of the first audio track kept) */
+    int chapters_written;                /* chapters the output holds */
+    int subtitle_packets_skipped;        /* subtitle packets that could not be read or converted */
+    int kept[64];                        /* the source stream behind each output stream, in the
+                                            output's order (the first 64) */
+    int kept_count;
+    char notes[4096];                    /* what could not be kept, one line each, '\n'-separated:
+                                            "audio stream 3 (truehd): …; not kept" */
 } MedleyTranscodeReport;
 
-/* Re-encodes the video stream (settings->video_encoder, yuv420p) and the best audio stream
- * (settings->audio_encoder, or its packets copied) of `input` into the container settings->container
- * names (an MP4 moov first), with the container tags and the display matrix copied. Pictures whose
- * timestamp repeats or goes back are re-timed (report->repeated_frames). Returns
- * 0, or −1 with `error` set; the output may then be partial, and the caller deletes it. */
+/* Re-encodes the video stream (settings->video_encoder, yuv420p; or copies its packets) and the
+ * chosen audio streams (settings->audio_encoder, or their packets copied), with the chosen subtitle
+ * and attachment streams and the chapters, into the container settings->container names (an MP4
+ * moov first), with the container tags, each stream's tags and dispositions and the display matrix
+ * copied. Pictures whose timestamp repeats or goes back are re-timed (report->repeated_frames). A
+ * track that cannot be kept (a codec FFmpeg cannot decode, a subtitle the container cannot hold)
+ * is left out with a line in report->notes; the item fails only when sound was asked for and no
+ * audio track could be kept. Returns 0, or −1 with `error` set; the output may then be partial,
+ * and the caller deletes it. */
 int medley_movie_transcode(const char *input, const char *output, const MedleyTranscodeSettings *settings,
                            MedleyTranscodeReport *report, char *error, size_t size);
 

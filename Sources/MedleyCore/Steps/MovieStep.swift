@@ -43,11 +43,9 @@ enum MovieStep {
             if let problem = movie.problem(inContainer: name.ext) { throw ItemFailure(.unsupported, problem) }
         }) { temporary, name in
             result = try ItemFailure.converting(context: movie.remux ? "cannot remux" : "cannot re-encode") {
-                if movie.remux {
-                    return try Movie.remux(path: item.source, to: temporary, container: name.ext.lowercased(), audioOnly: false)
-                }
-                return try Movie.transcode(path: item.source, to: temporary, encoding: movie.encoding,
-                                           mode: job.transcode?.scalingMode ?? .aspectFit, container: name.ext.lowercased())
+                try Movie.transcode(path: item.source, to: temporary, encoding: movie.encoding,
+                                    mode: job.transcode?.scalingMode ?? .aspectFit, container: name.ext.lowercased(),
+                                    tracks: movie.tracks, copyVideo: movie.remux)
             }
         }
         guard case .written(var written) = exported else { return exported }
@@ -57,6 +55,7 @@ enum MovieStep {
                 written.warnings.append("\(result.damagedFrames) damaged frame(s) in the source, re-encoded as the decoder concealed them")
             }
             for tag in result.tagsNotKept { written.warnings.append("container tag \(tag); not kept") }
+            written.warnings += result.tracksNotKept
             written.warnings += result.timing.warnings
             if job.transcode?.cut != nil {
                 written.warnings.append("cut applies to audio items; this movie was re-encoded whole")

@@ -9,17 +9,22 @@ public struct MovieTranscode: Sendable, Equatable {
     public var remux = false
     /// What the encoders are asked (the preset's, or typeHigh's: source size, the codec's default CRF).
     public var encoding: VideoEncoding
+    /// The audio and subtitle tracks, chapters and attachments that come along (all, by default).
+    public var tracks = MovieTracks()
 
     /// The keys that belong to a movie's re-encode.
     static let keys = ["videoQuality", "scalingMode", "videoCodec", "crf", "speed", "maxWidth", "maxHeight", "fps",
-                       "keyframeEvery", "audio"]
+                       "keyframeEvery", "audio", "audioTracks", "subtitles", "chapters"]
 
     /// What a container (an output extension) cannot hold of these settings, with what to do; nil when it can.
     public func problem(inContainer ext: String) -> String? {
         let ext = ext.lowercased()
         if remux {
-            return ["mp4", "m4v", "mov", "mkv", "webm"].contains(ext) ? nil
-                : "a movie is written as .mp4, .m4v, .mov, .mkv or .webm, not .\(ext)"
+            guard ["mp4", "m4v", "mov", "mkv", "webm"].contains(ext) else {
+                return "a movie is written as .mp4, .m4v, .mov, .mkv or .webm, not .\(ext)"
+            }
+            if case .encode(let codec, _, _, _)? = encoding.audio { return codec.problem(inContainer: ext) }
+            return nil
         }
         if let problem = encoding.codec.problem(inContainer: ext) { return problem }
         if case .encode(let codec, _, _, _)? = encoding.audio { return codec.problem(inContainer: ext) }
@@ -58,9 +63,6 @@ extension TranscodeSettings {
                         fields.error(other, "videoCodec: copy keeps the pictures as they are; '\(key)' needs a re-encode",
                                      suggestion: "remove '\(key)', or name a codec: h264, hevc, av1 or vp9")
                     }
-                }
-                if let audio = fields.nodes["audio"], audio.scalarText != "copy" {
-                    fields.error(audio, "videoCodec: copy copies the sound too", suggestion: "use 'audio: copy'")
                 }
             } else if let codec = VideoCodec(rawValue: value.lowercased()) ?? (value.lowercased() == "h265" ? .hevc : nil) {
                 encoding.codec = codec
@@ -108,9 +110,42 @@ extension TranscodeSettings {
             }
         }
         if let node = fields.nodes["audio"] { encoding.audio = readMovieAudio(node, fields: fields) }
+        if let node = fields.nodes["audioTracks"] { movie.tracks.audio = readTrackSelection(node, key: "audioTracks", fields: fields) }
+        if let node = fields.nodes["subtitles"] { movie.tracks.subtitles = readTrackSelection(node, key: "subtitles", fields: fields) }
+        if let chapters = fields.boolean("chapters") { movie.tracks.chapters = chapters }
         if movie.remux, fields.nodes["audio"] == nil { encoding.audio = .copy }
         movie.encoding = encoding
         settings.movie = movie
+    }
+
+    /// `all`, `first`, `none`, a language code, or a list of language codes (HandBrake's language list).
+    private static func readTrackSelection(_ node: YAMLNode, key: String, fields: TranscodeFields) -> TrackSelection {
+        let example = "\(key): all, first, none, or languages such as [eng, fra]"
+        func language(_ item: YAMLNode) -> String? {
+            guard let code = item.scalarText, LanguageCode.isCode(code) else {
+                fields.error(item, "\(key) names languages by their ISO 639 code (eng, fra, de), not \(item.scalarText.map { "'\($0)'" } ?? item.kindDescription)",
+                             suggestion: example)
+                return nil
+            }
+            return code
+        }
+        switch node {
+        case .sequence(let items, _):
+            let codes = items.compactMap(language)
+            if items.isEmpty { fields.error(node, "\(key) lists no language", suggestion: "\(key): none keeps no track") }
+            return .languages(codes)
+        default:
+            guard let text = node.scalarText else {
+                fields.error(node, "\(key) takes all, first, none or a list of languages, found \(node.kindDescription)", suggestion: example)
+                return .all
+            }
+            switch text.lowercased() {
+            case "all": return .all
+            case "first": return .first
+            case "none": return .none
+            default: return language(node).map { .languages([$0]) } ?? .all
+            }
+        }
     }
 
     /// `audio: copy`, or AVAudioRecorder keys for the sound: AVFormatIDKey (AAC, Opus, MP3, FLAC,

@@ -23,7 +23,7 @@ public enum Movie {
             }
         }
         let audio = text(&raw.audio_codec)
-        return MovieInfo(
+        var info = MovieInfo(
             duration: raw.duration, startTime: raw.start_time, width: Int(raw.width), height: Int(raw.height),
             pixelAspectNumerator: raw.sar_num > 0 ? Int(raw.sar_num) : 1, pixelAspectDenominator: raw.sar_num > 0 ? Int(raw.sar_den) : 1,
             frameRateNumerator: Int(raw.frame_rate_num), frameRateDenominator: Int(raw.frame_rate_den),
@@ -31,6 +31,8 @@ public enum Movie {
             sampleRate: Int(raw.sample_rate), channels: Int(raw.channels), bitRate: Int(raw.bit_rate),
             rotation: Int(raw.rotation), tags: tags.values, format: text(&raw.format), pixelFormat: text(&raw.pixel_format),
             containerTags: tags.ordered)
+        info.videoStream = Int(raw.video_stream)
+        return info
     }
 
     /// How far short of the container's duration a re-encode's decoded pictures and sound may
@@ -79,8 +81,13 @@ public enum Movie {
     /// Re-encodes with explicit settings (what a preset stands for; see `VideoQualityPreset`) into
     /// the container `container` names (an extension: mp4, m4v, mov, mkv, webm).
     @discardableResult
+    ///
+    /// `tracks` says which audio and subtitle tracks come along (all, by default), with the
+    /// chapters and attachments; `copyVideo` copies the picture's packets instead of re-encoding
+    /// them (`videoCodec: copy`; the sound is then copied or re-encoded per `encoding.audio`).
     public static func transcode(path: String, to output: String, encoding: VideoEncoding,
-                                 mode: MovieScalingMode = .aspectFit, container: String = "mp4") throws -> MovieTranscodeResult {
+                                 mode: MovieScalingMode = .aspectFit, container: String = "mp4",
+                                 tracks: MovieTracks = MovieTracks(), copyVideo: Bool = false) throws -> MovieTranscodeResult {
         let source = URL(fileURLWithPath: path).standardizedFileURL.resolvingSymlinksInPath()
         guard source != URL(fileURLWithPath: output).standardizedFileURL.resolvingSymlinksInPath() else {
             throw MediaError(.medley, "transcode", "the output would overwrite the movie being read", cause: .unsupported)
@@ -123,10 +130,23 @@ public enum Movie {
             settings.audio_channels = Int32(info.audioCodec == nil ? 0 : channels)
         }
         settings.rotation = Int32(info.rotation)
+        settings.video_copy = copyVideo ? 1 : 0
+        settings.chapters = tracks.chapters ? 1 : 0
+        let listing = try streams(path: path)
+        let chosen = tracks.choose(from: listing.streams, video: info.videoStream)
+        // One buffer for the three lists: audio, then subtitles, then attachments.
+        let indexes = (chosen.audio + chosen.subtitles + chosen.attachments).map { Int32($0) }
         let speed = encoding.codec.speedOption(encoding.x264Preset)
         var report = MedleyTranscodeReport()
         do {
-            _ = try speed.withCString { preset in
+            _ = try indexes.withUnsafeBufferPointer { lists in
+            settings.audio_streams = lists.baseAddress
+            settings.audio_stream_count = Int32(chosen.audio.count)
+            settings.subtitle_streams = lists.baseAddress.map { $0 + chosen.audio.count }
+            settings.subtitle_stream_count = Int32(chosen.subtitles.count)
+            settings.attachment_streams = lists.baseAddress.map { $0 + chosen.audio.count + chosen.subtitles.count }
+            settings.attachment_stream_count = Int32(chosen.attachments.count)
+            return try speed.withCString { preset in
                 try encoding.codec.encoder.withCString { videoEncoder in
                     try audioEncoder.withCString { audioName in
                         try container.withCString { containerName in
@@ -136,13 +156,14 @@ public enum Movie {
                                 settings.audio_encoder = audioName
                                 settings.container = containerName
                                 settings.video_profile = encoding.codec.profile == nil ? nil : profile
-                                return try checked("transcode", path: output) { error, size -> Bool? in
+                                return try checked(copyVideo ? "remux" : "transcode", path: output) { error, size -> Bool? in
                                     medley_movie_transcode(path, output, &settings, &report, error, size) == 0 ? true : nil
                                 }
                             }
                         }
                     }
                 }
+            }
             }
         } catch {
             try? FileManager.default.removeItem(atPath: output)
@@ -163,6 +184,15 @@ public enum Movie {
                                           tagsNotKept: tagsNotKept(from: info.containerTags, in: written.containerTags,
                                                                         container: container))
         result.timing = MovieTimingRepairs(report)
+        result.chapters = Int(report.chapters_written)
+        result.tracks = chosen.audio.count + chosen.subtitles.count
+        let notes = withUnsafeBytes(of: &report.notes) { String(decoding: $0.prefix(while: { $0 != 0 }), as: UTF8.self) }
+        result.tracksNotKept = chosen.warnings + notes.split(separator: "\n").map(String.init)
+        let keptCount = min(Int(report.kept_count), 64)
+        let kept = withUnsafeBytes(of: &report.kept) { Array($0.bindMemory(to: Int32.self).prefix(keptCount)).map(Int.init) }
+        if let written = try? streams(path: output).streams {
+            result.tracksNotKept += streamTagsNotKept(source: listing.streams, written: written, kept: kept, container: container)
+        }
         return result
     }
 
@@ -183,7 +213,14 @@ public enum Movie {
     /// into the container `container` names (an extension), with the container tags, as `ffmpeg
     /// -c copy` (or `-vn -acodec copy`) does. A partial output is deleted when this throws.
     @discardableResult
-    public static func remux(path: String, to output: String, container: String, audioOnly: Bool) throws -> MovieTranscodeResult {
+    public static func remux(path: String, to output: String, container: String, audioOnly: Bool,
+                             tracks: MovieTracks = MovieTracks()) throws -> MovieTranscodeResult {
+        if !audioOnly {
+            // Every track and the chapters come along: the transcoder with both kinds copied.
+            var encoding = VideoQualityPreset.typeHigh.encoding
+            encoding.audio = .copy
+            return try transcode(path: path, to: output, encoding: encoding, container: container, tracks: tracks, copyVideo: true)
+        }
         let source = URL(fileURLWithPath: path).standardizedFileURL.resolvingSymlinksInPath()
         guard source != URL(fileURLWithPath: output).standardizedFileURL.resolvingSymlinksInPath() else {
             throw MediaError(.medley, "remux", "the output would overwrite the movie being read", cause: .unsupported)
@@ -334,6 +371,11 @@ public struct MovieTranscodeResult: Sendable, Equatable {
     public var tagsNotKept: [String] = []
     /// What was mended of the source's timing.
     public var timing = MovieTimingRepairs()
+    /// Audio and subtitle tracks kept beside the picture, and chapters written.
+    public var tracks = 0
+    public var chapters = 0
+    /// Each track, chapter or track field that was not kept, and why (item warnings).
+    public var tracksNotKept: [String] = []
 }
 
 /// Repairs of a movie's broken timing, as ffmpeg makes them, and where the written streams end.

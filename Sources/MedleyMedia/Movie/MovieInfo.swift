@@ -37,6 +37,9 @@ public struct MovieInfo: Sendable, Equatable {
     /// The same tags as `tags`, with their keys as the container spells them, in its order
     /// (what `ffprobe -show_entries format_tags` prints, less the brand fields).
     public var containerTags: [MovieTag]
+    /// The index of the video stream described (the first that is not cover art, the default one
+    /// first); −1 when not known.
+    public var videoStream = -1
 
     public init(duration: Double, startTime: Double, width: Int, height: Int, pixelAspectNumerator: Int,
                 pixelAspectDenominator: Int, frameRateNumerator: Int, frameRateDenominator: Int, videoCodec: String, audioCodec: String?,
