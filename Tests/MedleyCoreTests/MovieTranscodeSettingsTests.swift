@@ -104,8 +104,10 @@ final class MovieTranscodeSettingsTests: XCTestCase {
         XCTAssertTrue(problems.contains { $0.contains("fps is a frame rate from 1 to 240") }, "\(problems)")
         XCTAssertTrue(problems.contains { $0.contains("keyframeEvery is seconds") }, "\(problems)")
         XCTAssertTrue(problems.contains { $0.contains("audio takes 'copy' or AVAudioRecorder settings, not 'aac'") }, "\(problems)")
-        XCTAssertTrue(diagnostics("{ videoCodec: copy, audio: { AVFormatIDKey: kAudioFormatOpus } }", name: "{stem}.mkv")
-            .contains { $0.contains("videoCodec: copy copies the sound too") })
+        // The picture copied, the sound re-encoded: its codec against the container as for a re-encode.
+        XCTAssertEqual(diagnostics("{ videoCodec: copy, audio: { AVFormatIDKey: kAudioFormatOpus } }", name: "{stem}.mkv"), [])
+        XCTAssertTrue(diagnostics("{ videoCodec: copy, audio: { AVFormatIDKey: kAudioFormatOpus } }", name: "{stem}.mov")
+            .contains { $0.contains(".mov cannot hold opus sound") })
         XCTAssertTrue(diagnostics("{ videoCodec: hevc, crf: 60 }").contains { $0.contains("crf must be a whole number in 0…51") })
         XCTAssertTrue(diagnostics("{ videoCodec: h264, speed: 3 }").contains { $0.contains("unknown speed '3' for h264") })
         XCTAssertTrue(diagnostics("{ AVFormatIDKey: copy, AVSampleRateKey: 44100 }", name: "{stem}.{ext}")
