@@ -12,6 +12,7 @@
 #include <libavutil/log.h>
 #include <libavutil/pixdesc.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* ---- which kinds of stream ---- */
@@ -122,6 +123,12 @@ int medley_movie_streams(const char *path, MedleyStreamVisitor visit, void *cont
         info.sample_rate = s->codecpar->sample_rate;
         info.width = s->codecpar->width;
         info.height = s->codecpar->height;
+        info.bit_rate = s->codecpar->bit_rate > 0 ? s->codecpar->bit_rate : 0;
+        /* Matroska states a track's rate in its statistics tags (mkvmerge writes BPS). */
+        const AVDictionaryEntry *bps = av_dict_get(s->metadata, "BPS", NULL, 0);
+        if (!info.bit_rate && bps) info.bit_rate = strtoll(bps->value, NULL, 10);
+        if (info.bit_rate < 0) info.bit_rate = 0;
+        if (info.kind == 3) info.attached_bytes = s->codecpar->extradata_size;
         if (visit) visit(context, &info);
     }
     if (chapters) *chapters = (int)f->nb_chapters;

@@ -13,6 +13,7 @@
 #include <libavutil/pixdesc.h>
 #include <libswresample/swresample.h>
 #include <libswscale/swscale.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -64,32 +65,41 @@ typedef struct Transcoder {
     int64_t last_source_duration;
     int64_t shift;             /* added to the source timestamps after a re-timed run (source time base) */
     int have_source_pts;
+    int pass;                  /* 0: one pass; 1: the statistics pass (nothing written); 2: the pass by them */
+    const char *first_pass_stats; /* the encoder's statistics from pass 1 (libvpx's), for pass 2 */
+    char *stats_out;           /* what the encoder gave at the end of pass 1 */
 } Transcoder;
 
 /* `speed` for an encoder: x264 and x265 take the preset name; SVT-AV1 its preset number; libaom
  * and libvpx cpu-used (the Swift side maps names to numbers). */
-static void set_encoder_options(const char *name, const MedleyTranscodeSettings *s, AVDictionary **options) {
+static void set_encoder_options(const char *name, const MedleyTranscodeSettings *s, int pass, AVDictionary **options) {
     char crf[16];
     snprintf(crf, sizeof crf, "%d", s->crf);
-    av_dict_set(options, "crf", crf, 0);
+    int by_rate = s->video_bit_rate > 0;
+    if (!by_rate) av_dict_set(options, "crf", crf, 0);
     const char *speed = s->x264_preset;
-    char gop[96];
+    char params[PATH_MAX + 160];
     if (strcmp(name, "libx264") == 0) {
         av_dict_set(options, "preset", speed ? speed : "medium", 0);
         if (s->gop > 1) {
-            snprintf(gop, sizeof gop, "scenecut=0:min-keyint=%d", s->gop);
-            av_dict_set(options, "x264-params", gop, 0);
+            snprintf(params, sizeof params, "scenecut=0:min-keyint=%d", s->gop);
+            av_dict_set(options, "x264-params", params, 0);
         }
+        /* x264 keeps its first pass's statistics in a file (by default in the working folder). */
+        if (pass && s->stats_path) av_dict_set(options, "stats", s->stats_path, 0);
     } else if (strcmp(name, "libx265") == 0) {
         av_dict_set(options, "preset", speed ? speed : "medium", 0);
-        if (s->gop > 1) snprintf(gop, sizeof gop, "log-level=none:scenecut=0:min-keyint=%d:open-gop=0", s->gop);
-        else snprintf(gop, sizeof gop, "log-level=none");
-        av_dict_set(options, "x265-params", gop, 0);
+        int n = snprintf(params, sizeof params, "log-level=none");
+        if (s->gop > 1) n += snprintf(params + n, sizeof params - n, ":scenecut=0:min-keyint=%d:open-gop=0", s->gop);
+        /* FFmpeg 5.1's libx265 wrapper knows no passes: x265's own options name them and the file. */
+        if (pass && s->stats_path && n < (int)sizeof params)
+            snprintf(params + n, sizeof params - n, ":pass=%d:stats=%s", pass, s->stats_path);
+        av_dict_set(options, "x265-params", params, 0);
     } else if (strcmp(name, "libsvtav1") == 0) {
         if (speed) av_dict_set(options, "preset", speed, 0);
     } else if (strcmp(name, "libaom-av1") == 0 || strcmp(name, "libvpx-vp9") == 0) {
         /* Constant quality: CRF with no bit-rate target (`-b:v 0`). */
-        av_dict_set(options, "b", "0", 0);
+        if (!by_rate) av_dict_set(options, "b", "0", 0);
         if (speed) av_dict_set(options, "cpu-used", speed, 0);
         av_dict_set(options, "row-mt", "1", 0);
         if (strcmp(name, "libvpx-vp9") == 0) av_dict_set(options, "deadline", "good", 0);
@@ -109,7 +119,14 @@ static int open_video_encoder(Transcoder *t, char *error, size_t size) {
     if (!e || !t->video_out) { snprintf(error, size, "out of memory"); return -1; }
     e->width = s->width;
     e->height = s->height;
-    e->pix_fmt = AV_PIX_FMT_YUV420P;
+    e->pix_fmt = s->ten_bit ? AV_PIX_FMT_YUV420P10LE : AV_PIX_FMT_YUV420P;
+    if (s->video_bit_rate > 0) e->bit_rate = s->video_bit_rate;
+    /* libavcodec's passes (libvpx keeps its statistics in memory, handed from pass to pass). */
+    if (t->pass == 1) e->flags |= AV_CODEC_FLAG_PASS1;
+    if (t->pass == 2) {
+        e->flags |= AV_CODEC_FLAG_PASS2;
+        if (t->first_pass_stats) e->stats_in = av_strdup(t->first_pass_stats);
+    }
     e->sample_aspect_ratio = (AVRational){s->sar_num > 0 ? s->sar_num : 1, s->sar_den > 0 ? s->sar_den : 1};
     e->time_base = source->time_base;
     AVRational rate = source->avg_frame_rate.num > 0 ? source->avg_frame_rate : source->r_frame_rate;
@@ -132,7 +149,7 @@ static int open_video_encoder(Transcoder *t, char *error, size_t size) {
     if (t->out->oformat->flags & AVFMT_GLOBALHEADER) e->flags |= AV_CODEC_FLAG_GLOBAL_HEADER;
     e->thread_count = 0;
     AVDictionary *options = NULL;
-    set_encoder_options(name, s, &options);
+    set_encoder_options(name, s, t->pass, &options);
     int r = avcodec_open2(e, codec, &options);
     av_dict_free(&options);
     if (r < 0) {
@@ -356,7 +373,7 @@ static int encode_picture(Transcoder *t, AVFrame *frame, char *error, size_t siz
         if (r < 0) { medley_ffmpeg_set_error(error, size, "cannot crop the picture", r); return -1; }
     }
     t->sws = sws_getCachedContext(t->sws, frame->width, frame->height, frame->format, s->width, s->height,
-                                  AV_PIX_FMT_YUV420P, SWS_BICUBIC, NULL, NULL, NULL);
+                                  t->video_encoder->pix_fmt, SWS_BICUBIC, NULL, NULL, NULL);
     if (!t->sws) { snprintf(error, size, "cannot scale %s pictures", av_get_pix_fmt_name(frame->format)); return -1; }
     int *inverse, *table, source_full, destination_full, brightness, contrast, saturation;
     if (sws_getColorspaceDetails(t->sws, &inverse, &source_full, &table, &destination_full, &brightness, &contrast,
@@ -597,12 +614,17 @@ static int finish_sound(Transcoder *t, AudioTrack *a, char *error, size_t size) 
     return 0;
 }
 
-int medley_movie_transcode(const char *input, const char *output, const MedleyTranscodeSettings *settings,
-                           MedleyTranscodeReport *report, char *error, size_t size) {
-    av_log_set_level(AV_LOG_QUIET);
+/* One pass over the movie. Pass 1 decodes and encodes the picture alone into FFmpeg's null muxer
+ * (nothing is written but the encoder's statistics) and hands libvpx's statistics back in
+ * *stats_out; pass 0 is the whole job in one pass, pass 2 the whole job by pass 1's statistics. */
+static int transcode_pass(const char *input, const char *output, const MedleyTranscodeSettings *settings,
+                          MedleyTranscodeReport *report, int pass, const char *first_stats, char **stats_out,
+                          char *error, size_t size) {
     Transcoder t = {0};
     t.settings = settings;
     t.report = report;
+    t.pass = pass;
+    t.first_pass_stats = first_stats;
     memset(report, 0, sizeof *report);
     int result = -1;
     if (!settings->video_copy && (settings->width <= 0 || settings->height <= 0 || settings->width % 2 || settings->height % 2)) {
@@ -618,7 +640,7 @@ int medley_movie_transcode(const char *input, const char *output, const MedleyTr
         medley_movie_open_decoder(&t.in, t.in.video, &t.in.video_decoder, 1, error, size) < 0)
         goto done;
 
-    const AVOutputFormat *format = medley_output_format(settings->container);
+    const AVOutputFormat *format = pass == 1 ? av_guess_format("null", NULL, NULL) : medley_output_format(settings->container);
     if (!format) { snprintf(error, size, "FFmpeg has no muxer for .%s", settings->container); goto done; }
     int r = avformat_alloc_output_context2(&t.out, format, NULL, output);
     if (r < 0 || !t.out) { medley_ffmpeg_set_error(error, size, "cannot create the container", r); goto done; }
@@ -631,12 +653,14 @@ int medley_movie_transcode(const char *input, const char *output, const MedleyTr
     } else if (open_video_encoder(&t, error, size) < 0) {
         goto done;
     }
-    if (open_audio_tracks(&t, error, size) < 0) goto done;
-    if (open_copied_tracks(&t, settings->subtitle_streams, settings->subtitle_stream_count, "subtitle", error, size) < 0)
+    if (pass != 1 && open_audio_tracks(&t, error, size) < 0) goto done;
+    if (pass != 1 &&
+        open_copied_tracks(&t, settings->subtitle_streams, settings->subtitle_stream_count, "subtitle", error, size) < 0)
         goto done;
-    if (open_copied_tracks(&t, settings->attachment_streams, settings->attachment_stream_count, "attachment", error, size) < 0)
+    if (pass != 1 &&
+        open_copied_tracks(&t, settings->attachment_streams, settings->attachment_stream_count, "attachment", error, size) < 0)
         goto done;
-    if (settings->chapters && t.in.format->nb_chapters > 0) {
+    if (pass != 1 && settings->chapters && t.in.format->nb_chapters > 0) {
         int64_t duration = t.in.format->duration != AV_NOPTS_VALUE ? t.in.format->duration : 0;
         int written = medley_output_copy_chapters(t.in.format, t.out, duration, report);
         if (written < 0) { snprintf(error, size, "out of memory"); goto done; }
@@ -650,8 +674,10 @@ int medley_movie_transcode(const char *input, const char *output, const MedleyTr
     t.encoded = av_packet_alloc();
     if (!t.decoded || !t.packet || !t.encoded) { snprintf(error, size, "out of memory"); goto done; }
 
-    r = avio_open(&t.out->pb, output, AVIO_FLAG_WRITE);
-    if (r < 0) { medley_ffmpeg_set_error(error, size, "cannot create the file", r); goto done; }
+    if (!(format->flags & AVFMT_NOFILE)) {
+        r = avio_open(&t.out->pb, output, AVIO_FLAG_WRITE);
+        if (r < 0) { medley_ffmpeg_set_error(error, size, "cannot create the file", r); goto done; }
+    }
     AVDictionary *options = NULL;
     /* Tags the MP4 atoms cannot hold as they are (make, model, com.apple.quicktime.*, a location
      * the `loci` atom would reparse) need the QuickTime keys list, which holds every tag verbatim. */
@@ -707,10 +733,27 @@ int medley_movie_transcode(const char *input, const char *output, const MedleyTr
     }
     r = av_write_trailer(t.out);
     if (r < 0) { medley_ffmpeg_set_error(error, size, "cannot finish the file", r); goto done; }
-    r = avio_closep(&t.out->pb);
+    r = t.out->pb ? avio_closep(&t.out->pb) : 0;
     if (r < 0) { medley_ffmpeg_set_error(error, size, "cannot finish the file", r); goto done; }
+    if (pass == 1 && stats_out && t.video_encoder && t.video_encoder->stats_out) {
+        *stats_out = strdup(t.video_encoder->stats_out);
+        if (!*stats_out) { snprintf(error, size, "out of memory"); goto done; }
+    }
     result = 0;
 done:
     transcoder_free(&t);
     return result;
+}
+
+int medley_movie_transcode(const char *input, const char *output, const MedleyTranscodeSettings *settings,
+                           MedleyTranscodeReport *report, char *error, size_t size) {
+    av_log_set_level(AV_LOG_QUIET);
+    if (settings->passes < 2 || settings->video_copy)
+        return transcode_pass(input, output, settings, report, 0, NULL, NULL, error, size);
+    MedleyTranscodeReport first;
+    char *stats = NULL;
+    int r = transcode_pass(input, output, settings, &first, 1, NULL, &stats, error, size);
+    if (r == 0) r = transcode_pass(input, output, settings, report, 2, stats, NULL, error, size);
+    free(stats);
+    return r;
 }

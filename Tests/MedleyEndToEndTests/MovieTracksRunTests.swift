@@ -249,6 +249,58 @@ final class MovieTracksRunTests: EndToEndCase {
         XCTAssertEqual(try chapters(out), ["0.000 1.500 Opening", "1.500 4.000 The End"])
     }
 
+    /// Rate control beyond a constant quality: two passes spend an average bit rate (ffprobe's
+    /// video bit rate within 10 % of it), a target size fills the file (within 3 % of the bytes
+    /// asked, the font it carries counted), and 10 bits come out as HEVC Main 10 and VP9 profile 2
+    /// (ffprobe's profile and pixel format).
+    func testTwoPassesTargetSizeAndTenBits() throws {
+        try makeRip(work + "/in/rip.mkv", seconds: 6)
+        let text = """
+            version: 1
+            jobs:
+              - name: twopass
+                ingest: { from: [\(work!)/in], media: [movie] }
+                transcode: { videoCodec: h264, speed: veryfast, bitRate: 400k, passes: 2, audioTracks: none }
+                export: { to: \(work!)/out/twopass, name: "{stem}.mp4" }
+              - name: size
+                ingest: { from: [\(work!)/in], media: [movie] }
+                transcode: { videoCodec: hevc, speed: ultrafast, targetSize: 1.2MB }
+                export: { to: \(work!)/out/size, name: "{stem}.mkv" }
+              - name: hevc10
+                ingest: { from: [\(work!)/in], media: [movie] }
+                transcode: { videoCodec: hevc, speed: ultrafast, bitDepth: 10, subtitles: none }
+                export: { to: \(work!)/out/hevc10, name: "{stem}.mp4" }
+              - name: vp910
+                ingest: { from: [\(work!)/in], media: [movie] }
+                transcode: { videoCodec: vp9, speed: ultrafast, bitDepth: 10, bitRate: 300k, passes: 2, subtitles: none, audio: { AVFormatIDKey: kAudioFormatOpus } }
+                export: { to: \(work!)/out/vp910, name: "{stem}.webm" }
+            """
+        let result = try Tool.medley(["run", try pipeline(text), "--quiet"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        func probe(_ path: String, _ entries: String) throws -> [String: String] {
+            let out = try Tool.run("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries", entries, "-of", "default=noprint_wrappers=1", path])
+            var fields: [String: String] = [:]
+            for line in out.stdout.split(separator: "\n") {
+                let parts = line.split(separator: "=", maxSplits: 1).map(String.init)
+                if parts.count == 2, fields[parts[0]] == nil { fields[parts[0]] = parts[1] }
+            }
+            return fields
+        }
+        let twopass = try probe(work + "/out/twopass/rip.mp4", "stream=bit_rate")
+        XCTAssertEqual(Double(twopass["bit_rate"] ?? "") ?? 0, 400_000, accuracy: 40_000)
+        let size = try XCTUnwrap(FileManager.default.attributesOfItem(atPath: work + "/out/size/rip.mkv")[.size] as? Int)
+        XCTAssertEqual(Double(size), 1_200_000, accuracy: 36_000)
+        let hevc = try probe(work + "/out/hevc10/rip.mp4", "stream=profile,pix_fmt")
+        XCTAssertEqual(hevc["profile"], "Main 10")
+        XCTAssertEqual(hevc["pix_fmt"], "yuv420p10le")
+        let vp9 = try probe(work + "/out/vp910/rip.webm", "stream=profile,pix_fmt")
+        XCTAssertEqual(vp9["profile"], "Profile 2")
+        XCTAssertEqual(vp9["pix_fmt"], "yuv420p10le")
+        // No statistics file of the first passes is left anywhere under the export roots.
+        let left = FileManager.default.enumerator(atPath: work + "/out")?.compactMap { $0 as? String }.filter { $0.contains(".pass") } ?? []
+        XCTAssertEqual(left, [])
+    }
+
     /// Settings that name no language are refused at validation with FILE:LINE:COL.
     func testBadTrackSettingsAreRefused() throws {
         let text = """
@@ -264,5 +316,26 @@ final class MovieTracksRunTests: EndToEndCase {
         XCTAssertNotEqual(result.status, 0)
         XCTAssertTrue(result.stderr.contains("pipeline.yaml:5:50: error: audioTracks names languages by their ISO 639 code"), result.stderr)
         XCTAssertTrue(result.stderr.contains("pipeline.yaml:5:72: error: subtitles takes all, first, none or a list of languages"), result.stderr)
+        // Rate controls that contradict each other or the codec.
+        let rates = """
+            version: 1
+            jobs:
+              - name: movies
+                ingest: { from: [\(work!)/in], media: [movie] }
+                transcode: { videoCodec: av1, crf: 30, bitRate: 2M, passes: 2, bitDepth: 12 }
+                export: { to: \(work!)/out, name: "{stem}.mkv" }
+              - name: more
+                ingest: { from: [\(work!)/in], media: [movie] }
+                transcode: { videoCodec: h264, passes: 2, bitDepth: 10, targetSize: 700 }
+                export: { to: \(work!)/out, name: "{stem}.mkv" }
+            """
+        let refused = try Tool.medley(["validate", try pipeline(rates, name: "rates.yaml")])
+        XCTAssertNotEqual(refused.status, 0)
+        for message in ["crf is a constant quality; bitRate and targetSize spend a rate instead",
+                        "FFmpeg 5.1's SVT-AV1 encoder has no two-pass mode", "bitDepth must be a whole number in 8…10, not '12'",
+                        "two passes spend a bit rate", "10-bit H.264 (High 10) plays almost nowhere",
+                        "targetSize is the whole file's size with its unit"] {
+            XCTAssertTrue(refused.stderr.contains(message), "\(message): \(refused.stderr)")
+        }
     }
 }

@@ -52,6 +52,8 @@ typedef struct MedleyStreamInfo {
     int is_default, is_forced, is_hearing_impaired, is_attached_pic, is_text; /* is_text: a text subtitle */
     int channels, sample_rate;
     int width, height;
+    int64_t bit_rate;     /* the stream's bits/s as the container states it; 0 when unknown */
+    int64_t attached_bytes; /* an attachment's size (its file is the stream's extradata) */
 } MedleyStreamInfo;
 typedef void (*MedleyStreamVisitor)(void *context, const MedleyStreamInfo *stream);
 /* Opens `path` and visits each stream in file order; *chapters gets the chapter count. Returns 0 or
@@ -120,6 +122,12 @@ typedef struct MedleyTranscodeSettings {
     int chapters;                        /* 1: the chapters copied with their titles */
     int video_copy;                      /* 1: the picture's packets copied (videoCodec: copy); the
                                             picture settings above are then unused */
+    int ten_bit;                         /* 1: 10-bit 4:2:0 (HEVC Main 10, VP9 profile 2, AV1 Main) */
+    int64_t video_bit_rate;              /* average video bits/s instead of `crf`; 0: constant quality */
+    int passes;                          /* 2: a first pass writes only the encoder's statistics, the
+                                            second spends the bit rate by them (needs video_bit_rate) */
+    const char *stats_path;              /* where libx264/libx265 keep the first pass's statistics
+                                            (they write the path and path.mbtree / .cutree) */
 } MedleyTranscodeSettings;
 
 /* Written by medley_movie_transcode. */

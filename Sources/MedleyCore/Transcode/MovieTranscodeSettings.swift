@@ -14,7 +14,7 @@ public struct MovieTranscode: Sendable, Equatable {
 
     /// The keys that belong to a movie's re-encode.
     static let keys = ["videoQuality", "scalingMode", "videoCodec", "crf", "speed", "maxWidth", "maxHeight", "fps",
-                       "keyframeEvery", "audio", "audioTracks", "subtitles", "chapters"]
+                       "keyframeEvery", "audio", "audioTracks", "subtitles", "chapters", "bitRate", "targetSize", "passes", "bitDepth"]
 
     /// What a container (an output extension) cannot hold of these settings, with what to do; nil when it can.
     public func problem(inContainer ext: String) -> String? {
@@ -58,7 +58,8 @@ extension TranscodeSettings {
         if let (value, node) = fields.text("videoCodec") {
             if value == "copy" {
                 movie.remux = true
-                for key in ["videoQuality", "scalingMode", "crf", "speed", "maxWidth", "maxHeight", "fps", "keyframeEvery"] {
+                for key in ["videoQuality", "scalingMode", "crf", "speed", "maxWidth", "maxHeight", "fps", "keyframeEvery",
+                            "bitRate", "targetSize", "passes", "bitDepth"] {
                     if let other = fields.nodes[key] {
                         fields.error(other, "videoCodec: copy keeps the pictures as they are; '\(key)' needs a re-encode",
                                      suggestion: "remove '\(key)', or name a codec: h264, hevc, av1 or vp9")
@@ -109,6 +110,7 @@ extension TranscodeSettings {
                              suggestion: "2s is what streaming services ask for")
             }
         }
+        readRateControl(fields, codec: codec, into: &encoding)
         if let node = fields.nodes["audio"] { encoding.audio = readMovieAudio(node, fields: fields) }
         if let node = fields.nodes["audioTracks"] { movie.tracks.audio = readTrackSelection(node, key: "audioTracks", fields: fields) }
         if let node = fields.nodes["subtitles"] { movie.tracks.subtitles = readTrackSelection(node, key: "subtitles", fields: fields) }
@@ -116,6 +118,55 @@ extension TranscodeSettings {
         if movie.remux, fields.nodes["audio"] == nil { encoding.audio = .copy }
         movie.encoding = encoding
         settings.movie = movie
+    }
+
+    /// `bitRate` (an average in bits/s: 2500k, 2.5M), `targetSize` (700MB: the rate from the
+    /// duration), `passes: 2` and `bitDepth: 10`, checked against each other and the codec.
+    private static func readRateControl(_ fields: TranscodeFields, codec: VideoCodec, into encoding: inout VideoEncoding) {
+        if let (value, node) = fields.text("bitRate") {
+            if let rate = Quantity.parse(value, units: ["k": 1000, "m": 1_000_000], allowing: ["b/s", "bps"]), rate >= 50_000, rate <= 500_000_000 {
+                encoding.bitRate = Int(rate)
+            } else {
+                fields.error(node, "bitRate is the video's average bits per second from 50k to 500M (2500k, 2.5M), not '\(value)'")
+            }
+        }
+        if let (value, node) = fields.text("targetSize") {
+            let units: [String: Double] = ["kb": 1000, "mb": 1_000_000, "gb": 1_000_000_000, "kib": 1024, "mib": 1_048_576, "gib": 1_073_741_824, "k": 1000, "m": 1_000_000, "g": 1_000_000_000]
+            if let bytes = Quantity.parse(value, units: units, allowing: []), bytes >= 100_000, bytes <= 1e13 {
+                encoding.targetSize = Int(bytes)
+                encoding.passes = 2
+            } else {
+                fields.error(node, "targetSize is the whole file's size with its unit (700MB, 4.7GB, 1GiB), not '\(value)'")
+            }
+            if let other = fields.nodes["bitRate"] {
+                fields.error(other, "bitRate and targetSize both set the video's rate", suggestion: "keep one of them")
+            }
+        }
+        if encoding.bitRate != nil || encoding.targetSize != nil, let crf = fields.nodes["crf"] {
+            fields.error(crf, "crf is a constant quality; bitRate and targetSize spend a rate instead", suggestion: "remove 'crf'")
+        }
+        if let passes = fields.integer("passes", 1...2) {
+            encoding.passes = passes
+            if passes == 2, encoding.bitRate == nil, encoding.targetSize == nil, let node = fields.nodes["passes"] {
+                fields.error(node, "two passes spend a bit rate; a constant quality (crf) needs one",
+                             suggestion: "add 'bitRate: 2500k' or 'targetSize: 700MB'")
+            }
+        }
+        if encoding.passes == 2, !codec.hasTwoPasses, let node = fields.nodes["passes"] ?? fields.nodes["targetSize"] {
+            fields.error(node, "FFmpeg 5.1's SVT-AV1 encoder has no two-pass mode",
+                         suggestion: "use videoCodec: hevc or vp9, or 'passes: 1' with a bitRate")
+        }
+        if let depth = fields.integer("bitDepth", 8...10) {
+            guard depth == 8 || depth == 10, let node = fields.nodes["bitDepth"] else {
+                if let node = fields.nodes["bitDepth"] { fields.error(node, "bitDepth is 8 or 10, not \(depth)") }
+                return
+            }
+            encoding.tenBit = depth == 10
+            if depth == 10, !codec.hasTenBit {
+                fields.error(node, "10-bit H.264 (High 10) plays almost nowhere; Medley writes 10 bits as HEVC, AV1 or VP9",
+                             suggestion: "videoCodec: hevc")
+            }
+        }
     }
 
     /// `all`, `first`, `none`, a language code, or a list of language codes (HandBrake's language list).
@@ -228,5 +279,23 @@ extension SchemaReader {
             let split = problem.components(separatedBy: "; ")
             sink.error(nameNode, split[0], suggestion: split.count > 1 ? split.dropFirst().joined(separator: "; ") : nil)
         }
+    }
+}
+
+/// A number with an optional unit suffix: `2500k`, `2.5M`, `700MB`, `1GiB` (case-insensitive).
+enum Quantity {
+    static func parse(_ text: String, units: [String: Double], allowing extra: [String]) -> Double? {
+        var value = text.trimmingCharacters(in: .whitespaces).lowercased()
+        for suffix in extra where value.hasSuffix(suffix) { value = String(value.dropLast(suffix.count)) }
+        var scale = 1.0
+        // The longest unit that ends the text ("mib" before "b").
+        for (unit, factor) in units.sorted(by: { $0.key.count > $1.key.count }) where value.hasSuffix(unit) {
+            value = String(value.dropLast(unit.count))
+            scale = factor
+            break
+        }
+        if units.keys.contains(where: { $0.hasSuffix("b") }), scale == 1, value.hasSuffix("b") { value = String(value.dropLast()) }
+        guard let number = Double(value.trimmingCharacters(in: .whitespaces)), number.isFinite, number > 0 else { return nil }
+        return number * scale
     }
 }

@@ -131,11 +131,27 @@ public enum Movie {
         }
         settings.rotation = Int32(info.rotation)
         settings.video_copy = copyVideo ? 1 : 0
+        settings.ten_bit = encoding.tenBit ? 1 : 0
+        settings.passes = Int32(encoding.passes)
         settings.chapters = tracks.chapters ? 1 : 0
         let listing = try streams(path: path)
         let chosen = tracks.choose(from: listing.streams, video: info.videoStream)
         // One buffer for the three lists: audio, then subtitles, then attachments.
         let indexes = (chosen.audio + chosen.subtitles + chosen.attachments).map { Int32($0) }
+        if let bitRate = encoding.bitRate { settings.video_bit_rate = Int64(bitRate) }
+        if let size = encoding.targetSize {
+            let attached = listing.streams.filter { chosen.attachments.contains($0.index) }.reduce(0) { $0 + $1.attachedBytes }
+            let rate = try videoBitRate(forSize: size, attachedBytes: attached, duration: info.duration, sound: sound, tracks: chosen.audio.count,
+                                        streams: listing.streams.filter { chosen.audio.contains($0.index) })
+            settings.video_bit_rate = Int64(rate)
+        }
+        // The first pass's statistics files of x264 and x265, beside the output (its temporary).
+        let stats = output + ".pass"
+        defer {
+            for suffix in ["", ".mbtree", ".cutree", ".temp", ".mbtree.temp", ".cutree.temp"] {
+                try? FileManager.default.removeItem(atPath: stats + suffix)
+            }
+        }
         let speed = encoding.codec.speedOption(encoding.x264Preset)
         var report = MedleyTranscodeReport()
         do {
@@ -146,12 +162,14 @@ public enum Movie {
             settings.subtitle_stream_count = Int32(chosen.subtitles.count)
             settings.attachment_streams = lists.baseAddress.map { $0 + chosen.audio.count + chosen.subtitles.count }
             settings.attachment_stream_count = Int32(chosen.attachments.count)
-            return try speed.withCString { preset in
+            return try stats.withCString { statsPath in
+            try speed.withCString { preset in
                 try encoding.codec.encoder.withCString { videoEncoder in
                     try audioEncoder.withCString { audioName in
                         try container.withCString { containerName in
                             try (encoding.codec.profile ?? "").withCString { profile in
                                 settings.x264_preset = preset
+                                settings.stats_path = statsPath
                                 settings.video_encoder = videoEncoder
                                 settings.audio_encoder = audioName
                                 settings.container = containerName
@@ -163,6 +181,7 @@ public enum Movie {
                         }
                     }
                 }
+            }
             }
             }
         } catch {
@@ -194,6 +213,32 @@ public enum Movie {
             result.tracksNotKept += streamTagsNotKept(source: listing.streams, written: written, kept: kept, container: container)
         }
         return result
+    }
+
+    /// The average video bit rate that fills `size` bytes (the attachments' bytes already taken
+    /// off) over `duration` seconds beside the sound (each kept track at its encoder's rate, or its
+    /// own when copied; 192 kb/s when unknown), less 1 % for the container, as HandBrake's target
+    /// size works it out.
+    static func videoBitRate(forSize size: Int, attachedBytes: Int = 0, duration: Double, sound: MovieAudio, tracks: Int,
+                             streams: [MovieStream]) throws -> Int {
+        guard duration > 0 else {
+            throw MediaError(.medley, "transcode", "a target size needs the movie's duration, which its container does not state",
+                             cause: .unsupported)
+        }
+        var audio = 0.0
+        switch sound {
+        case .encode(_, let bitRate, _, _): audio = Double(tracks) * Double(bitRate ?? 0)
+        case .copy: audio = streams.reduce(0) { $0 + Double($1.bitRate > 0 ? $1.bitRate : 192_000) }
+        }
+        let total = Double(size - attachedBytes) * 8 * 0.99 / duration
+        let video = total - audio
+        guard video >= 50_000 else {
+            let fonts = attachedBytes > 0 ? " and the attachments \(attachedBytes) bytes" : ""
+            throw MediaError(.medley, "transcode", String(format: "a target size of %d bytes leaves %.0f kb/s for the picture over %.1f s (the sound takes %.0f kb/s",
+                                                          size, max(0, video) / 1000, duration, audio / 1000) + fonts + "); give more room",
+                             cause: .unsupported)
+        }
+        return Int(video.rounded())
     }
 
     /// The sample rate a codec's encoder gets for a source rate: AAC as the presets; Opus always

@@ -53,6 +53,12 @@ public enum VideoCodec: String, Sendable, CaseIterable {
         }
     }
 
+    /// Whether FFmpeg 5.1's wrapper of the encoder runs two passes (SVT-AV1's does not).
+    public var hasTwoPasses: Bool { self != .av1 }
+
+    /// Whether Medley writes it at 10 bits (H.264's High 10 plays almost nowhere).
+    public var hasTenBit: Bool { self != .h264 }
+
     /// The codec as ffprobe names it.
     public var probeName: String { rawValue }
 

@@ -21,6 +21,10 @@ public struct MovieStream: Sendable, Equatable {
     /// A text subtitle (SRT, ASS, WebVTT, mov_text), which can be converted between containers.
     public var isText: Bool
     public var channels: Int
+    /// Bits per second the container states for the stream; 0 when it does not.
+    public var bitRate: Int = 0
+    /// An attachment's size in bytes.
+    public var attachedBytes: Int = 0
 
     /// "audio stream 2 (ac3, fra)", as warnings name it.
     public var described: String {
@@ -154,7 +158,8 @@ extension Movie {
                         codec: cText(&raw.codec), language: cText(&raw.language), title: cText(&raw.title),
                         isDefault: raw.is_default != 0, isForced: raw.is_forced != 0,
                         isHearingImpaired: raw.is_hearing_impaired != 0, isAttachedPicture: raw.is_attached_pic != 0,
-                        isText: raw.is_text != 0, channels: Int(raw.channels)))
+                        isText: raw.is_text != 0, channels: Int(raw.channels), bitRate: Int(raw.bit_rate),
+                        attachedBytes: Int(raw.attached_bytes)))
                 }, Unmanaged.passUnretained(found).toOpaque(), &chapters, error, size) == 0 ? true : nil
             }
         }

@@ -69,6 +69,15 @@ public struct VideoEncoding: Sendable, Equatable {
     public var keyframeSeconds: Double?
     /// The sound: nil is AAC at `audioBitRate` and `audioChannels`.
     public var audio: MovieAudio?
+    /// 10-bit 4:2:0 pictures (HEVC Main 10, VP9 profile 2, AV1 Main) instead of 8-bit.
+    public var tenBit = false
+    /// Rate control by an average video bit rate (bits/s) instead of `crf`.
+    public var bitRate: Int?
+    /// A size for the whole file (bytes): the video bit rate is worked out from the duration and
+    /// the sound's rates, as HandBrake's target size does.
+    public var targetSize: Int?
+    /// 2: a first pass gathers the encoder's statistics, the second spends the bit rate by them.
+    public var passes = 1
 
     public init(boxWidth: Int?, boxHeight: Int?, upscale: Bool, crf: Int, maxBitRate: Int?, keyframeInterval: Int?) {
         self.boxWidth = boxWidth
