@@ -287,8 +287,8 @@ int medley_picture_filter_send(MedleyPictureFilter *f, AVFrame *frame, char *err
     int tone_maps = f->tonemap[0] && is_hdr_transfer(staged->color_trc);
     const AVPixFmtDescriptor *desc = av_pix_fmt_desc_get(frame->format);
     int rgb = desc && (desc->flags & AV_PIX_FMT_FLAG_RGB);
-    /* HDR10 and HLG are BT.2020 by definition: an undescribed PQ or HLG picture is taken as BT.2020
-     * non-constant luminance, limited range (what encoders write when they say nothing). */
+    /* PQ and HLG come with BT.2020 (HDR10 and BT.2100 define them so): a PQ or HLG picture that
+     * says nothing more is taken as BT.2020 non-constant luminance in limited range. */
     staged->color_primaries = described(frame->color_primaries, d ? d->color_primaries : AVCOL_PRI_UNSPECIFIED,
                                         par->color_primaries, known_primaries,
                                         tone_maps ? AVCOL_PRI_BT2020 : AVCOL_PRI_UNSPECIFIED);
@@ -650,17 +650,23 @@ static void finish_crop(Analysis *s) {
     a->crop_height = y == 0 && y_end == s->height ? s->height : (y_end - y) & ~1;
 }
 
-/* Decodes one stretch of up to FRAMES_PER_SAMPLE frames from where the demuxer is, after `*last`
- * (the last timestamp looked at). Returns 0, 1 when the stream has ended, −1 on error. */
-static int sample_stretch(Analysis *s, int *flushing, int *errors, int64_t *last, char *error, size_t size) {
+/* Decodes one stretch of up to FRAMES_PER_SAMPLE frames from where the demuxer is, from `from` on
+ * (AV_NOPTS_VALUE: the first frame) and after `*last` (the last timestamp looked at). Returns 0, 1
+ * when the stream has ended, −1 on error. */
+static int sample_stretch(Analysis *s, int64_t from, int *flushing, int *errors, int64_t *last, char *error,
+                          size_t size) {
     int taken = 0, skipped = 0;
-    while (taken < FRAMES_PER_SAMPLE && skipped <= MAX_SKIPPED_FRAMES) {
+    while (taken < FRAMES_PER_SAMPLE && skipped <= 2 * MAX_SKIPPED_FRAMES) {
         int r = medley_movie_next_video_frame(&s->in, s->packet, s->frame, flushing, errors, error, size);
         if (r < 0) return -1;
         if (r == 0) return idet_end(s, error, size) < 0 ? -1 : 1;
         int64_t pts = s->frame->best_effort_timestamp;
-        /* Damaged frames (references missing after the seek) would show blocks for bars and combs. */
-        if (medley_frame_is_damaged(s->frame) || (pts != AV_NOPTS_VALUE && *last != AV_NOPTS_VALUE && pts <= *last)) {
+        /* Damaged frames (references missing after the seek) would show blocks for bars and combs;
+         * frames looked at already would count twice. Frames before `from` are passed over while
+         * the budget lasts, then the stretch starts where decoding is. */
+        int seen = pts != AV_NOPTS_VALUE && *last != AV_NOPTS_VALUE && pts <= *last;
+        int early = pts != AV_NOPTS_VALUE && from != AV_NOPTS_VALUE && pts < from && skipped < MAX_SKIPPED_FRAMES;
+        if (medley_frame_is_damaged(s->frame) || seen || early) {
             skipped++;
             av_frame_unref(s->frame);
             continue;
@@ -704,16 +710,27 @@ int medley_movie_analyze(const char *path, int samples, MedleyMovieAnalysis *ana
     for (int i = 0; i < samples; i++) {
         /* The middles of `samples` equal parts. Without a duration (or a seek that fails) the
          * stretches follow each other from where decoding is. */
+        int64_t from = AV_NOPTS_VALUE;
         if (duration > 0) {
             int64_t target = first + av_rescale(duration, 2 * i + 1, 2 * (int64_t)samples);
-            if (av_seek_frame(s.in.format, s.in.video, target, AVSEEK_FLAG_BACKWARD) >= 0) {
+            /* With an index (MP4, Matroska) the keyframe a seek lands on is known. When it lies
+             * before what was looked at already (keyframes further apart than the stretches),
+             * decoding on reaches the target without decoding that stretch again; the stretch then
+             * starts at the target, as far as MAX_SKIPPED_FRAMES reach. Else the stretch starts at
+             * the keyframe: decoding up to the target could cost a whole group of pictures. */
+            int entry = av_index_search_timestamp(s.in.format->streams[s.in.video], target, AVSEEK_FLAG_BACKWARD);
+            const AVIndexEntry *keyframe = entry >= 0 ? avformat_index_get_entry(s.in.format->streams[s.in.video], entry)
+                                                      : NULL;
+            if (keyframe && last != AV_NOPTS_VALUE && keyframe->timestamp <= last) {
+                from = target;
+            } else if (av_seek_frame(s.in.format, s.in.video, target, AVSEEK_FLAG_BACKWARD) >= 0) {
                 avcodec_flush_buffers(s.in.video_decoder);
                 flushing = 0;
             }
         }
-        int r = sample_stretch(&s, &flushing, &errors, &last, error, size);
+        int r = sample_stretch(&s, from, &flushing, &errors, &last, error, size);
         if (r < 0) goto done;
-        if (r == 1 && duration <= 0) break; /* decoded to the end */
+        if (r == 1) break; /* decoded to the end: the later stretches lie beyond it */
     }
     if (analysis->sampled_frames == 0) { snprintf(error, size, "no video frame could be decoded"); goto done; }
     finish_crop(&s);

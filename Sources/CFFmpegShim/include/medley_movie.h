@@ -162,8 +162,8 @@ typedef struct MedleyMovieAnalysis {
 } MedleyMovieAnalysis;
 
 /* Decodes `samples` stretches (1 to 100) at the middles of equal parts of the movie (a seek to the
- * keyframe before each, then up to 16 consecutive undamaged frames: idet judges a frame with its
- * neighbours), runs libavfilter's idet over each stretch, finds the black bars in every sampled frame,
+ * keyframe before each, or decoding on when that keyframe was passed already, then up to 16
+ * consecutive undamaged frames: idet judges a frame with its neighbours), runs libavfilter's idet over each stretch, finds the black bars in every sampled frame,
  * and reads the colour description and HDR metadata. Without a known duration the stretches follow
  * each other from the start. Returns 0, or −1 with `error` set. */
 int medley_movie_analyze(const char *path, int samples, MedleyMovieAnalysis *analysis, char *error, size_t size);
