@@ -115,4 +115,36 @@ void medley_report_note(MedleyTranscodeReport *report, const char *format, ...)
 /* Writes the display matrix on `stream` (a copy of `matrix`, nine int32). Returns 0 or −1. */
 int medley_output_set_matrix(AVStream *stream, const int32_t *matrix);
 
+/* ---- medley_vfilter.c: the transcoder's picture filter (libavfilter) ---- */
+
+/* What the picture filter does to every decoded picture before the transcoder's crop and scale. */
+typedef struct MedleyPictureFilterSpec {
+    int deinterlace;          /* 1: bwdif (mode=send_frame: one frame out per frame in, parity auto, deint=all) */
+    const char *tonemap;      /* NULL: none; else tonemap's curve ("hable", "mobius", "reinhard", "clip",
+                                 "linear", "gamma"): PQ and HLG pictures become BT.709 SDR through
+                                 zscale=t=linear:npl=100,format=gbrpf32le,zscale=p=bt709,
+                                 tonemap=tonemap=<curve>:desat=0,zscale=t=bt709:m=bt709:r=tv; pictures
+                                 with another transfer pass unchanged */
+    int ten_bit;              /* 1: yuv420p10le out, 0: yuv420p */
+} MedleyPictureFilterSpec;
+typedef struct MedleyPictureFilter MedleyPictureFilter;
+
+/* Sets up a filter for `stream`'s pictures; `stream` and `decoder` (may be NULL) are borrowed and
+ * must outlive it. The filters are built at the first picture, and again when the pictures change
+ * size or pixel format, or between HDR and SDR. A colour description a frame leaves unspecified is
+ * taken from the decoder, then the stream (and for PQ/HLG, at worst, BT.2020 limited range).
+ * Returns 0, or −1 with `error` set (an unknown curve; an FFmpeg without bwdif, zscale or tonemap). */
+int medley_picture_filter_open(MedleyPictureFilter **filter, const AVStream *stream, const AVCodecContext *decoder,
+                               const MedleyPictureFilterSpec *spec, char *error, size_t size);
+/* Hands the filter one decoded picture, timed by its best_effort_timestamp in the stream's time
+ * base; NULL ends the pictures (after which the last ones can be received). `frame` stays the
+ * caller's (it is referenced, not consumed). Returns 0 or −1 with `error` set. */
+int medley_picture_filter_send(MedleyPictureFilter *filter, AVFrame *frame, char *error, size_t size);
+/* 1: a picture was written into `out` (the caller unrefs it): pts and best_effort_timestamp in the
+ * stream's time base, sample aspect ratio kept, colour description of what it now is (BT.709
+ * limited range after tone mapping, the HDR side data removed); 0: none ready now, or the end;
+ * −1 with `error` set. */
+int medley_picture_filter_receive(MedleyPictureFilter *filter, AVFrame *out, char *error, size_t size);
+void medley_picture_filter_free(MedleyPictureFilter **filter);
+
 #endif

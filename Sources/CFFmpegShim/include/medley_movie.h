@@ -177,4 +177,45 @@ int medley_movie_transcode(const char *input, const char *output, const MedleyTr
 int medley_movie_remux(const char *input, const char *output, const char *container, int audio_only,
                        MedleyTranscodeReport *report, char *error, size_t size);
 
+/* ---- medley_vfilter.c: what a movie's pictures say ---- */
+
+/* What medley_movie_analyze finds. Colour codes are FFmpeg's (the H.273 numbers). */
+typedef struct MedleyMovieAnalysis {
+    int width, height;                /* the first sampled picture's size (the crop's frame) */
+    int sampled_frames;               /* decoded frames looked at */
+    int flagged_interlaced;           /* of them, frames the decoder marks interlaced (coded as fields) */
+    int flagged_top_first;            /* of those, marked top field first */
+    int idet_tff, idet_bff, idet_progressive, idet_undetermined; /* libavfilter idet's multi-frame verdicts,
+                                         one a sampled frame; its field order is what the pixels show */
+    int crop_x, crop_y, crop_width, crop_height; /* the picture inside black bars, safe for every sampled
+                                         frame (the union of their pictures), even offsets and sizes,
+                                         rounded outwards; the whole frame when there are no bars or
+                                         the pixels cannot be read (RGB, big-endian, float formats) */
+    int black_frames;                 /* sampled frames dark all over (fades), left out of the crop */
+    int transfer;                     /* AVColorTransferCharacteristic: the stream's, else the first frame's
+                                         (1 BT.709, 16 PQ / SMPTE 2084, 18 HLG / ARIB STD-B67, 2 unspecified) */
+    int primaries;                    /* AVColorPrimaries, likewise (1 BT.709, 9 BT.2020) */
+    int matrix;                       /* AVColorSpace, likewise (1 BT.709, 9 BT.2020 non-constant) */
+    int range;                        /* AVColorRange, likewise (1 limited, 2 full, 0 unspecified) */
+    int bit_depth;                    /* of the decoded pixel format's luma */
+    int has_mastering_display;        /* mastering display metadata in the stream or a sampled frame */
+    double master_primaries[6];       /* its primaries as CIE 1931 x, y in x265's order: green, blue, red */
+    double master_white[2];           /* its white point x, y */
+    double master_max_luminance, master_min_luminance; /* cd/m² */
+    char master_display[96];          /* x265's master-display option, "G(x,y)B(x,y)R(x,y)WP(x,y)L(max,min)"
+                                         with x, y in 0.00002 and L in 0.0001 cd/m² (the SEI's integers);
+                                         "" unless primaries, white point and luminance are all known */
+    int has_content_light;            /* content light level in the stream or a sampled frame */
+    int max_cll, max_fall;            /* cd/m² (x265's max-cll=max_cll,max_fall) */
+    int has_hdr10_plus;               /* HDR10+ dynamic metadata in the stream or a sampled frame */
+    int dolby_vision_profile;         /* the stream's Dolby Vision configuration profile; 0 without one */
+} MedleyMovieAnalysis;
+
+/* Decodes `samples` stretches (1 to 100) at the middles of equal parts of the movie (a seek to the
+ * keyframe before each, or decoding on when that keyframe was passed already, then up to 16
+ * consecutive undamaged frames: idet judges a frame with its neighbours), runs libavfilter's idet over each stretch, finds the black bars in every sampled frame,
+ * and reads the colour description and HDR metadata. Without a known duration the stretches follow
+ * each other from the start. Returns 0, or −1 with `error` set. */
+int medley_movie_analyze(const char *path, int samples, MedleyMovieAnalysis *analysis, char *error, size_t size);
+
 #endif
