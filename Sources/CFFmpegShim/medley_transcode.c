@@ -53,7 +53,8 @@ typedef struct Transcoder {
     AVStream *video_out;
     MedleyStreamCopy video_copy;  /* the picture's packets, when copied */
     struct SwsContext *sws;
-    AVFrame *decoded, *picture;
+    MedleyPictureFilter *filter;  /* deinterlacing, tone mapping: before the crop and scale */
+    AVFrame *decoded, *picture, *filtered;
     AVPacket *packet, *encoded;
     AudioTrack *audio;
     int audio_count;
@@ -93,7 +94,13 @@ static void set_encoder_options(const char *name, const MedleyTranscodeSettings 
         if (s->gop > 1) n += snprintf(params + n, sizeof params - n, ":scenecut=0:min-keyint=%d:open-gop=0", s->gop);
         /* FFmpeg 5.1's libx265 wrapper knows no passes: x265's own options name them and the file. */
         if (pass && s->stats_path && n < (int)sizeof params)
-            snprintf(params + n, sizeof params - n, ":pass=%d:stats=%s", pass, s->stats_path);
+            n += snprintf(params + n, sizeof params - n, ":pass=%d:stats=%s", pass, s->stats_path);
+        /* HDR kept: x265 writes the mastering display and light levels as SEI (5.1's wrapper does not
+         * pass the frames' side data on). */
+        if (s->master_display && *s->master_display && n < (int)sizeof params)
+            n += snprintf(params + n, sizeof params - n, ":hdr10=1:master-display=%s", s->master_display);
+        if (s->max_cll > 0 && n < (int)sizeof params)
+            snprintf(params + n, sizeof params - n, ":max-cll=%d,%d", s->max_cll, s->max_fall);
         av_dict_set(options, "x265-params", params, 0);
     } else if (strcmp(name, "libsvtav1") == 0) {
         if (speed) av_dict_set(options, "preset", speed, 0);
@@ -139,6 +146,12 @@ static int open_video_encoder(Transcoder *t, char *error, size_t size) {
     e->colorspace = decoder->colorspace;
     e->color_primaries = decoder->color_primaries;
     e->color_trc = decoder->color_trc;
+    if (s->tonemap && (decoder->color_trc == AVCOL_TRC_SMPTE2084 || decoder->color_trc == AVCOL_TRC_ARIB_STD_B67)) {
+        /* Tone-mapped pictures are BT.709 SDR (the filter tags them so). */
+        e->colorspace = AVCOL_SPC_BT709;
+        e->color_primaries = AVCOL_PRI_BT709;
+        e->color_trc = AVCOL_TRC_BT709;
+    }
     if (s->gop > 0) e->gop_size = s->gop;
     if (s->gop > 1) e->keyint_min = s->gop;
     if (s->gop == 1) e->max_b_frames = 0;
@@ -174,6 +187,18 @@ static int open_video_encoder(Transcoder *t, char *error, size_t size) {
         matrix = built;
     }
     if (matrix && medley_output_set_matrix(t->video_out, matrix) < 0) { snprintf(error, size, "out of memory"); return -1; }
+    /* HDR kept: the container's mastering display and light levels (MKV, MP4) go along. */
+    if (e->color_trc == AVCOL_TRC_SMPTE2084 || e->color_trc == AVCOL_TRC_ARIB_STD_B67) {
+        const enum AVPacketSideDataType kinds[] = {AV_PKT_DATA_MASTERING_DISPLAY_METADATA, AV_PKT_DATA_CONTENT_LIGHT_LEVEL};
+        for (size_t k = 0; k < sizeof kinds / sizeof *kinds; k++) {
+            size_t bytes = 0;
+            const uint8_t *data = av_stream_get_side_data(source, kinds[k], &bytes);
+            if (!data || bytes == 0) continue;
+            uint8_t *copy = av_stream_new_side_data(t->video_out, kinds[k], bytes);
+            if (!copy) { snprintf(error, size, "out of memory"); return -1; }
+            memcpy(copy, data, bytes);
+        }
+    }
 
     t->picture = av_frame_alloc();
     if (!t->picture) { snprintf(error, size, "out of memory"); return -1; }
@@ -533,6 +558,19 @@ static int encode_sound(Transcoder *t, AudioTrack *a, AVFrame *frame, char *erro
 }
 
 /* Sends a packet (NULL: flush) to a decoder and handles every frame it gives back. */
+/* Sends a decoded picture (NULL: the end) through the picture filter and encodes what comes out. */
+static int filter_picture(Transcoder *t, AVFrame *frame, char *error, size_t size) {
+    if (medley_picture_filter_send(t->filter, frame, error, size) < 0) return -1;
+    for (;;) {
+        int got = medley_picture_filter_receive(t->filter, t->filtered, error, size);
+        if (got < 0) return -1;
+        if (got == 0) return 0;
+        int r = encode_picture(t, t->filtered, error, size);
+        av_frame_unref(t->filtered);
+        if (r < 0) return -1;
+    }
+}
+
 /* `sound` is the track a sound packet belongs to (NULL for the picture). */
 static int decode(Transcoder *t, AVCodecContext *decoder, AudioTrack *sound, AVPacket *packet, char *error, size_t size) {
     int is_video = sound == NULL;
@@ -569,7 +607,8 @@ static int decode(Transcoder *t, AVCodecContext *decoder, AudioTrack *sound, AVP
             }
         }
         if (is_video && medley_frame_is_damaged(t->decoded)) t->report->damaged_frames++;
-        r = is_video ? encode_picture(t, t->decoded, error, size) : encode_sound(t, sound, t->decoded, error, size);
+        if (is_video && t->filter) r = filter_picture(t, t->decoded, error, size);
+        else r = is_video ? encode_picture(t, t->decoded, error, size) : encode_sound(t, sound, t->decoded, error, size);
         av_frame_unref(t->decoded);
         if (r < 0) return -1;
     }
@@ -577,6 +616,8 @@ static int decode(Transcoder *t, AVCodecContext *decoder, AudioTrack *sound, AVP
 
 static void transcoder_free(Transcoder *t) {
     sws_freeContext(t->sws);
+    medley_picture_filter_free(&t->filter);
+    av_frame_free(&t->filtered);
     for (int i = 0; i < t->audio_count; i++) {
         AudioTrack *a = &t->audio[i];
         swr_free(&a->swr);
@@ -653,6 +694,14 @@ static int transcode_pass(const char *input, const char *output, const MedleyTra
     } else if (open_video_encoder(&t, error, size) < 0) {
         goto done;
     }
+    if (!settings->video_copy && (settings->deinterlace || settings->tonemap)) {
+        MedleyPictureFilterSpec spec = {settings->deinterlace, settings->tonemap, settings->ten_bit};
+        if (medley_picture_filter_open(&t.filter, t.in.format->streams[t.in.video], t.in.video_decoder, &spec, error,
+                                       size) < 0)
+            goto done;
+        t.filtered = av_frame_alloc();
+        if (!t.filtered) { snprintf(error, size, "out of memory"); goto done; }
+    }
     if (pass != 1 && open_audio_tracks(&t, error, size) < 0) goto done;
     if (pass != 1 &&
         open_copied_tracks(&t, settings->subtitle_streams, settings->subtitle_stream_count, "subtitle", error, size) < 0)
@@ -722,6 +771,7 @@ static int transcode_pass(const char *input, const char *output, const MedleyTra
         report->written_video_end = report->video_end;
     } else {
         if (decode(&t, t.in.video_decoder, NULL, NULL, error, size) < 0) goto done;
+        if (t.filter && filter_picture(&t, NULL, error, size) < 0) goto done;
         if (report->video_frames == 0) { snprintf(error, size, "no video frame could be decoded"); goto done; }
         if (encode_picture(&t, NULL, error, size) < 0) goto done;
     }

@@ -128,6 +128,11 @@ typedef struct MedleyTranscodeSettings {
                                             second spends the bit rate by them (needs video_bit_rate) */
     const char *stats_path;              /* where libx264/libx265 keep the first pass's statistics
                                             (they write the path and path.mbtree / .cutree) */
+    int deinterlace;                     /* 1: every picture through bwdif (one frame out per frame in) */
+    const char *tonemap;                 /* a tonemap curve ("hable", "mobius", "reinhard", "clip"): PQ and
+                                            HLG pictures become BT.709 SDR; NULL: the colours kept */
+    const char *master_display;          /* HDR kept (HEVC): x265's master-display string; NULL: none */
+    int max_cll, max_fall;               /* HDR kept: content light levels (cd/m²); 0: none */
 } MedleyTranscodeSettings;
 
 /* Written by medley_movie_transcode. */

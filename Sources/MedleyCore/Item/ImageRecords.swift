@@ -1,4 +1,5 @@
 import MedleyFilters
+import MedleyMedia
 
 /// What `analyze:` measured of one image, as its manifest line records it (`analysis`).
 ///
@@ -133,5 +134,44 @@ struct AutoAdjustment: Decodable, Equatable {
             ("CIHighlightShadowAdjust", .object([("inputShadowAmount", .number(shadowAmount)),
                                                              ("inputHighlightAmount", .number(highlightAmount))])),
         ])
+    }
+}
+
+/// What a movie's re-encode decided and kept, as the manifest's `movie` record: deinterlacing,
+/// black bars and HDR each with its reason, and the tracks and chapters carried.
+struct MovieRecord: Decodable, Equatable {
+    struct Decision: Decodable, Equatable {
+        var applied: Bool
+        var reason: String
+    }
+    var deinterlace: Decision
+    /// `[x, y, width, height]` of the stored picture encoded, when bars were taken off.
+    var crop: [Int]?
+    var cropReason: String
+    /// "pq" or "hlg" for an HDR source.
+    var hdr: String?
+    var hdrReason: String
+    var tracks: Int
+    var chapters: Int
+
+    init(_ decisions: MoviePictureDecisions, tracks: Int, chapters: Int) {
+        deinterlace = Decision(applied: decisions.deinterlaced, reason: decisions.deinterlaceReason)
+        crop = decisions.crop.map { [$0.x, $0.y, $0.width, $0.height] }
+        cropReason = decisions.cropReason
+        hdr = decisions.hdrSource
+        hdrReason = decisions.hdrReason
+        self.tracks = tracks
+        self.chapters = chapters
+    }
+
+    var json: JSONValue {
+        var fields: [(String, JSONValue)] = [
+            ("deinterlace", .object([("applied", .bool(deinterlace.applied)), ("reason", .string(deinterlace.reason))])),
+        ]
+        if let crop { fields.append(("crop", .array(crop.map { .number(Double($0)) }))) }
+        fields.append(("cropReason", .string(cropReason)))
+        if let hdr { fields.append(("hdr", .string(hdr))) }
+        fields += [("hdrReason", .string(hdrReason)), ("tracks", .number(Double(tracks))), ("chapters", .number(Double(chapters)))]
+        return .object(fields)
     }
 }

@@ -90,6 +90,8 @@ struct WrittenOutput {
     var analysis: ImageAnalysis?
     /// The filters `autoAdjust:` chose.
     var autoAdjust: AutoAdjustment?
+    /// A movie re-encode's decisions and tracks.
+    var movie: MovieRecord?
 
     init(output: String, bytes: Int64) {
         self.output = output

@@ -33,7 +33,7 @@ struct ManifestRecord: Decodable {
     /// The manifest's field names, in the order a line lists them.
     enum CodingKeys: String, CodingKey {
         case job, item, input, page, segment, status, persistentID, mediaType, output, bytes, movedTo, error, warnings, duration, metering, loudness,
-             normalization, album, analysis, autoAdjust, properties, finished
+             normalization, album, analysis, autoAdjust, movie, properties, finished
     }
 
     /// The job's name.
@@ -79,6 +79,8 @@ struct ManifestRecord: Decodable {
     var analysis: ImageAnalysis?
     /// The filters `autoAdjust:` chose for an image, with their parameters.
     var autoAdjust: AutoAdjustment?
+    /// A movie re-encode's decisions (deinterlacing, black bars, HDR) and the tracks it carried.
+    var movie: MovieRecord?
     /// When the item's outcome was recorded, ISO-8601 UTC to the millisecond (the report's charts
     /// over time). The one field of a line that differs between two runs of the same items; older
     /// manifests have none.
@@ -122,6 +124,7 @@ struct ManifestRecord: Decodable {
         album = try? c.decodeIfPresent(AlbumRecord.self, forKey: .album)
         analysis = try? c.decodeIfPresent(ImageAnalysis.self, forKey: .analysis)
         autoAdjust = try? c.decodeIfPresent(AutoAdjustment.self, forKey: .autoAdjust)
+        movie = try? c.decodeIfPresent(MovieRecord.self, forKey: .movie)
         finished = try? c.decodeIfPresent(String.self, forKey: .finished)
         if let values = try? c.decodeIfPresent([String: PropertyJSON].self, forKey: .properties) {
             properties = values.map { ($0.key, $0.value.value) }.sorted { $0.name < $1.name }
@@ -187,6 +190,7 @@ struct ManifestRecord: Decodable {
         if let album { fields.append((.album, album.json)) }
         if let analysis { fields.append((.analysis, analysis.json)) }
         if let autoAdjust { fields.append((.autoAdjust, autoAdjust.json)) }
+        if let movie { fields.append((.movie, movie.json)) }
         if !properties.isEmpty {
             fields.append((.properties, .object(properties.map { ($0.name, $0.value.json) })))
         }
@@ -284,6 +288,7 @@ extension ManifestRecord {
         normalization = written.normalization
         analysis = written.analysis
         autoAdjust = written.autoAdjust
+        movie = written.movie
     }
 }
 

@@ -56,6 +56,7 @@ enum MovieStep {
             }
             for tag in result.tagsNotKept { written.warnings.append("container tag \(tag); not kept") }
             written.warnings += result.tracksNotKept
+            written.movie = MovieRecord(result.pictures, tracks: result.tracks, chapters: result.chapters)
             written.warnings += result.timing.warnings
             if job.transcode?.cut != nil {
                 written.warnings.append("cut applies to audio items; this movie was re-encoded whole")

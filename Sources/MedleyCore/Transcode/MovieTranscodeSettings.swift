@@ -14,7 +14,7 @@ public struct MovieTranscode: Sendable, Equatable {
 
     /// The keys that belong to a movie's re-encode.
     static let keys = ["videoQuality", "scalingMode", "videoCodec", "crf", "speed", "maxWidth", "maxHeight", "fps",
-                       "keyframeEvery", "audio", "audioTracks", "subtitles", "chapters", "bitRate", "targetSize", "passes", "bitDepth"]
+                       "keyframeEvery", "audio", "audioTracks", "subtitles", "chapters", "bitRate", "targetSize", "passes", "bitDepth", "deinterlace", "crop", "hdr", "tonemap"]
 
     /// What a container (an output extension) cannot hold of these settings, with what to do; nil when it can.
     public func problem(inContainer ext: String) -> String? {
@@ -59,7 +59,7 @@ extension TranscodeSettings {
             if value == "copy" {
                 movie.remux = true
                 for key in ["videoQuality", "scalingMode", "crf", "speed", "maxWidth", "maxHeight", "fps", "keyframeEvery",
-                            "bitRate", "targetSize", "passes", "bitDepth"] {
+                            "bitRate", "targetSize", "passes", "bitDepth", "deinterlace", "crop", "hdr", "tonemap"] {
                     if let other = fields.nodes[key] {
                         fields.error(other, "videoCodec: copy keeps the pictures as they are; '\(key)' needs a re-encode",
                                      suggestion: "remove '\(key)', or name a codec: h264, hevc, av1 or vp9")
@@ -111,6 +111,7 @@ extension TranscodeSettings {
             }
         }
         readRateControl(fields, codec: codec, into: &encoding)
+        readPictures(fields, codec: codec, into: &encoding)
         if let node = fields.nodes["audio"] { encoding.audio = readMovieAudio(node, fields: fields) }
         if let node = fields.nodes["audioTracks"] { movie.tracks.audio = readTrackSelection(node, key: "audioTracks", fields: fields) }
         if let node = fields.nodes["subtitles"] { movie.tracks.subtitles = readTrackSelection(node, key: "subtitles", fields: fields) }
@@ -167,6 +168,59 @@ extension TranscodeSettings {
                              suggestion: "videoCodec: hevc")
             }
         }
+    }
+
+    /// `deinterlace: auto | on | off`, `crop: none | auto | {top, bottom, left, right}`,
+    /// `hdr: auto | keep | tonemap` and `tonemap: hable | mobius | reinhard | clip`.
+    private static func readPictures(_ fields: TranscodeFields, codec: VideoCodec, into encoding: inout VideoEncoding) {
+        func choice<T: RawRepresentable & CaseIterable>(_ key: String, _ type: T.Type) -> T? where T.RawValue == String {
+            guard let (value, node) = fields.text(key) else { return nil }
+            if let chosen = T(rawValue: value.lowercased()) { return chosen }
+            let names = T.allCases.map(\.rawValue)
+            fields.error(node, "unknown \(key) '\(value)'",
+                         suggestion: DiagnosticSink.didYouMean(value, in: names) ?? "one of \(names.joined(separator: ", "))")
+            return nil
+        }
+        if let mode = choice("deinterlace", Deinterlacing.self) { encoding.pictures.deinterlace = mode }
+        if let curve = choice("tonemap", ToneMapCurve.self) { encoding.pictures.curve = curve }
+        if let hdr = choice("hdr", HDRHandling.self) {
+            encoding.pictures.hdr = hdr
+            if hdr == .keep {
+                if fields.nodes["bitDepth"] == nil { encoding.tenBit = true }
+                if let node = fields.nodes["hdr"], !encoding.tenBit || !codec.hasTenBit {
+                    fields.error(node, "hdr: keep needs 10-bit HEVC, AV1 or VP9",
+                                 suggestion: codec.hasTenBit ? "remove 'bitDepth: 8'" : "videoCodec: hevc")
+                }
+            }
+        }
+        guard let node = fields.nodes["crop"] else { return }
+        if let text = node.scalarText {
+            switch text.lowercased() {
+            case "auto": encoding.pictures.crop = .auto
+            case "none": encoding.pictures.crop = .none
+            default: fields.error(node, "crop takes auto, none or edges such as {top: 140, bottom: 140}, not '\(text)'")
+            }
+            return
+        }
+        guard case .mapping(let pairs, _) = node else {
+            fields.error(node, "crop takes auto, none or a mapping of edges, found \(node.kindDescription)")
+            return
+        }
+        var edges: [String: Int] = [:]
+        let names = ["top", "bottom", "left", "right"]
+        for (key, value) in pairs {
+            guard let name = key.scalarText, names.contains(name) else {
+                fields.error(key, "unknown crop edge '\(key.scalarText ?? "")'", suggestion: "top, bottom, left or right")
+                continue
+            }
+            guard let text = value.scalarText, let pixels = Int(text), (0...8192).contains(pixels) else {
+                fields.error(value, "crop's \(name) is pixels from 0 to 8192, not '\(value.scalarText ?? value.kindDescription)'")
+                continue
+            }
+            edges[name] = pixels
+        }
+        encoding.pictures.crop = .edges(top: edges["top"] ?? 0, bottom: edges["bottom"] ?? 0, left: edges["left"] ?? 0,
+                                        right: edges["right"] ?? 0)
     }
 
     /// `all`, `first`, `none`, a language code, or a list of language codes (HandBrake's language list).

@@ -92,8 +92,27 @@ public enum Movie {
         guard source != URL(fileURLWithPath: output).standardizedFileURL.resolvingSymlinksInPath() else {
             throw MediaError(.medley, "transcode", "the output would overwrite the movie being read", cause: .unsupported)
         }
+        var hdrMetadata = (masterDisplay: "", maxCLL: 0, maxFALL: 0)
         let info = try probe(path: path)
-        let geometry = encodingGeometry(info, encoding: encoding, mode: mode)
+        // The pictures looked at: interlacing, black bars and HDR decided from sampled frames.
+        var decisions = MoviePictureDecisions(), pictureWarnings: [String] = []
+        var framed = info, origin = (x: 0, y: 0)
+        if !copyVideo {
+            let p = encoding.pictures
+            let analysis = try analyze(path: path, samples: p.deinterlace == .auto || p.crop == .auto ? 10 : 1)
+            (decisions, pictureWarnings) = p.decide(analysis, info: info, codec: encoding.codec, tenBit: encoding.tenBit)
+            if let crop = decisions.crop {
+                framed.width = crop.width
+                framed.height = crop.height
+                origin = (crop.x, crop.y)
+            }
+            if decisions.hdrSource != nil, !decisions.toneMapped, encoding.codec == .hevc {
+                hdrMetadata = (analysis.masterDisplay, analysis.maxCLL, analysis.maxFALL)
+            }
+        }
+        var geometry = encodingGeometry(framed, encoding: encoding, mode: mode)
+        geometry.crop.x += origin.x
+        geometry.crop.y += origin.y
         var settings = MedleyTranscodeSettings()
         settings.width = Int32(geometry.size.width)
         settings.height = Int32(geometry.size.height)
@@ -131,6 +150,9 @@ public enum Movie {
         }
         settings.rotation = Int32(info.rotation)
         settings.video_copy = copyVideo ? 1 : 0
+        settings.deinterlace = decisions.deinterlaced ? 1 : 0
+        settings.max_cll = Int32(hdrMetadata.maxCLL)
+        settings.max_fall = Int32(hdrMetadata.maxFALL)
         settings.ten_bit = encoding.tenBit ? 1 : 0
         settings.passes = Int32(encoding.passes)
         settings.chapters = tracks.chapters ? 1 : 0
@@ -163,6 +185,8 @@ public enum Movie {
             settings.attachment_streams = lists.baseAddress.map { $0 + chosen.audio.count + chosen.subtitles.count }
             settings.attachment_stream_count = Int32(chosen.attachments.count)
             return try stats.withCString { statsPath in
+            try encoding.pictures.curve.rawValue.withCString { curveName in
+            try hdrMetadata.masterDisplay.withCString { masterDisplay in
             try speed.withCString { preset in
                 try encoding.codec.encoder.withCString { videoEncoder in
                     try audioEncoder.withCString { audioName in
@@ -170,6 +194,8 @@ public enum Movie {
                             try (encoding.codec.profile ?? "").withCString { profile in
                                 settings.x264_preset = preset
                                 settings.stats_path = statsPath
+                                settings.tonemap = decisions.toneMapped ? curveName : nil
+                                settings.master_display = hdrMetadata.masterDisplay.isEmpty ? nil : masterDisplay
                                 settings.video_encoder = videoEncoder
                                 settings.audio_encoder = audioName
                                 settings.container = containerName
@@ -181,6 +207,8 @@ public enum Movie {
                         }
                     }
                 }
+            }
+            }
             }
             }
             }
@@ -204,9 +232,10 @@ public enum Movie {
                                                                         container: container))
         result.timing = MovieTimingRepairs(report)
         result.chapters = Int(report.chapters_written)
+        result.pictures = decisions
         result.tracks = chosen.audio.count + chosen.subtitles.count
         let notes = withUnsafeBytes(of: &report.notes) { String(decoding: $0.prefix(while: { $0 != 0 }), as: UTF8.self) }
-        result.tracksNotKept = chosen.warnings + notes.split(separator: "\n").map(String.init)
+        result.tracksNotKept = pictureWarnings + chosen.warnings + notes.split(separator: "\n").map(String.init)
         let keptCount = min(Int(report.kept_count), 64)
         let kept = withUnsafeBytes(of: &report.kept) { Array($0.bindMemory(to: Int32.self).prefix(keptCount)).map(Int.init) }
         if let written = try? streams(path: output).streams {
@@ -421,6 +450,8 @@ public struct MovieTranscodeResult: Sendable, Equatable {
     public var chapters = 0
     /// Each track, chapter or track field that was not kept, and why (item warnings).
     public var tracksNotKept: [String] = []
+    /// Deinterlacing, black bars and HDR as decided, with the reasons.
+    public var pictures = MoviePictureDecisions()
 }
 
 /// Repairs of a movie's broken timing, as ffmpeg makes them, and where the written streams end.

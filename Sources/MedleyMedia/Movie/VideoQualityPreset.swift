@@ -78,6 +78,8 @@ public struct VideoEncoding: Sendable, Equatable {
     public var targetSize: Int?
     /// 2: a first pass gathers the encoder's statistics, the second spends the bit rate by them.
     public var passes = 1
+    /// Deinterlacing, black bars and HDR.
+    public var pictures = MoviePictureSettings()
 
     public init(boxWidth: Int?, boxHeight: Int?, upscale: Bool, crf: Int, maxBitRate: Int?, keyframeInterval: Int?) {
         self.boxWidth = boxWidth
