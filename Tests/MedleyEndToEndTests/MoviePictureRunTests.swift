@@ -1,0 +1,196 @@
+import Foundation
+import XCTest
+
+/// The pictures of a re-encode (issue 50, docs/movies.md): interlaced, letterboxed and HDR clips
+/// made here by ffmpeg (field-coded H.264 from `tinterlace`, a picture `pad`ded into bars, x265
+/// 10-bit HLG and PQ with mastering-display metadata). Oracles: ffmpeg's `idet` and `cropdetect` on
+/// the outputs, its own zscale+tonemap graph for the SDR pictures, ffprobe for what HDR keeps.
+final class MoviePictureRunTests: EndToEndCase {
+    func ffmpeg(_ arguments: [String]) throws {
+        let made = try Tool.run("ffmpeg", ["-v", "error", "-y"] + arguments)
+        XCTAssertEqual(made.status, 0, made.stderr)
+    }
+
+    func makeInput() throws -> String {
+        let folder = work + "/in"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        return folder
+    }
+
+    /// Field-coded 1280×720 H.264, top field first, from a 50 fps pattern woven into 25 frames.
+    func makeInterlaced(_ path: String) throws {
+        try ffmpeg(["-f", "lavfi", "-t", "3", "-i", "testsrc2=size=1280x720:rate=50", "-vf", "tinterlace=interleave_top,fieldorder=tff",
+                    "-flags", "+ildct+ilme", "-c:v", "libx264", "-preset", "ultrafast", "-x264-params", "tff=1", path])
+    }
+
+    /// A 1280×536 picture padded into 1280×720 (92-pixel bars above and below).
+    func makeLetterboxed(_ path: String) throws {
+        try ffmpeg(["-f", "lavfi", "-t", "3", "-i", "testsrc2=size=1280x536:rate=25", "-vf", "pad=1280:720:0:92",
+                    "-c:v", "libx264", "-preset", "ultrafast", path])
+    }
+
+    /// 10-bit HEVC in BT.2020 with the HLG or PQ transfer; PQ with HDR10 mastering display and light levels.
+    func makeHDR(_ path: String, pq: Bool) throws {
+        let transfer = pq ? "smpte2084" : "arib-std-b67"
+        var params = "log-level=none:colorprim=bt2020:transfer=\(transfer):colormatrix=bt2020nc"
+        if pq { params += ":hdr10=1:master-display=G(13250,34500)B(7500,3000)R(34000,16000)WP(15635,16450)L(10000000,1):max-cll=1000,400" }
+        try ffmpeg(["-f", "lavfi", "-t", "2", "-i", "testsrc2=size=1280x720:rate=25", "-vf", "format=yuv420p10le",
+                    "-c:v", "libx265", "-preset", "ultrafast", "-color_primaries", "bt2020", "-color_trc", transfer,
+                    "-colorspace", "bt2020nc", "-x265-params", params, path])
+    }
+
+    func run(_ settings: String, ext: String = "mp4", include: String = "*") throws -> (log: String, manifest: [[String: Any]]) {
+        let text = """
+            version: 1
+            jobs:
+              - name: movies
+                ingest: { from: [\(work!)/in], media: [movie], include: ["\(include)"] }
+                transcode: { \(settings) }
+                export: { to: \(work!)/out, name: "{stem}.\(ext)" }
+            """
+        let result = try Tool.medley(["run", try pipeline(text)])
+        XCTAssertEqual(result.status, 0, result.stdout + result.stderr)
+        let lines = (try? String(contentsOfFile: work + "/out/.medley/manifest-movies.jsonl", encoding: .utf8)) ?? ""
+        let records = lines.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        return (result.stdout + result.stderr, records)
+    }
+
+    func movieRecord(_ manifest: [[String: Any]], _ item: String) -> [String: Any] {
+        manifest.first { $0["item"] as? String == item }?["movie"] as? [String: Any] ?? [:]
+    }
+
+    /// idet's multi-frame counts over a whole file: (tff, bff, progressive).
+    func idet(_ path: String) throws -> (Int, Int, Int) {
+        let result = try Tool.run("ffmpeg", ["-v", "info", "-nostats", "-i", path, "-vf", "idet", "-an", "-f", "null", "-"])
+        let line = result.stderr.split(separator: "\n").last { $0.contains("Multi frame detection") } ?? ""
+        func count(_ name: String) -> Int {
+            guard let range = line.range(of: name + ":") else { return -1 }
+            return Int(line[range.upperBound...].trimmingCharacters(in: .whitespaces).prefix { $0.isNumber }) ?? -1
+        }
+        return (count("TFF"), count("BFF"), count("Progressive"))
+    }
+
+    /// cropdetect's last crop over a whole file, as [w, h, x, y].
+    func cropdetect(_ path: String) throws -> [Int] {
+        let result = try Tool.run("ffmpeg", ["-v", "info", "-nostats", "-i", path, "-vf", "cropdetect=limit=24:round=2:reset=0",
+                                             "-an", "-f", "null", "-"])
+        guard let line = result.stderr.split(separator: "\n").last(where: { $0.contains("crop=") }),
+              let range = line.range(of: "crop=") else { return [] }
+        return line[range.upperBound...].split(separator: ":").compactMap { Int($0.prefix { $0.isNumber }) }
+    }
+
+    /// The frame at `seconds` as 8-bit RGB, optionally through a filter graph first.
+    func frame(_ path: String, at seconds: Double, filter: String? = nil) throws -> [UInt8] {
+        var arguments = ["-v", "error", "-ss", String(seconds), "-i", path, "-frames:v", "1"]
+        if let filter { arguments += ["-vf", filter] }
+        return [UInt8](try Tool.run("ffmpeg", arguments + ["-f", "rawvideo", "-pix_fmt", "rgb24", "-"]).data)
+    }
+
+    func psnr(_ a: [UInt8], _ b: [UInt8]) -> Double {
+        guard a.count == b.count, !a.isEmpty else { return 0 }
+        var sum = 0.0
+        for i in 0..<a.count { let d = Double(a[i]) - Double(b[i]); sum += d * d }
+        let mse = sum / Double(a.count)
+        return mse == 0 ? 99 : 10 * log10(255 * 255 / mse)
+    }
+
+    /// `deinterlace: auto` (the default) finds the field-coded clip interlaced from the decoder's
+    /// flags and deinterlaces it: idet on the output finds no interlaced frames where it finds
+    /// them on the source, and the manifest says why. A progressive clip is left alone.
+    func testInterlacedSourcesAreDeinterlaced() throws {
+        let folder = try makeInput()
+        try makeInterlaced(folder + "/interlaced.mp4")
+        try makeLetterboxed(folder + "/progressive.mp4")
+        let (_, manifest) = try run("videoCodec: h264, speed: veryfast")
+        let source = try idet(folder + "/interlaced.mp4")
+        XCTAssertGreaterThan(source.0 + source.1, 60, "idet on the source: \(source)")
+        let written = try idet(work + "/out/interlaced.mp4")
+        XCTAssertEqual(written.0 + written.1, 0, "idet on the output: \(written)")
+        let decided = movieRecord(manifest, "interlaced.mp4")["deinterlace"] as? [String: Any]
+        XCTAssertEqual(decided?["applied"] as? Bool, true)
+        XCTAssertEqual(decided?["reason"] as? String, "the decoder marks 75 of 75 sampled frames interlaced (top field first)")
+        let progressive = movieRecord(manifest, "progressive.mp4")["deinterlace"] as? [String: Any]
+        XCTAssertEqual(progressive?["applied"] as? Bool, false)
+        // The output is progressive as ffprobe reads it.
+        let order = try Tool.run("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries", "stream=field_order",
+                                             "-of", "csv=p=0", work + "/out/interlaced.mp4"]).stdout
+        XCTAssertEqual(order.trimmingCharacters(in: .whitespacesAndNewlines), "progressive")
+    }
+
+    /// `crop: auto` takes off the bars cropdetect finds on the source (within 2 px), and
+    /// cropdetect finds none left on the output.
+    func testBlackBarsAreCropped() throws {
+        let folder = try makeInput()
+        try makeLetterboxed(folder + "/letterbox.mp4")
+        let (_, manifest) = try run("videoCodec: h264, speed: veryfast, crop: auto")
+        let source = try cropdetect(folder + "/letterbox.mp4"), out = work + "/out/letterbox.mp4"
+        XCTAssertEqual(source.count, 4)
+        let size = try Tool.run("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries", "stream=width,height",
+                                            "-of", "csv=p=0", out]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+            .split(separator: ",").compactMap { Int($0) }
+        XCTAssertEqual(size.count, 2)
+        if source.count == 4, size.count == 2 {
+            XCTAssertEqual(Double(size[0]), Double(source[0]), accuracy: 2)
+            XCTAssertEqual(Double(size[1]), Double(source[1]), accuracy: 2)
+            let left = try cropdetect(out)
+            XCTAssertEqual(left.count, 4)
+            if left.count == 4 {
+                XCTAssertEqual(Double(left[0]), Double(size[0]), accuracy: 2, "bars left: \(left)")
+                XCTAssertEqual(Double(left[1]), Double(size[1]), accuracy: 2, "bars left: \(left)")
+            }
+        }
+        let record = movieRecord(manifest, "letterbox.mp4")
+        XCTAssertEqual(record["crop"] as? [Int], [0, 92, 1280, 536])
+        XCTAssertTrue((record["cropReason"] as? String ?? "").hasPrefix("black bars: top 92, bottom 92, left 0, right 0"), "\(record)")
+    }
+
+    /// An HLG and a PQ clip into 8-bit H.264 are tone-mapped (hable): each picture is within 1 dB
+    /// PSNR of what ffmpeg's zscale+tonemap graph encoded at the same settings gives, both measured
+    /// against that graph's unencoded pictures; the output is tagged BT.709.
+    func testHDRIsToneMappedForAnSDROutput() throws {
+        let folder = try makeInput()
+        try makeHDR(folder + "/hlg.mp4", pq: false)
+        try makeHDR(folder + "/pq.mp4", pq: true)
+        let (_, manifest) = try run("videoCodec: h264, speed: veryfast, crf: 18")
+        let graph = "zscale=t=linear:npl=100,format=gbrpf32le,zscale=p=bt709,tonemap=tonemap=hable:desat=0,zscale=t=bt709:m=bt709:r=tv,format=yuv420p"
+        for name in ["hlg", "pq"] {
+            let source = folder + "/\(name).mp4", out = work + "/out/\(name).mp4", peer = work + "/peer-\(name).mp4"
+            try ffmpeg(["-i", source, "-vf", graph, "-c:v", "libx264", "-preset", "veryfast", "-crf", "18", peer])
+            for time in [0.5, 1.5] {
+                let reference = try frame(source, at: time, filter: graph)
+                let ours = psnr(try frame(out, at: time), reference), theirs = psnr(try frame(peer, at: time), reference)
+                XCTAssertGreaterThan(ours, 30, "\(name) at \(time) s")
+                XCTAssertGreaterThanOrEqual(ours, theirs - 1, "\(name) at \(time) s: Medley \(ours) dB, ffmpeg \(theirs) dB")
+            }
+            let tags = try Tool.run("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries",
+                                                "stream=pix_fmt,color_transfer,color_primaries", "-of", "csv=p=0", out]).stdout
+            XCTAssertEqual(tags.trimmingCharacters(in: .whitespacesAndNewlines), "yuv420p,bt709,bt709", name)
+            XCTAssertEqual(movieRecord(manifest, "\(name).mp4")["hdrReason"] as? String,
+                           "\(name.uppercased()) tone-mapped to BT.709 SDR (hable): the output is 8-bit")
+        }
+    }
+
+    /// `hdr: keep` writes 10-bit HEVC with the source's transfer and primaries, and the PQ clip's
+    /// mastering display and light levels as ffprobe reads them from the source's first frame.
+    func testHDRIsKeptInTenBitHEVC() throws {
+        let folder = try makeInput()
+        try makeHDR(folder + "/pq.mp4", pq: true)
+        try makeHDR(folder + "/hlg.mp4", pq: false)
+        _ = try run("videoCodec: hevc, speed: ultrafast, hdr: keep")
+        func describe(_ path: String) throws -> String {
+            try Tool.run("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries",
+                                     "stream=pix_fmt,color_transfer,color_primaries,color_space", "-of", "csv=p=0", path]).stdout
+        }
+        func sideData(_ path: String) throws -> [String] {
+            try Tool.run("ffprobe", ["-v", "error", "-select_streams", "v:0", "-read_intervals", "%+#1", "-show_frames",
+                                     "-show_entries", "frame=side_data_list", "-of", "compact", path]).stdout
+                .split(separator: "\n").filter { $0.contains("Mastering") || $0.contains("Content light") }.map(String.init)
+        }
+        for name in ["pq", "hlg"] {
+            XCTAssertEqual(try describe(work + "/out/\(name).mp4"), try describe(folder + "/\(name).mp4"), name)
+        }
+        let kept = try sideData(work + "/out/pq.mp4")
+        XCTAssertEqual(kept.count, 2, "\(kept)")
+        XCTAssertEqual(kept, try sideData(folder + "/pq.mp4"))
+    }
+}
