@@ -42,6 +42,7 @@ int medley_movie_clip(const char *path, double from, double duration, double fps
     AVPacket *packet = av_packet_alloc();
     AVFrame *frame = av_frame_alloc();
     struct SwsContext *sws = NULL;
+    MedleyPictureFilter *sdr = NULL;  /* an HDR movie's pictures tone-mapped before scaling */
     int stride = FFALIGN(width * 3, 64);
     uint8_t *scratch = av_malloc((size_t)stride * height + 64);
     uint8_t *held = malloc((size_t)width * height * 3);
@@ -82,6 +83,7 @@ int medley_movie_clip(const char *path, double from, double duration, double fps
 #define EMIT()                                                                                           \
     do {                                                                                                  \
         if (!scaled) {                                                                                    \
+            if (medley_picture_tonemap_in_place(&sdr, stream, in.video_decoder, shown_frame, error, size) < 0) goto fail; \
             if (clip_scale(&sws, shown_frame, width, height, scratch, stride, held, error, size) < 0) goto fail; \
             scaled = 1;                                                                                   \
         }                                                                                                 \
@@ -121,6 +123,7 @@ decoded:
     status = (int)(emitted > INT32_MAX ? INT32_MAX : emitted);
 done:
     sws_freeContext(sws);
+    medley_picture_filter_free(&sdr);
     av_free(scratch);
     free(held);
     av_frame_free(&frame);

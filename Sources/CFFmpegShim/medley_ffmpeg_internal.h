@@ -146,5 +146,11 @@ int medley_picture_filter_send(MedleyPictureFilter *filter, AVFrame *frame, char
  * −1 with `error` set. */
 int medley_picture_filter_receive(MedleyPictureFilter *filter, AVFrame *out, char *error, size_t size);
 void medley_picture_filter_free(MedleyPictureFilter **filter);
+/* A PQ or HLG picture (by its own, the decoder's or the stream's transfer) tone-mapped to BT.709
+ * SDR in place (hable, as the transcoder's default), so posters, clips and sprite sheets of an HDR
+ * movie are not washed out; other pictures are left as they are. *filter is opened at the first
+ * HDR picture and kept for the next (the caller frees it). Returns 0, or −1 with `error` set. */
+int medley_picture_tonemap_in_place(MedleyPictureFilter **filter, const AVStream *stream, const AVCodecContext *decoder,
+                                    AVFrame *frame, char *error, size_t size);
 
 #endif

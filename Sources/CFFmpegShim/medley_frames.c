@@ -202,7 +202,10 @@ uint8_t *medley_movie_frame_rgb(const char *path, double seconds, int *width, in
     *height = last->height;
     *time = last_pts * av_q2d(stream->time_base) - start / (double)AV_TIME_BASE;
     *rotation = medley_displayed_rotation(stream, NULL);
-    rgb = frame_to_rgb(last, error, size);
+    MedleyPictureFilter *sdr = NULL;
+    if (medley_picture_tonemap_in_place(&sdr, stream, in.video_decoder, last, error, size) == 0)
+        rgb = frame_to_rgb(last, error, size);
+    medley_picture_filter_free(&sdr);
 done:
     av_frame_free(&frame);
     av_frame_free(&last);

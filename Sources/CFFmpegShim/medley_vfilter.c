@@ -391,6 +391,33 @@ int medley_picture_filter_receive(MedleyPictureFilter *f, AVFrame *out, char *er
     return -1;
 }
 
+/* ---- a single picture made SDR (posters, clips, sprite sheets) ---- */
+
+int medley_picture_tonemap_in_place(MedleyPictureFilter **filter, const AVStream *stream, const AVCodecContext *decoder,
+                                    AVFrame *frame, char *error, size_t size) {
+    int transfer = described(frame->color_trc, decoder ? decoder->color_trc : AVCOL_TRC_UNSPECIFIED,
+                             stream->codecpar->color_trc, known_transfer, AVCOL_TRC_UNSPECIFIED);
+    if (!is_hdr_transfer(transfer)) return 0;
+    if (!*filter) {
+        MedleyPictureFilterSpec spec = {0, "hable", 0};
+        if (medley_picture_filter_open(filter, stream, decoder, &spec, error, size) < 0) return -1;
+    }
+    AVFrame *mapped = av_frame_alloc();
+    if (!mapped) { snprintf(error, size, "out of memory"); return -1; }
+    /* The tone-mapping chain gives a picture for each it takes; its pictures come out at once. */
+    int got = medley_picture_filter_send(*filter, frame, error, size) < 0 ? -1
+                                                                          : medley_picture_filter_receive(*filter, mapped, error, size);
+    if (got <= 0) {
+        av_frame_free(&mapped);
+        if (got == 0) snprintf(error, size, "the picture could not be tone-mapped");
+        return -1;
+    }
+    av_frame_unref(frame);
+    av_frame_move_ref(frame, mapped);
+    av_frame_free(&mapped);
+    return 0;
+}
+
 /* ---- the analysis: black bars ---- */
 
 /* Where a picture's luma samples are, for the formats whose luma can be read directly: planar and

@@ -170,6 +170,30 @@ final class MoviePictureRunTests: EndToEndCase {
         }
     }
 
+    /// A poster of an HDR movie is tone-mapped as its re-encode is (hable): the PNG's pixels are
+    /// at least 40 dB PSNR from ffmpeg's zscale+tonemap graph on the same frame, where the untouched
+    /// conversion (washed out) is far below it.
+    func testPostersOfHDRMoviesAreToneMapped() throws {
+        let folder = try makeInput()
+        try makeHDR(folder + "/pq.mp4", pq: true)
+        let text = """
+            version: 1
+            jobs:
+              - name: posters
+                ingest: { from: [\(work!)/in], media: [movie] }
+                poster: { at: 1.0 }
+                export: { to: \(work!)/out, format: png, name: "{stem}.png" }
+            """
+        let result = try Tool.medley(["run", try pipeline(text)])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        let graph = "zscale=t=linear:npl=100,format=gbrpf32le,zscale=p=bt709,tonemap=tonemap=hable:desat=0,zscale=t=bt709:m=bt709:r=tv,format=yuv420p"
+        let reference = try frame(folder + "/pq.mp4", at: 1.0, filter: graph)
+        let washedOut = try frame(folder + "/pq.mp4", at: 1.0)
+        let poster = [UInt8](try Tool.run("ffmpeg", ["-v", "error", "-i", work + "/out/pq.png", "-f", "rawvideo", "-pix_fmt", "rgb24", "-"]).data)
+        XCTAssertGreaterThanOrEqual(psnr(poster, reference), 40)
+        XCTAssertLessThan(psnr(washedOut, reference), 25, "the untouched conversion is not the tone-mapped picture")
+    }
+
     /// `hdr: keep` writes 10-bit HEVC with the source's transfer and primaries, and the PQ clip's
     /// mastering display and light levels as ffprobe reads them from the source's first frame.
     func testHDRIsKeptInTenBitHEVC() throws {
