@@ -127,4 +127,33 @@ int medley_movie_transcode(const char *input, const char *output, const MedleyTr
 int medley_movie_remux(const char *input, const char *output, const char *container, int audio_only,
                        MedleyTranscodeReport *report, char *error, size_t size);
 
+/* ---- medley_subtitle.c: subtitles as files ---- */
+
+/* Writes the `nth` subtitle stream (0-based among subtitle streams) of `input` as a file at `output`
+ * in `format` ("srt", "vtt" or "ass"): the text identical to `ffmpeg -i input -map 0:s:N output.srt`
+ * (decoded and re-encoded as the CLI does, times from the container's start). Fails ("… is a
+ * picture subtitle; it cannot be written as text") for bitmap subtitles. A cue that cannot be
+ * decoded or encoded is skipped. Returns the number of cues written, or −1 with `error` set (the
+ * caller deletes a partial output). */
+int medley_movie_extract_subtitle(const char *input, int nth, const char *output, const char *format, char *error,
+                                  size_t size);
+
+/* Called once per stream of a movie, in file order: for Swift's probe and track selection. Text
+ * fields are NUL-terminated UTF-8, cut short before a character that does not fit. */
+typedef struct MedleyStreamInfo {
+    int index;            /* stream index in the file */
+    int kind;             /* 0 video, 1 audio, 2 subtitle, 3 attachment, 4 data, 5 other */
+    char codec[32];       /* as ffprobe's codec_name ("unknown" when FFmpeg has no name for it) */
+    char language[16];    /* the language tag, "" when none */
+    char title[128];      /* the title tag, "" when none */
+    int is_default, is_forced, is_hearing_impaired, is_attached_pic, is_text; /* is_text: a text subtitle */
+    int channels, sample_rate; /* audio; 0 otherwise */
+    int width, height;    /* video (and subtitles that state a canvas); 0 otherwise */
+} MedleyStreamInfo;
+typedef void (*MedleyStreamVisitor)(void *context, const MedleyStreamInfo *stream);
+/* Opens `path` and visits each stream; also reports the chapter count (`chapters` may be NULL).
+ * Returns 0 or −1 with `error` set. */
+int medley_movie_streams(const char *path, MedleyStreamVisitor visit, void *context, int *chapters, char *error,
+                         size_t size);
+
 #endif
