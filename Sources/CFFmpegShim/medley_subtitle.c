@@ -98,7 +98,10 @@ static int open_conversion(MedleySubtitleTrack *track, const AVFormatContext *in
                            AVFormatContext *out, enum AVCodecID target, char *error, size_t size) {
     const AVCodec *decoder = avcodec_find_decoder(in->codecpar->codec_id);
     const AVCodec *encoder = avcodec_find_encoder(target);
-    if (!decoder) { snprintf(error, size, "this FFmpeg cannot decode %s", avcodec_get_name(in->codecpar->codec_id)); return -1; }
+    if (!decoder) {
+        snprintf(error, size, "this FFmpeg cannot decode %s", avcodec_get_name(in->codecpar->codec_id));
+        return -1;
+    }
     if (!encoder) { snprintf(error, size, "this FFmpeg cannot encode %s", avcodec_get_name(target)); return -1; }
     AVCodecContext *d = track->decoder = avcodec_alloc_context3(decoder);
     if (!d) { snprintf(error, size, "out of memory"); return -1; }
@@ -114,8 +117,10 @@ static int open_conversion(MedleySubtitleTrack *track, const AVFormatContext *in
     e->time_base = AV_TIME_BASE_Q;
     e->width = in->codecpar->width;
     e->height = in->codecpar->height;
-    if (d->subtitle_header && d->subtitle_header_size > 0) {
-        /* The ASS parser reads the header as a string: one byte more, zeroed. */
+    if (d->subtitle_header) {
+        /* The ASS parser reads the header as a string: one byte more, zeroed. An empty one (an ASS
+         * track whose header was lost) is still handed over, as the CLI does: the encoders take an
+         * empty header, not a missing one. */
         e->subtitle_header = av_mallocz((size_t)d->subtitle_header_size + 1);
         if (!e->subtitle_header) { snprintf(error, size, "out of memory"); return -1; }
         memcpy(e->subtitle_header, d->subtitle_header, (size_t)d->subtitle_header_size);
@@ -147,8 +152,9 @@ static int open_conversion(MedleySubtitleTrack *track, const AVFormatContext *in
 
 /* Writes one encoded cue (`data`, `bytes` long) at `pts` (microseconds from the container's start)
  * lasting `duration` ms. A start that goes back is moved on as the CLI's muxing moves it (to the
- * last one, or just after it where the container needs strictly increasing times). Returns 0 or −1
- * with `error` set. */
+ * last one, or just after it where the container needs strictly increasing times: MP4 refuses the
+ * packet otherwise); a muxer that keeps no timestamps of its own (ass: it orders by ReadOrder) is
+ * given them as they are, as the CLI gives them. Returns 0 or −1 with `error` set. */
 static int write_cue(MedleySubtitleTrack *track, AVFormatContext *out, const uint8_t *data, int bytes, int64_t pts,
                      uint32_t duration, char *error, size_t size) {
     AVPacket *packet = av_packet_alloc();
@@ -162,7 +168,7 @@ static int write_cue(MedleySubtitleTrack *track, AVFormatContext *out, const uin
     packet->pts = packet->dts = av_rescale_q(pts, AV_TIME_BASE_Q, time_base);
     packet->duration = av_rescale_q(duration, milliseconds, time_base);
     MedleyStreamCopy *c = &track->copy;
-    if (c->started) {
+    if (c->started && !(out->oformat->flags & AVFMT_NOTIMESTAMPS)) {
         int64_t least = c->last_dts + !(out->oformat->flags & AVFMT_TS_NONSTRICT);
         if (packet->dts < least) packet->pts = packet->dts = least;
     }
@@ -175,6 +181,24 @@ static int write_cue(MedleySubtitleTrack *track, AVFormatContext *out, const uin
     return 0;
 }
 
+/* Encodes a decoded cue and writes it. Returns 1 when written, 0 when there was nothing to write or
+ * it could not be (counted as damaged), −1 with `error` set. */
+static int write_decoded(MedleySubtitleTrack *track, AVFormatContext *out, AVSubtitle *cue, uint8_t *buffer,
+                         char *error, size_t size) {
+    if (cue->num_rects == 0) return 0; /* a cue that clears the screen: nothing to write as text */
+    if (cue->pts == AV_NOPTS_VALUE) { track->damaged++; return 0; } /* the CLI drops it too */
+    /* The encoders want the cue to start at its timestamp: its start offset moves into the pts,
+     * and the end is counted from there. */
+    int64_t pts = cue->pts + av_rescale_q(cue->start_display_time, milliseconds, AV_TIME_BASE_Q);
+    cue->end_display_time -= cue->start_display_time;
+    cue->start_display_time = 0;
+    cue->pts = pts;
+    int bytes = avcodec_encode_subtitle(track->encoder, buffer, SUBTITLE_BUFFER_SIZE, cue);
+    if (bytes < 0) { track->damaged++; return 0; }
+    if (write_cue(track, out, buffer, bytes, pts, cue->end_display_time, error, size) < 0) return -1;
+    return 1;
+}
+
 /* Decodes one packet and writes what it holds re-encoded. Returns the cues written (0 or 1: a
  * packet without text, or a damaged one, which is counted), or −1 with `error` set. */
 static int convert_packet(MedleySubtitleTrack *track, AVFormatContext *out, AVPacket *packet, uint8_t *buffer,
@@ -184,22 +208,9 @@ static int convert_packet(MedleySubtitleTrack *track, AVFormatContext *out, AVPa
     AVSubtitle cue;
     int got = 0;
     int r = avcodec_decode_subtitle2(track->decoder, &cue, &got, packet);
-    if (r < 0) { track->damaged++; return 0; } /* freed by the decoder on failure */
+    if (r < 0) { track->damaged++; return 0; } /* the decoder frees what it made */
     if (!got) return 0;
-    int written = 0;
-    if (cue.num_rects == 0) goto done; /* a cue that clears the screen: nothing to write as text */
-    if (cue.pts == AV_NOPTS_VALUE) { track->damaged++; goto done; } /* the CLI drops it too */
-    /* The encoders want the cue to start at its timestamp: its start offset moves into the pts,
-     * and the end is counted from there. */
-    int64_t pts = cue.pts + av_rescale_q(cue.start_display_time, milliseconds, AV_TIME_BASE_Q);
-    cue.end_display_time -= cue.start_display_time;
-    cue.start_display_time = 0;
-    cue.pts = pts;
-    int bytes = avcodec_encode_subtitle(track->encoder, buffer, SUBTITLE_BUFFER_SIZE, &cue);
-    if (bytes < 0) { track->damaged++; goto done; }
-    if (write_cue(track, out, buffer, bytes, pts, cue.end_display_time, error, size) < 0) { written = -1; goto done; }
-    written = 1;
-done:
+    int written = write_decoded(track, out, &cue, buffer, error, size);
     avsubtitle_free(&cue);
     return written;
 }
@@ -229,7 +240,10 @@ int medley_subtitle_track_open(MedleySubtitleTrack *track, const AVFormatContext
     char reason[256];
     const char *codec = avcodec_get_name(source);
     enum AVCodecID target = text_codec_for(out->oformat);
-    if (codec_has(source, AV_CODEC_PROP_BITMAP_SUB))
+    if (source == AV_CODEC_ID_NONE)
+        snprintf(reason, sizeof reason, "subtitle stream %d is in a codec FFmpeg does not know, which .%s cannot hold",
+                 in->index, extension);
+    else if (codec_has(source, AV_CODEC_PROP_BITMAP_SUB))
         snprintf(reason, sizeof reason, "%s is a picture subtitle .%s cannot hold", codec, extension);
     else if (!codec_has(source, AV_CODEC_PROP_TEXT_SUB))
         snprintf(reason, sizeof reason, "%s subtitles are neither text nor pictures, and .%s cannot hold them", codec,
@@ -331,6 +345,10 @@ int medley_movie_extract_subtitle(const char *input, int nth, const char *output
     /* A file of its own holds no track tags or dispositions. */
     av_dict_free(&track.out->metadata);
     track.out->disposition = 0;
+    /* The other streams are not read at all, as the CLI's -map leaves them: besides the time saved,
+     * a damaged block of another stream then cannot make the demuxer lose this stream's packets. */
+    for (unsigned i = 0; i < in->nb_streams; i++)
+        if ((int)i != stream->index) in->streams[i]->discard = AVDISCARD_ALL;
     packet = av_packet_alloc();
     buffer = av_malloc(SUBTITLE_BUFFER_SIZE);
     if (!packet || !buffer) { snprintf(error, size, "out of memory"); goto done; }
