@@ -153,4 +153,39 @@ void medley_picture_filter_free(MedleyPictureFilter **filter);
 int medley_picture_tonemap_in_place(MedleyPictureFilter **filter, const AVStream *stream, const AVCodecContext *decoder,
                                     AVFrame *frame, char *error, size_t size);
 
+/* ---- medley_subtitle.c: subtitle tracks ---- */
+
+/* One subtitle stream of a movie's output: its packets copied as they are, or its text decoded and
+ * re-encoded into the text codec the container holds. */
+typedef struct MedleySubtitleTrack {
+    const AVStream *in;
+    AVStream *out;
+    MedleyStreamCopy copy;             /* used when the packets are copied as they are */
+    AVCodecContext *decoder, *encoder; /* set when the text is converted (NULL when copied) */
+    int64_t origin;                    /* source timestamp that becomes 0 (container start), in->time_base */
+    int converted;                     /* 1: decoded and re-encoded into another text codec */
+    int damaged;                       /* packets that could not be decoded/converted and were skipped */
+} MedleySubtitleTrack;
+
+/* What the `container` (an output extension: mp4, m4v, mov, mkv, webm) does with `in`: copies the
+ * packets when it holds the codec (avformat_query_codec), else converts a text subtitle
+ * (AV_CODEC_PROP_TEXT_SUB: subrip, ass/ssa, webvtt, mov_text, text…) to the codec it holds: mov_text
+ * in mp4/m4v/mov, webvtt in webm (mkv holds all text codecs as they are; a mov_text source becomes
+ * ass there, the CLI's choice). Returns 1 when opened, 0 when the container cannot hold it in any
+ * form (bitmap PGS/dvb into mp4/webm, say) with a one-line reason in `why` naming the codec and what
+ * would hold it ("hdmv_pgs_subtitle is a picture subtitle .mp4 cannot hold; name the output .mkv"),
+ * −1 on error (`error` set; `out` may then hold a half-made stream, and is abandoned). Copies the
+ * stream's tags (language, title, …; not the source's packet statistics) and dispositions (default,
+ * forced, hearing_impaired, …). medley_subtitle_track_close frees it whatever it returned. */
+int medley_subtitle_track_open(MedleySubtitleTrack *track, const AVFormatContext *input, const AVStream *in,
+                               AVFormatContext *out, const char *container, char *why, size_t why_size, char *error,
+                               size_t size);
+/* One source packet of the track (consumed/unref'd by the caller afterwards): the container start is
+ * subtracted, the times rescaled to the output stream's, each cue's duration kept. A packet that
+ * cannot be decoded or encoded is counted in track->damaged and skipped, not an error. Returns 0, or
+ * −1 with `error` set (the muxer refused it). */
+int medley_subtitle_track_write(MedleySubtitleTrack *track, AVFormatContext *out, AVPacket *packet, char *error,
+                                size_t size);
+void medley_subtitle_track_close(MedleySubtitleTrack *track);
+
 #endif

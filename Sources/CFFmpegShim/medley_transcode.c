@@ -37,12 +37,6 @@ typedef struct AudioTrack {
     int64_t samples;           /* samples per channel encoded */
 } AudioTrack;
 
-/* One kept subtitle or attachment stream, copied. */
-typedef struct CopiedTrack {
-    int index;
-    MedleyStreamCopy copy;
-    double end;
-} CopiedTrack;
 
 typedef struct Transcoder {
     MedleyMovieInput in;
@@ -58,7 +52,7 @@ typedef struct Transcoder {
     AVPacket *packet, *encoded;
     AudioTrack *audio;
     int audio_count;
-    CopiedTrack *subtitles;
+    MedleySubtitleTrack *subtitles;  /* copied, or text converted to what the container holds */
     int subtitle_count;
     int64_t origin_video;      /* the input video timestamp that becomes 0 */
     int64_t last_video_pts;
@@ -314,53 +308,64 @@ static AudioTrack *audio_track(Transcoder *t, int index) {
     return NULL;
 }
 
-/* Opens the kept subtitle and attachment streams, copied as they are; one the container cannot
- * hold is left out with a note. */
-static int open_copied_tracks(Transcoder *t, const int *streams, int count, const char *kind, char *error, size_t size) {
-    if (count <= 0) return 0;
-    CopiedTrack *grown = realloc(t->subtitles, (size_t)(t->subtitle_count + count) * sizeof *grown);
-    if (!grown) { snprintf(error, size, "out of memory"); return -1; }
-    t->subtitles = grown;
-    int attachments = strcmp(kind, "attachment") == 0;
-    for (int i = 0; i < count; i++) {
-        int index = streams[i];
+/* Opens the kept subtitle streams (copied, or text converted to the container's kind) and
+ * attachments (copied; only Matroska holds them); one the container cannot hold is left out with
+ * a note. */
+static int open_subtitles_and_attachments(Transcoder *t, char *error, size_t size) {
+    const MedleyTranscodeSettings *s = t->settings;
+    if (s->subtitle_stream_count > 0) {
+        t->subtitles = calloc((size_t)s->subtitle_stream_count, sizeof *t->subtitles);
+        if (!t->subtitles) { snprintf(error, size, "out of memory"); return -1; }
+    }
+    for (int i = 0; i < s->subtitle_stream_count; i++) {
+        int index = s->subtitle_streams[i];
         if (index < 0 || index >= (int)t->in.format->nb_streams) continue;
         const AVStream *source = t->in.format->streams[index];
-        enum AVMediaType type = attachments ? AVMEDIA_TYPE_ATTACHMENT : AVMEDIA_TYPE_SUBTITLE;
-        if (source->codecpar->codec_type != type) continue;
-        CopiedTrack *c = &t->subtitles[t->subtitle_count];
-        memset(c, 0, sizeof *c);
-        c->index = index;
-        char what[96], why[256];
-        describe_stream(source, kind, what, sizeof what);
-        if (attachments) {
-            const AVDictionaryEntry *name = av_dict_get(source->metadata, "filename", NULL, 0);
-            if (name) snprintf(what, sizeof what, "attachment %s", name->value);
-            if (strcmp(t->out->oformat->name, "matroska") != 0) {
-                medley_report_note(t->report, "%s: only .mkv holds attachments; not kept", what);
-                continue;
-            }
-            AVStream *o = avformat_new_stream(t->out, NULL);
-            if (!o) { snprintf(error, size, "out of memory"); return -1; }
-            int r = avcodec_parameters_copy(o->codecpar, source->codecpar);
-            if (r < 0) { medley_ffmpeg_set_error(error, size, "cannot describe the attachment", r); return -1; }
-            medley_output_copy_stream_tags(source, o);
-            keep(t, index);
-            /* An attachment has no packets: its file is the stream's extradata. */
-            continue;
-        }
-        if (medley_stream_copy_open(&c->copy, t->in.format, source, t->out, t->settings->container, why, sizeof why) < 0) {
-            if (!c->copy.out) { medley_report_note(t->report, "%s: %s; not kept", what, why); continue; }
-            snprintf(error, size, "%s", why);
+        if (source->codecpar->codec_type != AVMEDIA_TYPE_SUBTITLE) continue;
+        char what[96], why[256] = "";
+        describe_stream(source, "subtitle", what, sizeof what);
+        MedleySubtitleTrack *track = &t->subtitles[t->subtitle_count];
+        int opened = medley_subtitle_track_open(track, t->in.format, source, t->out, s->container, why, sizeof why, error, size);
+        if (opened < 0) {
+            /* The stream may exist in the output already: the item fails, as the CLI's does. */
+            char reason[256];
+            snprintf(reason, sizeof reason, "%s", error);
+            snprintf(error, size, "%s: %s", what, reason);
+            medley_subtitle_track_close(track);
             return -1;
+        }
+        if (opened == 0) {
+            medley_report_note(t->report, "%s: %s; not kept", what, why);
+            medley_subtitle_track_close(track);
+            continue;
         }
         keep(t, index);
         t->subtitle_count++;
     }
+    for (int i = 0; i < s->attachment_stream_count; i++) {
+        int index = s->attachment_streams[i];
+        if (index < 0 || index >= (int)t->in.format->nb_streams) continue;
+        const AVStream *source = t->in.format->streams[index];
+        if (source->codecpar->codec_type != AVMEDIA_TYPE_ATTACHMENT) continue;
+        char what[160];
+        const AVDictionaryEntry *name = av_dict_get(source->metadata, "filename", NULL, 0);
+        if (name) snprintf(what, sizeof what, "attachment %s", name->value);
+        else describe_stream(source, "attachment", what, sizeof what);
+        if (strcmp(t->out->oformat->name, "matroska") != 0) {
+            medley_report_note(t->report, "%s: only .mkv holds attachments; not kept", what);
+            continue;
+        }
+        AVStream *o = avformat_new_stream(t->out, NULL);
+        if (!o) { snprintf(error, size, "out of memory"); return -1; }
+        int r = avcodec_parameters_copy(o->codecpar, source->codecpar);
+        if (r < 0) { medley_ffmpeg_set_error(error, size, "cannot describe the attachment", r); return -1; }
+        medley_output_copy_stream_tags(source, o);
+        keep(t, index);
+        /* An attachment has no packets: its file is the stream's extradata. */
+    }
     return 0;
 }
 
-/* Scales one decoded picture (after the crop) into the encoder's size and encodes it; NULL flushes. */
 static int encode_picture(Transcoder *t, AVFrame *frame, char *error, size_t size) {
     const MedleyTranscodeSettings *s = t->settings;
     if (!frame && s->fps_num > 0 && s->fps_den > 0 && t->have_source_pts && t->last_video_pts >= 0) {
@@ -629,6 +634,7 @@ static void transcoder_free(Transcoder *t) {
         avcodec_free_context(&a->decoder);
     }
     free(t->audio);
+    for (int i = 0; i < t->subtitle_count; i++) medley_subtitle_track_close(&t->subtitles[i]);
     free(t->subtitles);
     av_frame_free(&t->decoded);
     av_frame_free(&t->picture);
@@ -703,12 +709,7 @@ static int transcode_pass(const char *input, const char *output, const MedleyTra
         if (!t.filtered) { snprintf(error, size, "out of memory"); goto done; }
     }
     if (pass != 1 && open_audio_tracks(&t, error, size) < 0) goto done;
-    if (pass != 1 &&
-        open_copied_tracks(&t, settings->subtitle_streams, settings->subtitle_stream_count, "subtitle", error, size) < 0)
-        goto done;
-    if (pass != 1 &&
-        open_copied_tracks(&t, settings->attachment_streams, settings->attachment_stream_count, "attachment", error, size) < 0)
-        goto done;
+    if (pass != 1 && open_subtitles_and_attachments(&t, error, size) < 0) goto done;
     if (pass != 1 && settings->chapters && t.in.format->nb_chapters > 0) {
         int64_t duration = t.in.format->duration != AV_NOPTS_VALUE ? t.in.format->duration : 0;
         int written = medley_output_copy_chapters(t.in.format, t.out, duration, report);
@@ -758,9 +759,8 @@ static int transcode_pass(const char *input, const char *output, const MedleyTra
             status = decode(&t, sound->decoder, sound, t.packet, error, size);
         } else {
             for (int i = 0; i < t.subtitle_count; i++) {
-                if (t.subtitles[i].index != index) continue;
-                status = medley_stream_copy_write(&t.subtitles[i].copy, t.out, t.packet, report, &t.subtitles[i].end,
-                                                  error, size);
+                if (t.subtitles[i].in->index != index) continue;
+                status = medley_subtitle_track_write(&t.subtitles[i], t.out, t.packet, error, size);
                 break;
             }
         }
@@ -777,6 +777,7 @@ static int transcode_pass(const char *input, const char *output, const MedleyTra
     }
     for (int i = 0; i < t.audio_count; i++)
         if (finish_sound(&t, &t.audio[i], error, size) < 0) goto done;
+    for (int i = 0; i < t.subtitle_count; i++) report->subtitle_packets_skipped += t.subtitles[i].damaged;
     if (t.audio_count > 0) {
         report->written_audio_end = t.audio[0].written_end;
         report->audio_samples = t.audio[0].samples;

@@ -238,15 +238,29 @@ final class MovieTracksRunTests: EndToEndCase {
         XCTAssertEqual(try chapters(out), ["0.000 1.500 Opening", "1.500 4.000 The End"])
     }
 
-    /// Into MP4 the tracks MP4 cannot hold as they are (the font; a track's title) are item
-    /// warnings naming them, never a silent drop; both audio tracks and the chapters are there.
-    func testWhatMP4CannotHoldIsNamed() throws {
+    /// Into MP4 the SRT and ASS tracks become mov_text, as ffmpeg's `-c:s mov_text` makes them
+    /// (the cues read back equal, languages and the forced flag kept); what MP4 cannot hold at all
+    /// (the font; a track's title) is an item warning naming it, never a silent drop; both audio
+    /// tracks and the chapters are there.
+    func testWhatMP4CannotHoldIsConvertedOrNamed() throws {
         try makeRip(work + "/in/rip.mkv")
         let (out, log) = try run("videoCodec: h264, speed: ultrafast, maxHeight: 240", ext: "mp4")
         XCTAssertTrue(log.contains("attachment DejaVuSans.ttf: only .mkv holds attachments; not kept"), log)
+        XCTAssertTrue(log.contains("audio stream 2 (aac, fra): .mp4 does not hold its title \"Commentaire\""), log)
         let written = try streams(out)
         XCTAssertEqual(written.filter { $0.hasPrefix("audio") }.map { $0.split(separator: " ")[2] }, ["eng", "fra"])
+        // MP4 enables the first track of each kind when none is default (libavformat's mov muxer),
+        // which ffprobe reads as default.
+        XCTAssertEqual(written.filter { $0.hasPrefix("subtitle") }, ["subtitle mov_text eng - default=1 forced=0",
+                                                                   "subtitle mov_text fre - default=0 forced=1"])
         XCTAssertEqual(try chapters(out), ["0.000 1.500 Opening", "1.500 4.000 The End"])
+        let peer = work + "/peer.mp4"
+        let made = try Tool.run("ffmpeg", ["-v", "error", "-i", work + "/in/rip.mkv", "-map", "0:v", "-map", "0:a", "-map", "0:s",
+                                           "-c:v", "copy", "-c:a", "copy", "-c:s", "mov_text", peer])
+        XCTAssertEqual(made.status, 0, made.stderr)
+        for n in 0..<2 {
+            XCTAssertEqual(withoutTimes(try subtitleText(out, n)), withoutTimes(try subtitleText(peer, n)), "subtitle \(n)")
+        }
     }
 
     /// Rate control beyond a constant quality: two passes spend an average bit rate (ffprobe's

@@ -56,7 +56,7 @@ typedef struct MedleyStreamInfo {
     int64_t attached_bytes; /* an attachment's size (its file is the stream's extradata) */
 } MedleyStreamInfo;
 typedef void (*MedleyStreamVisitor)(void *context, const MedleyStreamInfo *stream);
-/* Opens `path` and visits each stream in file order; *chapters gets the chapter count. Returns 0 or
+/* Opens `path` and visits each stream in file order (medley_subtitle.c); *chapters gets the chapter count. Returns 0 or
  * −1 with `error` set. */
 int medley_movie_streams(const char *path, MedleyStreamVisitor visit, void *context, int *chapters, char *error,
                          size_t size);
@@ -222,5 +222,16 @@ typedef struct MedleyMovieAnalysis {
  * and reads the colour description and HDR metadata. Without a known duration the stretches follow
  * each other from the start. Returns 0, or −1 with `error` set. */
 int medley_movie_analyze(const char *path, int samples, MedleyMovieAnalysis *analysis, char *error, size_t size);
+
+/* ---- medley_subtitle.c: subtitles as files ---- */
+
+/* Writes the `nth` subtitle stream (0-based among subtitle streams) of `input` as a file at `output`
+ * in `format` ("srt", "vtt" or "ass"): the text identical to `ffmpeg -i input -map 0:s:N output.srt`
+ * (decoded and re-encoded as the CLI does, times from the container's start). Fails ("… is a
+ * picture subtitle; it cannot be written as text") for bitmap subtitles. A cue that cannot be
+ * decoded or encoded is skipped. Returns the number of cues written, or −1 with `error` set (the
+ * caller deletes a partial output). */
+int medley_movie_extract_subtitle(const char *input, int nth, const char *output, const char *format, char *error,
+                                  size_t size);
 
 #endif

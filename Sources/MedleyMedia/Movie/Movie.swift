@@ -236,6 +236,9 @@ public enum Movie {
         result.tracks = chosen.audio.count + chosen.subtitles.count
         let notes = withUnsafeBytes(of: &report.notes) { String(decoding: $0.prefix(while: { $0 != 0 }), as: UTF8.self) }
         result.tracksNotKept = pictureWarnings + chosen.warnings + notes.split(separator: "\n").map(String.init)
+        if report.subtitle_packets_skipped > 0 {
+            result.tracksNotKept.append("\(report.subtitle_packets_skipped) subtitle cue(s) could not be read or converted and were skipped")
+        }
         let keptCount = min(Int(report.kept_count), 64)
         let kept = withUnsafeBytes(of: &report.kept) { Array($0.bindMemory(to: Int32.self).prefix(keptCount)).map(Int.init) }
         if let written = try? streams(path: output).streams {
