@@ -126,6 +126,9 @@ typedef struct MedleyPictureFilterSpec {
                                  tonemap=tonemap=<curve>:desat=0,zscale=t=bt709:m=bt709:r=tv; pictures
                                  with another transfer pass unchanged */
     int ten_bit;              /* 1: yuv420p10le out, 0: yuv420p */
+    const char *subtitles_file; /* burned in: the file holding the text subtitle (libass through the
+                                   subtitles filter, drawn after tone mapping); NULL: none */
+    int subtitles_stream;     /* which of the file's subtitle streams (0-based among them) */
 } MedleyPictureFilterSpec;
 typedef struct MedleyPictureFilter MedleyPictureFilter;
 

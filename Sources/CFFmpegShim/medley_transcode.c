@@ -54,6 +54,9 @@ typedef struct Transcoder {
     int audio_count;
     MedleySubtitleTrack *subtitles;  /* copied, or text converted to what the container holds */
     int subtitle_count;
+    AVFormatContext **files;         /* subtitle files muxed in, open while their tracks are */
+    MedleySubtitleTrack *file_tracks;
+    int file_count;
     int64_t origin_video;      /* the input video timestamp that becomes 0 */
     int64_t last_video_pts;
     int64_t last_source_pts;   /* the last picture's source timestamp (repeats and jumps are found on it) */
@@ -209,6 +212,70 @@ static void keep(Transcoder *t, int index) {
     MedleyTranscodeReport *r = t->report;
     if (r->kept_count < (int)(sizeof r->kept / sizeof *r->kept)) r->kept[r->kept_count] = index;
     r->kept_count++;
+}
+
+/* Opens each subtitle file to mux in as a track of its own, its language from the caller; writes
+ * its cues once the header is written (they are few: the muxer interleaves them). A file FFmpeg
+ * cannot read as subtitles is left out with a note. */
+static int open_subtitle_files(Transcoder *t, char *error, size_t size) {
+    const MedleyTranscodeSettings *s = t->settings;
+    if (s->subtitle_file_count <= 0) return 0;
+    t->files = calloc((size_t)s->subtitle_file_count, sizeof *t->files);
+    t->file_tracks = calloc((size_t)s->subtitle_file_count, sizeof *t->file_tracks);
+    if (!t->files || !t->file_tracks) { snprintf(error, size, "out of memory"); return -1; }
+    for (int i = 0; i < s->subtitle_file_count; i++) {
+        const char *path = s->subtitle_files[i];
+        const char *name = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+        char why[256] = "";
+        AVFormatContext *file = NULL;
+        if (medley_input_open(&file, path, "cannot read it", why, sizeof why) < 0) {
+            medley_report_note(t->report, "subtitle file %s: %s; not muxed in", name, why);
+            continue;
+        }
+        int stream = av_find_best_stream(file, AVMEDIA_TYPE_SUBTITLE, -1, -1, NULL, 0);
+        if (stream < 0) {
+            medley_report_note(t->report, "subtitle file %s: no subtitles in it; not muxed in", name);
+            avformat_close_input(&file);
+            continue;
+        }
+        MedleySubtitleTrack *track = &t->file_tracks[t->file_count];
+        int opened = medley_subtitle_track_open(track, file, file->streams[stream], t->out, s->container, why, sizeof why,
+                                                error, size);
+        if (opened <= 0) {
+            if (opened == 0) medley_report_note(t->report, "subtitle file %s: %s; not muxed in", name, why);
+            medley_subtitle_track_close(track);
+            avformat_close_input(&file);
+            if (opened < 0) return -1;
+            continue;
+        }
+        const char *language = s->subtitle_file_languages ? s->subtitle_file_languages[i] : NULL;
+        if (language && *language) av_dict_set(&track->out->metadata, "language", language, 0);
+        int flags = s->subtitle_file_dispositions ? s->subtitle_file_dispositions[i] : 0;
+        track->out->disposition = (flags & 1 ? AV_DISPOSITION_FORCED : 0) |
+                                  (flags & 2 ? AV_DISPOSITION_HEARING_IMPAIRED : 0) | (flags & 4 ? AV_DISPOSITION_DEFAULT : 0);
+        t->files[t->file_count++] = file;
+        keep(t, -1);
+    }
+    return 0;
+}
+
+/* Writes every cue of the subtitle files (after the header). */
+static int write_subtitle_files(Transcoder *t, char *error, size_t size) {
+    for (int i = 0; i < t->file_count; i++) {
+        int reads = 0;
+        for (;;) {
+            int r = av_read_frame(t->files[i], t->packet);
+            if (r == AVERROR(EAGAIN) && ++reads <= MAX_READ_RETRIES) continue;
+            if (r < 0) break;
+            if (t->packet->stream_index == t->file_tracks[i].in->index)
+                r = medley_subtitle_track_write(&t->file_tracks[i], t->out, t->packet, error, size);
+            else
+                r = 0;
+            av_packet_unref(t->packet);
+            if (r < 0) return -1;
+        }
+    }
+    return 0;
 }
 
 /* The stream's description in notes: "audio stream 2 (ac3, fra)". */
@@ -636,6 +703,12 @@ static void transcoder_free(Transcoder *t) {
     free(t->audio);
     for (int i = 0; i < t->subtitle_count; i++) medley_subtitle_track_close(&t->subtitles[i]);
     free(t->subtitles);
+    for (int i = 0; i < t->file_count; i++) {
+        medley_subtitle_track_close(&t->file_tracks[i]);
+        avformat_close_input(&t->files[i]);
+    }
+    free(t->files);
+    free(t->file_tracks);
     av_frame_free(&t->decoded);
     av_frame_free(&t->picture);
     av_packet_free(&t->packet);
@@ -700,8 +773,9 @@ static int transcode_pass(const char *input, const char *output, const MedleyTra
     } else if (open_video_encoder(&t, error, size) < 0) {
         goto done;
     }
-    if (!settings->video_copy && (settings->deinterlace || settings->tonemap)) {
-        MedleyPictureFilterSpec spec = {settings->deinterlace, settings->tonemap, settings->ten_bit};
+    if (!settings->video_copy && (settings->deinterlace || settings->tonemap || settings->burn_subtitle > 0)) {
+        MedleyPictureFilterSpec spec = {settings->deinterlace, settings->tonemap, settings->ten_bit,
+                                        settings->burn_subtitle > 0 ? input : NULL, settings->burn_subtitle - 1};
         if (medley_picture_filter_open(&t.filter, t.in.format->streams[t.in.video], t.in.video_decoder, &spec, error,
                                        size) < 0)
             goto done;
@@ -710,6 +784,7 @@ static int transcode_pass(const char *input, const char *output, const MedleyTra
     }
     if (pass != 1 && open_audio_tracks(&t, error, size) < 0) goto done;
     if (pass != 1 && open_subtitles_and_attachments(&t, error, size) < 0) goto done;
+    if (pass != 1 && open_subtitle_files(&t, error, size) < 0) goto done;
     if (pass != 1 && settings->chapters && t.in.format->nb_chapters > 0) {
         int64_t duration = t.in.format->duration != AV_NOPTS_VALUE ? t.in.format->duration : 0;
         int written = medley_output_copy_chapters(t.in.format, t.out, duration, report);
@@ -736,6 +811,7 @@ static int transcode_pass(const char *input, const char *output, const MedleyTra
     r = avformat_write_header(t.out, &options);
     av_dict_free(&options);
     if (r < 0) { medley_ffmpeg_set_error(error, size, "cannot write the header", r); goto done; }
+    if (write_subtitle_files(&t, error, size) < 0) goto done;
 
     int retries = 0;
     for (;;) {
@@ -778,6 +854,7 @@ static int transcode_pass(const char *input, const char *output, const MedleyTra
     for (int i = 0; i < t.audio_count; i++)
         if (finish_sound(&t, &t.audio[i], error, size) < 0) goto done;
     for (int i = 0; i < t.subtitle_count; i++) report->subtitle_packets_skipped += t.subtitles[i].damaged;
+    for (int i = 0; i < t.file_count; i++) report->subtitle_packets_skipped += t.file_tracks[i].damaged;
     if (t.audio_count > 0) {
         report->written_audio_end = t.audio[0].written_end;
         report->audio_samples = t.audio[0].samples;

@@ -5,6 +5,7 @@
  * bars and its colour and HDR description. */
 #include "medley_ffmpeg_internal.h"
 
+#include <libavutil/avstring.h>
 #include <libavfilter/avfilter.h>
 #include <libavfilter/buffersink.h>
 #include <libavfilter/buffersrc.h>
@@ -171,6 +172,7 @@ struct MedleyPictureFilter {
     const AVCodecContext *decoder;     /* borrowed, may be NULL */
     int deinterlace, ten_bit;
     char tonemap[16];                  /* the curve, "" for none */
+    char *burn;                        /* "subtitles=…:si=N," escaped for a filter description; NULL: none */
     Graph current;
     Graph draining;                    /* the graph before a change of picture size or format, at its
                                           end: its last frames are received before the current's */
@@ -195,7 +197,8 @@ int medley_picture_filter_open(MedleyPictureFilter **filter, const AVStream *str
     /* A missing filter is said plainly here rather than as "Invalid argument" at the first frame
      * (zscale is there only when FFmpeg was built with libzimg). */
     const char *needed[] = {"buffer", "buffersink", "format", spec->deinterlace ? "bwdif" : NULL,
-                            curve ? "zscale" : NULL, curve ? "tonemap" : NULL};
+                            curve ? "zscale" : NULL, curve ? "tonemap" : NULL,
+                            spec->subtitles_file ? "subtitles" : NULL};
     for (size_t i = 0; i < sizeof needed / sizeof needed[0]; i++)
         if (needed[i] && !avfilter_get_by_name(needed[i])) {
             snprintf(error, size, "this FFmpeg has no %s filter", needed[i]);
@@ -212,8 +215,21 @@ int medley_picture_filter_open(MedleyPictureFilter **filter, const AVStream *str
     f->deinterlace = spec->deinterlace != 0;
     f->ten_bit = spec->ten_bit != 0;
     if (curve) snprintf(f->tonemap, sizeof f->tonemap, "%s", curve);
+    if (spec->subtitles_file) {
+        /* A path goes through two levels of escaping: as the option's value (':' and quotes), then
+         * as part of the filter description (',', ';', brackets, quotes), as libavfilter's
+         * documentation lays out. */
+        char *value = NULL, *described = NULL;
+        if (av_escape(&value, spec->subtitles_file, "':\\", AV_ESCAPE_MODE_BACKSLASH, 0) >= 0 &&
+            av_escape(&described, value, "'\\[],;", AV_ESCAPE_MODE_BACKSLASH, 0) >= 0)
+            f->burn = av_asprintf("subtitles=filename=%s:si=%d,", described, spec->subtitles_stream);
+        av_free(value);
+        av_free(described);
+    }
     f->staged = av_frame_alloc();
-    if (!f->staged) {
+    if (!f->staged || (spec->subtitles_file && !f->burn)) {
+        av_frame_free(&f->staged);
+        av_free(f->burn);
         free(f);
         snprintf(error, size, "out of memory");
         return -1;
@@ -228,6 +244,7 @@ void medley_picture_filter_free(MedleyPictureFilter **filter) {
     graph_free(&f->current);
     graph_free(&f->draining);
     av_frame_free(&f->staged);
+    av_free(f->burn);
     free(f);
     *filter = NULL;
 }
@@ -252,12 +269,13 @@ static int add_stream_side_data(AVFrame *frame, const AVStream *stream, enum AVP
  * as SDR's white (npl), to float RGB, to BT.709 primaries in linear light, compress the highlights
  * with the curve (desat=0: highlights keep their colour, not drift to white), then to BT.709's
  * transfer and matrix in limited range. */
-static void chain_for(const MedleyPictureFilter *f, int tone_maps, char *chain, size_t size) {
-    snprintf(chain, size, "%s%s%s%s%s",
-             f->deinterlace ? "bwdif=mode=send_frame:parity=auto:deint=all," : "",
-             tone_maps ? "zscale=t=linear:npl=100,format=gbrpf32le,zscale=p=bt709,tonemap=tonemap=" : "",
-             tone_maps ? f->tonemap : "", tone_maps ? ":desat=0,zscale=t=bt709:m=bt709:r=tv," : "",
-             f->ten_bit ? "format=yuv420p10le" : "format=yuv420p");
+static char *chain_for(const MedleyPictureFilter *f, int tone_maps) {
+    /* Subtitles are drawn last, on the picture as it will be shown (SDR after tone mapping). */
+    return av_asprintf("%s%s%s%s%s%s",
+                       f->deinterlace ? "bwdif=mode=send_frame:parity=auto:deint=all," : "",
+                       tone_maps ? "zscale=t=linear:npl=100,format=gbrpf32le,zscale=p=bt709,tonemap=tonemap=" : "",
+                       tone_maps ? f->tonemap : "", tone_maps ? ":desat=0,zscale=t=bt709:m=bt709:r=tv," : "",
+                       f->burn ? f->burn : "", f->ten_bit ? "format=yuv420p10le" : "format=yuv420p");
 }
 
 int medley_picture_filter_send(MedleyPictureFilter *f, AVFrame *frame, char *error, size_t size) {
@@ -327,9 +345,11 @@ int medley_picture_filter_send(MedleyPictureFilter *f, AVFrame *frame, char *err
         memset(&f->current, 0, sizeof f->current);
     }
     if (!f->current.graph) {
-        char chain[256];
-        chain_for(f, tone_maps, chain, sizeof chain);
-        if (graph_open(&f->current, staged, f->stream->time_base, chain, error, size) < 0) {
+        char *chain = chain_for(f, tone_maps);
+        if (!chain) { av_frame_unref(staged); snprintf(error, size, "out of memory"); return -1; }
+        r = graph_open(&f->current, staged, f->stream->time_base, chain, error, size);
+        av_free(chain);
+        if (r < 0) {
             av_frame_unref(staged);
             return -1;
         }
@@ -399,7 +419,7 @@ int medley_picture_tonemap_in_place(MedleyPictureFilter **filter, const AVStream
                              stream->codecpar->color_trc, known_transfer, AVCOL_TRC_UNSPECIFIED);
     if (!is_hdr_transfer(transfer)) return 0;
     if (!*filter) {
-        MedleyPictureFilterSpec spec = {0, "hable", 0};
+        MedleyPictureFilterSpec spec = {0, "hable", 0, NULL, 0};
         if (medley_picture_filter_open(filter, stream, decoder, &spec, error, size) < 0) return -1;
     }
     AVFrame *mapped = av_frame_alloc();

@@ -133,6 +133,13 @@ typedef struct MedleyTranscodeSettings {
                                             HLG pictures become BT.709 SDR; NULL: the colours kept */
     const char *master_display;          /* HDR kept (HEVC): x265's master-display string; NULL: none */
     int max_cll, max_fall;               /* HDR kept: content light levels (cd/m²); 0: none */
+    int burn_subtitle;                   /* N > 0: the input's Nth subtitle stream (counted among its
+                                            subtitle streams from 1; a text one) drawn onto the picture
+                                            through libass; 0: none */
+    const char *const *subtitle_files;   /* SRT/VTT/ASS files muxed in as subtitle tracks after the kept ones */
+    const char *const *subtitle_file_languages; /* each file's language tag ("" for none) */
+    const int *subtitle_file_dispositions; /* each file's track flags (1 forced, 2 hearing impaired, 4 default) */
+    int subtitle_file_count;
 } MedleyTranscodeSettings;
 
 /* Written by medley_movie_transcode. */

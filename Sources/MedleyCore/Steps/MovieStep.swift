@@ -38,6 +38,9 @@ enum MovieStep {
             throw ItemFailure(.unsupported, "a movie needs 'poster:' (its frame as an image) or 'transcode: {videoQuality: …}' in this job")
         }
         var result: MovieTranscodeResult?
+        // Subtitle files beside the movie, opened now and closed when the step ends.
+        let beside = movie.tracks.beside ? SubtitleFiles.open(beside: item.file.path) : (files: [], descriptors: [], warnings: [])
+        defer { beside.descriptors.forEach { FileSystem.close($0) } }
         let exported = try exporter.write(item.file, ext: defaultExtension(movie), memory: workingMemory(info, transcode: !movie.remux),
                                           property: { opened[$0] }, check: { name in
             if let problem = movie.problem(inContainer: name.ext) { throw ItemFailure(.unsupported, problem) }
@@ -45,7 +48,8 @@ enum MovieStep {
             result = try ItemFailure.converting(context: movie.remux ? "cannot remux" : "cannot re-encode") {
                 try Movie.transcode(path: item.source, to: temporary, encoding: movie.encoding,
                                     mode: job.transcode?.scalingMode ?? .aspectFit, container: name.ext.lowercased(),
-                                    tracks: movie.tracks, copyVideo: movie.remux)
+                                    tracks: movie.tracks, copyVideo: movie.remux,
+                                    subtitleFiles: beside.files.map { ($0.path, $0.language, $0.flags.rawValue) })
             }
         }
         guard case .written(var written) = exported else { return exported }
@@ -55,8 +59,12 @@ enum MovieStep {
                 written.warnings.append("\(result.damagedFrames) damaged frame(s) in the source, re-encoded as the decoder concealed them")
             }
             for tag in result.tagsNotKept { written.warnings.append("container tag \(tag); not kept") }
-            written.warnings += result.tracksNotKept
+            written.warnings += beside.warnings + result.tracksNotKept
             written.movie = MovieRecord(result.pictures, tracks: result.tracks, chapters: result.chapters)
+            if !movie.tracks.extract.isEmpty {
+                written.warnings += try extractSubtitles(result.keptSubtitles, formats: movie.tracks.extract, item, written: written,
+                                                         exporter: exporter)
+            }
             written.warnings += result.timing.warnings
             if job.transcode?.cut != nil {
                 written.warnings.append("cut applies to audio items; this movie was re-encoded whole")
@@ -66,6 +74,35 @@ enum MovieStep {
             }
         }
         return .written(written)
+    }
+
+    /// Each kept text subtitle written beside the output in each format (`film.eng.srt`), as
+    /// `ffmpeg -map 0:s:N film.eng.srt` writes it from the source; a picture subtitle is a warning.
+    static func extractSubtitles(_ kept: [MovieStream], formats: [SubtitleFileFormat], _ item: Item, written: WrittenOutput,
+                                 exporter: Exporter) throws -> [String] {
+        var warnings: [String] = [], taken = Set<String>()
+        let relative = String(written.output.dropFirst(exporter.export.to.count + 1))
+        let folder = (relative as NSString).deletingLastPathComponent
+        let stem = ((relative as NSString).lastPathComponent as NSString).deletingPathExtension
+        for (position, stream) in kept.enumerated() {
+            guard stream.isText else {
+                warnings.append("\(stream.described) not written as a file: it is a picture subtitle")
+                continue
+            }
+            for format in formats {
+                let file = SubtitleFiles.name(stem: stem, stream: stream, position: position, format: format, taken: &taken)
+                let name = try OutputName(folder.isEmpty ? file : folder + "/" + file, root: exporter.export.to)
+                guard exporter.claims.claimNow(name.path, for: item.file.path) else {
+                    throw ItemFailure(.output, "its subtitle file \(name.path) is also another item's output")
+                }
+                _ = try exporter.output.write(to: name, fileExtension: format.rawValue) { temporary in
+                    try ItemFailure.converting(.output, context: "cannot write the subtitle file \(file)") {
+                        _ = try Movie.extractSubtitle(path: item.source, nth: stream.ordinal, to: temporary, format: format)
+                    }
+                }
+            }
+        }
+        return warnings
     }
 
     /// `{ext}` when the export name leaves it to the settings: WebM for VP9 with Opus, else MP4.

@@ -114,7 +114,11 @@ extension TranscodeSettings {
         readPictures(fields, codec: codec, into: &encoding)
         if let node = fields.nodes["audio"] { encoding.audio = readMovieAudio(node, fields: fields) }
         if let node = fields.nodes["audioTracks"] { movie.tracks.audio = readTrackSelection(node, key: "audioTracks", fields: fields) }
-        if let node = fields.nodes["subtitles"] { movie.tracks.subtitles = readTrackSelection(node, key: "subtitles", fields: fields) }
+        if let node = fields.nodes["subtitles"] { readSubtitles(node, fields: fields, into: &movie.tracks) }
+        if movie.remux, movie.tracks.burn != nil, let node = fields.nodes["subtitles"] {
+            fields.error(node, "videoCodec: copy keeps the pictures as they are; burning subtitles in needs a re-encode",
+                         suggestion: "name a codec: h264, hevc, av1 or vp9")
+        }
         if let chapters = fields.boolean("chapters") { movie.tracks.chapters = chapters }
         if movie.remux, fields.nodes["audio"] == nil { encoding.audio = .copy }
         movie.encoding = encoding
@@ -221,6 +225,54 @@ extension TranscodeSettings {
         }
         encoding.pictures.crop = .edges(top: edges["top"] ?? 0, bottom: edges["bottom"] ?? 0, left: edges["left"] ?? 0,
                                         right: edges["right"] ?? 0)
+    }
+
+    /// `subtitles:` as a track selection (`all`, `[eng]`), or a mapping: `keep` (that selection),
+    /// `burn` (`first`, `forced` or a language), `extract` (srt, vtt, ass: one or a list) and
+    /// `beside` (files next to the movie muxed in).
+    private static func readSubtitles(_ node: YAMLNode, fields: TranscodeFields, into tracks: inout MovieTracks) {
+        guard case .mapping(let pairs, _) = node else {
+            tracks.subtitles = readTrackSelection(node, key: "subtitles", fields: fields)
+            return
+        }
+        let known = ["keep", "burn", "extract", "beside"]
+        for (key, value) in pairs {
+            guard let name = key.scalarText, known.contains(name) else {
+                fields.error(key, "unknown key '\(key.scalarText ?? "")' in subtitles",
+                             suggestion: DiagnosticSink.didYouMean(key.scalarText ?? "", in: known) ?? "known keys: \(known.joined(separator: ", "))")
+                continue
+            }
+            switch name {
+            case "keep": tracks.subtitles = readTrackSelection(value, key: "subtitles.keep", fields: fields)
+            case "burn":
+                guard let text = value.scalarText else {
+                    fields.error(value, "subtitles.burn takes first, forced or one language, found \(value.kindDescription)")
+                    continue
+                }
+                switch text.lowercased() {
+                case "first": tracks.burn = .first
+                case "forced": tracks.burn = .forced
+                default:
+                    if LanguageCode.isCode(text) { tracks.burn = .language(text) } else {
+                        fields.error(value, "subtitles.burn takes first, forced or a language code (eng), not '\(text)'")
+                    }
+                }
+            case "extract":
+                let items: [YAMLNode]
+                if case .sequence(let list, _) = value { items = list } else { items = [value] }
+                for item in items {
+                    if let text = item.scalarText?.lowercased(), let format = SubtitleFileFormat(rawValue: text == "webvtt" ? "vtt" : text) {
+                        if !tracks.extract.contains(format) { tracks.extract.append(format) }
+                    } else {
+                        fields.error(item, "subtitles.extract writes srt, vtt or ass files, not \(item.scalarText.map { "'\($0)'" } ?? item.kindDescription)")
+                    }
+                }
+            default:
+                let inner = TranscodeFields(sink: fields.sink)
+                inner.nodes["beside"] = value
+                if let beside = inner.boolean("beside") { tracks.beside = beside }
+            }
+        }
     }
 
     /// `all`, `first`, `none`, a language code, or a list of language codes (HandBrake's language list).

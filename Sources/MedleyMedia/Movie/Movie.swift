@@ -87,7 +87,8 @@ public enum Movie {
     /// them (`videoCodec: copy`; the sound is then copied or re-encoded per `encoding.audio`).
     public static func transcode(path: String, to output: String, encoding: VideoEncoding,
                                  mode: MovieScalingMode = .aspectFit, container: String = "mp4",
-                                 tracks: MovieTracks = MovieTracks(), copyVideo: Bool = false) throws -> MovieTranscodeResult {
+                                 tracks: MovieTracks = MovieTracks(), copyVideo: Bool = false,
+                                 subtitleFiles: [(path: String, language: String, flags: Int32)] = []) throws -> MovieTranscodeResult {
         let source = URL(fileURLWithPath: path).standardizedFileURL.resolvingSymlinksInPath()
         guard source != URL(fileURLWithPath: output).standardizedFileURL.resolvingSymlinksInPath() else {
             throw MediaError(.medley, "transcode", "the output would overwrite the movie being read", cause: .unsupported)
@@ -160,6 +161,11 @@ public enum Movie {
         let chosen = tracks.choose(from: listing.streams, video: info.videoStream)
         // One buffer for the three lists: audio, then subtitles, then attachments.
         let indexes = (chosen.audio + chosen.subtitles + chosen.attachments).map { Int32($0) }
+        if let burned = chosen.burn, !copyVideo,
+           let nth = listing.streams.filter({ $0.kind == .subtitle }).firstIndex(where: { $0.index == burned.index }) {
+            settings.burn_subtitle = Int32(nth + 1)
+            decisions.burned = burned.described
+        }
         if let bitRate = encoding.bitRate { settings.video_bit_rate = Int64(bitRate) }
         if let size = encoding.targetSize {
             let attached = listing.streams.filter { chosen.attachments.contains($0.index) }.reduce(0) { $0 + $1.attachedBytes }
@@ -176,8 +182,20 @@ public enum Movie {
         }
         let speed = encoding.codec.speedOption(encoding.x264Preset)
         var report = MedleyTranscodeReport()
+        // The subtitle files' paths and languages as C strings, alive through the call.
+        let filePaths = subtitleFiles.map { strdup($0.path) }, fileLanguages = subtitleFiles.map { strdup($0.language) }
+        defer { (filePaths + fileLanguages).forEach { free($0) } }
+        let paths = filePaths.map { UnsafePointer($0) }, languages = fileLanguages.map { UnsafePointer($0) }
+        let fileFlags = subtitleFiles.map(\.flags)
+        settings.subtitle_file_count = Int32(subtitleFiles.count)
         do {
-            _ = try indexes.withUnsafeBufferPointer { lists in
+            _ = try paths.withUnsafeBufferPointer { pathList in
+            try languages.withUnsafeBufferPointer { languageList in
+            try fileFlags.withUnsafeBufferPointer { flagList in
+            settings.subtitle_files = pathList.baseAddress
+            settings.subtitle_file_languages = languageList.baseAddress
+            settings.subtitle_file_dispositions = flagList.baseAddress
+            return try indexes.withUnsafeBufferPointer { lists in
             settings.audio_streams = lists.baseAddress
             settings.audio_stream_count = Int32(chosen.audio.count)
             settings.subtitle_streams = lists.baseAddress.map { $0 + chosen.audio.count }
@@ -207,6 +225,9 @@ public enum Movie {
                         }
                     }
                 }
+            }
+            }
+            }
             }
             }
             }
@@ -244,6 +265,7 @@ public enum Movie {
         if let written = try? streams(path: output).streams {
             result.tracksNotKept += streamTagsNotKept(source: listing.streams, written: written, kept: kept, container: container)
         }
+        result.keptSubtitles = kept.compactMap { index in listing.streams.first { $0.index == index && $0.kind == .subtitle } }
         return result
     }
 
@@ -455,6 +477,8 @@ public struct MovieTranscodeResult: Sendable, Equatable {
     public var tracksNotKept: [String] = []
     /// Deinterlacing, black bars and HDR as decided, with the reasons.
     public var pictures = MoviePictureDecisions()
+    /// The source's subtitle streams the output holds, in its order.
+    public var keptSubtitles: [MovieStream] = []
 }
 
 /// Repairs of a movie's broken timing, as ffmpeg makes them, and where the written streams end.

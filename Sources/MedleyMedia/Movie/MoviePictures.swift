@@ -125,12 +125,14 @@ public struct MoviePictureDecisions: Sendable, Equatable {
     public var hdrSource: String?
     public var hdrReason = ""
     public var toneMapped = false
+    /// The subtitle track drawn onto the picture, as warnings name streams; nil for none.
+    public var burned: String?
 
     public init() {}
 
     public static func == (a: MoviePictureDecisions, b: MoviePictureDecisions) -> Bool {
         a.deinterlaced == b.deinterlaced && a.deinterlaceReason == b.deinterlaceReason && a.cropReason == b.cropReason
-            && a.hdrSource == b.hdrSource && a.hdrReason == b.hdrReason && a.toneMapped == b.toneMapped
+            && a.hdrSource == b.hdrSource && a.hdrReason == b.hdrReason && a.toneMapped == b.toneMapped && a.burned == b.burned
             && a.crop.map { [$0.x, $0.y, $0.width, $0.height] } == b.crop.map { [$0.x, $0.y, $0.width, $0.height] }
     }
 }

@@ -1,4 +1,5 @@
 import CFFmpegShim
+import Foundation
 
 /// One stream of a movie file, as `Movie.streams` lists it (ffprobe's `-show_streams` in brief).
 public struct MovieStream: Sendable, Equatable {
@@ -25,6 +26,8 @@ public struct MovieStream: Sendable, Equatable {
     public var bitRate: Int = 0
     /// An attachment's size in bytes.
     public var attachedBytes: Int = 0
+    /// Its place among the file's streams of its kind, from 0 (ffmpeg's `0:s:N`).
+    public var ordinal = 0
 
     /// "audio stream 2 (ac3, fra)", as warnings name it.
     public var described: String {
@@ -56,12 +59,33 @@ public enum TrackSelection: Sendable, Equatable {
     case languages([String])
 }
 
+/// Which subtitle track is drawn onto the picture (`subtitles: {burn: …}`).
+public enum SubtitleChoice: Sendable, Equatable {
+    /// The track marked default, else the first.
+    case first
+    /// The first track marked forced (the foreign-language lines of a film).
+    case forced
+    /// The first track in this language.
+    case language(String)
+}
+
+/// The subtitle files a re-encode writes beside its output (`subtitles: {extract: [srt]}`).
+public enum SubtitleFileFormat: String, Sendable, CaseIterable {
+    case srt, vtt, ass
+}
+
 /// What a re-encode or remux carries beside the picture.
 public struct MovieTracks: Sendable, Equatable {
     public var audio: TrackSelection = .all
     public var subtitles: TrackSelection = .all
     public var chapters = true
     public var attachments = true
+    /// One text subtitle drawn onto the picture through libass (and then not kept as a track).
+    public var burn: SubtitleChoice?
+    /// Each kept text subtitle also written beside the output in these formats.
+    public var extract: [SubtitleFileFormat] = []
+    /// SRT, WebVTT and ASS files beside the movie (`clip.srt`, `clip.en.srt`) muxed in as tracks.
+    public var beside = false
 
     public init(audio: TrackSelection = .all, subtitles: TrackSelection = .all) {
         self.audio = audio
@@ -71,7 +95,8 @@ public struct MovieTracks: Sendable, Equatable {
     /// The streams kept of `streams` (source indexes by kind) and a warning for each stream or
     /// language asked for that is not there, and each stream that no selection can keep (data
     /// tracks, a second picture, cover art).
-    public func choose(from streams: [MovieStream], video: Int?) -> (audio: [Int], subtitles: [Int], attachments: [Int], warnings: [String]) {
+    public func choose(from streams: [MovieStream], video: Int?)
+        -> (audio: [Int], subtitles: [Int], attachments: [Int], burn: MovieStream?, warnings: [String]) {
         var warnings: [String] = []
         let sounds = streams.filter { $0.kind == .audio }
         var audio = Self.pick(audio, from: sounds, kind: "audio", warnings: &warnings)
@@ -81,7 +106,10 @@ public struct MovieTracks: Sendable, Equatable {
             audio = [main.index]
             warnings.append("no audio track in \(asked.joined(separator: ", ")); kept \(main.described)")
         }
-        let subtitles = Self.pick(self.subtitles, from: streams.filter { $0.kind == .subtitle }, kind: "subtitle", warnings: &warnings)
+        var subtitles = Self.pick(self.subtitles, from: streams.filter { $0.kind == .subtitle }, kind: "subtitle", warnings: &warnings)
+        let burned = burn.flatMap { Self.pickBurn($0, from: streams.filter { $0.kind == .subtitle }, warnings: &warnings) }
+        // A track drawn onto the picture is not also kept as a track (HandBrake's burn-in).
+        if let burned { subtitles.removeAll { $0 == burned.index } }
         let attachments = self.attachments ? streams.filter { $0.kind == .attachment }.map(\.index) : []
         for stream in streams where stream.index != video {
             switch stream.kind {
@@ -90,7 +118,31 @@ public struct MovieTracks: Sendable, Equatable {
             default: break
             }
         }
-        return (audio, subtitles, attachments, warnings)
+        return (audio, subtitles, attachments, burned, warnings)
+    }
+
+    static func pickBurn(_ choice: SubtitleChoice, from streams: [MovieStream], warnings: inout [String]) -> MovieStream? {
+        let found: MovieStream?
+        switch choice {
+        case .first: found = streams.first(where: \.isDefault) ?? streams.first
+        case .forced: found = streams.first(where: \.isForced)
+        case .language(let code): found = streams.first { LanguageCode.canonical($0.language.isEmpty ? "und" : $0.language) == LanguageCode.canonical(code) }
+        }
+        guard let found else {
+            let asked: String
+            switch choice {
+            case .first: asked = "any"
+            case .forced: asked = "a forced"
+            case .language(let code): asked = "a \(code)"
+            }
+            warnings.append("no subtitle burned in: the movie has no \(asked) subtitle track")
+            return nil
+        }
+        guard found.isText else {
+            warnings.append("\(found.described) not burned in: only text subtitles (SRT, ASS, WebVTT, mov_text) are drawn through libass; kept as a track")
+            return nil
+        }
+        return found
     }
 
     static func pick(_ selection: TrackSelection, from streams: [MovieStream], kind: String, warnings: inout [String]) -> [Int] {
@@ -135,6 +187,12 @@ public enum LanguageCode {
         return synonyms[lower] ?? lower
     }
 
+    /// A two-letter code as its three-letter ISO 639-2 code (`de` → `deu`); others as they are.
+    public static func threeLetter(_ code: String) -> String {
+        let lower = code.lowercased()
+        return lower.count == 2 ? synonyms[lower] ?? lower : lower
+    }
+
     /// Whether `code` looks like a language code (two or three letters), for validation.
     public static func isCode(_ code: String) -> Bool {
         (2...3).contains(code.count) && code.allSatisfy { $0.isASCII && $0.isLetter }
@@ -162,6 +220,11 @@ extension Movie {
                         attachedBytes: Int(raw.attached_bytes)))
                 }, Unmanaged.passUnretained(found).toOpaque(), &chapters, error, size) == 0 ? true : nil
             }
+        }
+        var counts: [MovieStream.Kind: Int] = [:]
+        for i in found.streams.indices {
+            found.streams[i].ordinal = counts[found.streams[i].kind, default: 0]
+            counts[found.streams[i].kind, default: 0] += 1
         }
         return (found.streams, Int(chapters))
     }
@@ -192,5 +255,25 @@ func cText<T>(_ field: inout T) -> String {
     withUnsafeBytes(of: &field) { bytes in
         guard let base = bytes.bindMemory(to: CChar.self).baseAddress else { return "" }
         return String(cString: base)
+    }
+}
+
+extension Movie {
+    /// Writes the `nth` subtitle stream of `path` (counted among its subtitle streams from 0) as a
+    /// text file at `output`: the text `ffmpeg -i path -map 0:s:N output.srt` writes. Returns the
+    /// number of cues. A partial output is deleted when this throws.
+    @discardableResult
+    public static func extractSubtitle(path: String, nth: Int, to output: String, format: SubtitleFileFormat) throws -> Int {
+        var cues: Int32 = 0
+        do {
+            _ = try checked("extract a subtitle", path: path) { error, size -> Bool? in
+                cues = medley_movie_extract_subtitle(path, Int32(nth), output, format.rawValue, error, size)
+                return cues >= 0 ? true : nil
+            }
+        } catch {
+            try? FileManager.default.removeItem(atPath: output)
+            throw error
+        }
+        return Int(cues)
     }
 }
