@@ -315,6 +315,87 @@ final class MovieTracksRunTests: EndToEndCase {
         XCTAssertEqual(left, [])
     }
 
+    /// `extract` writes each kept text subtitle beside the output, byte for byte what
+    /// `ffmpeg -i rip.mkv -map 0:s:N` writes as SRT and WebVTT, named by language and flags.
+    func testSubtitlesExtractedBesideTheOutput() throws {
+        try makeRip(work + "/in/rip.mkv")
+        let (_, log) = try run("videoCodec: copy, audio: copy, subtitles: { extract: [srt, vtt] }", ext: "mkv")
+        XCTAssertFalse(log.contains("warn"), log)
+        let names = try FileManager.default.contentsOfDirectory(atPath: work + "/out").filter { !$0.hasPrefix(".") }.sorted()
+        XCTAssertEqual(names, ["rip.eng.srt", "rip.eng.vtt", "rip.fre.forced.srt", "rip.fre.forced.vtt", "rip.mkv"])
+        for (n, language) in [(0, "eng"), (1, "fre.forced")] {
+            for ext in ["srt", "vtt"] {
+                let peer = work + "/peer-\(n).\(ext)"
+                let made = try Tool.run("ffmpeg", ["-v", "error", "-i", work + "/in/rip.mkv", "-map", "0:s:\(n)", peer])
+                XCTAssertEqual(made.status, 0, made.stderr)
+                let ours = FileManager.default.contents(atPath: work + "/out/rip.\(language).\(ext)")
+                XCTAssertNotNil(ours)
+                XCTAssertEqual(ours, FileManager.default.contents(atPath: peer), "rip.\(language).\(ext)")
+            }
+        }
+    }
+
+    /// SRT and WebVTT files beside the movie are muxed in as tracks, their language (as ISO 639-2)
+    /// and forced flag from the name; their cues read back as ffmpeg reads the files themselves.
+    /// A file beside the movie that is a link is not followed.
+    func testSubtitleFilesBesideTheMovieBecomeTracks() throws {
+        try makeRip(work + "/in/rip.mkv")
+        try "1\n00:00:01,000 --> 00:00:02,000\nGuten Tag\n\n".write(toFile: work + "/in/rip.de.srt", atomically: true, encoding: .utf8)
+        try "WEBVTT\n\n00:00.800 --> 00:02.000\nGoedendag\n".write(toFile: work + "/in/rip.nl.forced.vtt", atomically: true, encoding: .utf8)
+        try "1\n00:00:01,000 --> 00:00:02,000\nsecret\n\n".write(toFile: work + "/outside.srt", atomically: true, encoding: .utf8)
+        try FileManager.default.createSymbolicLink(atPath: work + "/in/rip.es.srt", withDestinationPath: work + "/outside.srt")
+        let (out, _) = try run("videoCodec: copy, audio: copy, subtitles: { beside: true }", ext: "mkv")
+        let subtitles = try streams(out).filter { $0.hasPrefix("subtitle") }
+        XCTAssertEqual(subtitles, ["subtitle subrip eng - default=0 forced=0", "subtitle ass fre - default=0 forced=1",
+                                   "subtitle subrip deu - default=0 forced=0", "subtitle webvtt nld - default=0 forced=1"])
+        XCTAssertEqual(withoutTimes(try subtitleText(out, 2)), ["1", "Guten Tag"])
+        XCTAssertEqual(try cueTimes(out, "s:2"), [1.0])
+        XCTAssertTrue(withoutTimes(try subtitleText(out, 3)).contains("Goedendag"))
+    }
+
+    /// `burn: eng` draws the English SRT onto the picture through libass: the frame at 1 s is
+    /// within reach of ffmpeg's `subtitles=` filter on the same frame (≥ 30 dB PSNR, far closer
+    /// than the frame without the text), and the burned track is no longer a track.
+    func testASubtitleBurnedIn() throws {
+        try makeRip(work + "/in/rip.mkv")
+        let (out, _) = try run("videoCodec: h264, speed: veryfast, crf: 16, subtitles: { burn: eng }, audioTracks: first", ext: "mkv")
+        XCTAssertEqual(try streams(out).filter { $0.hasPrefix("subtitle") }, ["subtitle ass fre - default=0 forced=1"])
+        // Picture 25 of each (1 s in; picked by number, as Matroska may start the two files'
+        // timestamps apart by the AAC encoder's priming).
+        func frame(_ path: String, filter: String? = nil) throws -> [UInt8] {
+            let chain = ["select=eq(n\\,25)", filter].compactMap { $0 }.joined(separator: ",")
+            return [UInt8](try Tool.run("ffmpeg", ["-v", "error", "-i", path, "-vf", chain, "-frames:v", "1",
+                                                   "-f", "rawvideo", "-pix_fmt", "rgb24", "-"]).data)
+        }
+        func psnr(_ a: [UInt8], _ b: [UInt8]) -> Double {
+            guard a.count == b.count, !a.isEmpty else { return 0 }
+            var sum = 0.0
+            for i in 0..<a.count { let d = Double(a[i]) - Double(b[i]); sum += d * d }
+            return sum == 0 ? 99 : 10 * log10(255 * 255 / (sum / Double(a.count)))
+        }
+        let source = work + "/in/rip.mkv"
+        let burned = try frame(source, filter: "subtitles=\(source):si=0"), plain = try frame(source)
+        let ours = try frame(out)
+        XCTAssertGreaterThanOrEqual(psnr(ours, burned), 30)
+        XCTAssertGreaterThan(psnr(ours, burned), psnr(ours, plain) + 3, "the text is there")
+    }
+
+    /// Damaged subtitle packets (an ASS event whose text is not UTF-8) are skipped with a warning;
+    /// the other cues and every other track are written.
+    func testDamagedSubtitlePacketsAreSkipped() throws {
+        try makeRip(work + "/in/rip.mkv")
+        // Replace "Bonjour" in the file's bytes with bytes that are not UTF-8 (the packet itself).
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: work + "/in/rip.mkv"))
+        let word = Data("Bonjour".utf8)
+        let at = try XCTUnwrap(bytes.range(of: word))
+        bytes.replaceSubrange(at, with: Data([0xFF, 0xFE, 0xC3, 0x28, 0xA0, 0xA1, 0xE2]))
+        try bytes.write(to: URL(fileURLWithPath: work + "/in/rip.mkv"))
+        let (out, log) = try run("videoCodec: copy, audio: copy", ext: "mp4")
+        XCTAssertTrue(log.contains("1 subtitle cue(s) could not be read or converted and were skipped"), log)
+        XCTAssertEqual(try streams(out).filter { $0.hasPrefix("audio") }.count, 2)
+        XCTAssertEqual(withoutTimes(try subtitleText(out, 1)).filter { $0.contains("Kenobi") }.count, 1)
+    }
+
     /// Settings that name no language are refused at validation with FILE:LINE:COL.
     func testBadTrackSettingsAreRefused() throws {
         let text = """
@@ -322,14 +403,15 @@ final class MovieTracksRunTests: EndToEndCase {
             jobs:
               - name: movies
                 ingest: { from: [\(work!)/in], media: [movie] }
-                transcode: { videoCodec: h264, audioTracks: [english!], subtitles: {} }
+                transcode: { videoCodec: h264, audioTracks: [english!], subtitles: { burn: [x], kept: all } }
                 export: { to: \(work!)/out, name: "{stem}.mkv" }
             """
         try FileManager.default.createDirectory(atPath: work + "/in", withIntermediateDirectories: true)
         let result = try Tool.medley(["validate", try pipeline(text)])
         XCTAssertNotEqual(result.status, 0)
         XCTAssertTrue(result.stderr.contains("pipeline.yaml:5:50: error: audioTracks names languages by their ISO 639 code"), result.stderr)
-        XCTAssertTrue(result.stderr.contains("pipeline.yaml:5:72: error: subtitles takes all, first, none or a list of languages"), result.stderr)
+        XCTAssertTrue(result.stderr.contains("pipeline.yaml:5:80: error: subtitles.burn takes first, forced or one language"), result.stderr)
+        XCTAssertTrue(result.stderr.contains("pipeline.yaml:5:85: error: unknown key 'kept' in subtitles; did you mean 'keep'"), result.stderr)
         // Rate controls that contradict each other or the codec.
         let rates = """
             version: 1
