@@ -57,6 +57,7 @@ pipeline corespm yaml yaml,yml
 where corespm yaml none
 manifest corespm manifest jsonl
 metadata corespm xmp jpg,jpeg,tif,tiff,png,webp,heic,dng,xmp
+subtitle csub subtitle srt,vtt,ass,ssa
 "
 
 MODE=time; AMOUNT=600; SMOKE=0; BUILD_ONLY=0; ONLY=()
@@ -88,7 +89,7 @@ mkdir -p "$OUT/mod"
 SWIFTC=(swiftc -sanitize=fuzzer,address -parse-as-library -O -g -suppress-warnings)
 # Other flags than the last build's: build everything again.
 if [ "$(cat "$OUT/flags" 2>/dev/null)" != "${SWIFTC[*]}" ]; then
-  rm -rf "$OUT/mod"/* "$OUT/tags" "$OUT/media" "$OUT/cube" "$OUT/core"; echo "${SWIFTC[*]}" > "$OUT/flags"
+  rm -rf "$OUT/mod"/* "$OUT/tags" "$OUT/media" "$OUT/cube" "$OUT/core" "$OUT/csub"; echo "${SWIFTC[*]}" > "$OUT/flags"
 fi
 # Rebuilds a binary when one of its sources is newer than it.
 stale() { local bin=$1; shift; [ ! -f "$bin" ] || [ -n "$(find "$@" -newer "$bin" -print -quit)" ]; }
@@ -133,6 +134,16 @@ build_group() {
       # A new file renamed over the old: another lane may be running the old one (cp onto it fails).
       if cp .build/fuzz-spm/release/MedleyCoreFuzz "$OUT/corespm.new" 2>/dev/null; then mv -f "$OUT/corespm.new" "$OUT/corespm"
       else rm -f "$OUT/corespm.new" "$OUT/corespm"; fi ;;
+    csub)
+      # C: medley_subtitle.c and the shim files it calls, instrumented by clang; FFmpeg as Debian ships it.
+      local shim=Sources/CFFmpegShim
+      local src=(Fuzz/Subtitle/SubtitleFuzz.c $shim/medley_subtitle.c $shim/medley_input.c $shim/medley_error.c
+                 $shim/medley_remux.c $shim/medley_output.c)
+      stale "$OUT/csub" "${src[@]}" $shim/*.h $shim/include/*.h || return 0
+      echo "fuzz.sh: building $OUT/csub" >&2
+      # shellcheck disable=SC2046
+      clang -fsanitize=fuzzer,address -O1 -g -std=gnu11 -I $shim/include -I $shim $(pkg-config --cflags libavformat) \
+        "${src[@]}" $(pkg-config --libs libavformat libavcodec libavutil) -o "$OUT/csub" 2>&1 | quiet ;;
     kernels)
       if stale "$OUT/mod/libMedleyKernels.a" Sources/MedleyKernels; then
         echo "fuzz.sh: building $OUT/mod/libMedleyKernels.a" >&2

@@ -4,7 +4,7 @@ import XCTest
 import MedleyTestSupport
 
 /// Replays every input the fuzz targets over MedleyMedia's own byte parsers ever failed on
-/// (Tests/regressions/fuzz/{jpeg,webp,icc,mpeg}/, saved by scripts/fuzz.sh): each ends in an
+/// (Tests/regressions/fuzz/{jpeg,webp,icc,mpeg,subtitle}/, saved by scripts/fuzz.sh): each ends in an
 /// answer or nil, never a trap.
 final class MediaFuzzRegressionTests: XCTestCase {
     func testSavedInputs() throws {
@@ -26,5 +26,16 @@ final class MediaFuzzRegressionTests: XCTestCase {
         }
         // The product's own entry point: the file read from its path.
         for file in FuzzRegressions.files("mpeg") { _ = MPEGFrameScan.count(ofFileAt: file.path) }
+        // Subtitle files (the `subtitle` target, over medley_subtitle.c): listed, then written as
+        // each text format; an error is an answer too.
+        let scratch = NSTemporaryDirectory() + "medley-subtitle-replay-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: scratch) }
+        for file in FuzzRegressions.files("subtitle") {
+            let listed = try? Movie.streams(path: file.path)
+            for format in SubtitleFileFormat.allCases {
+                let cues = try? Movie.extractSubtitle(path: file.path, nth: 0, to: scratch + "." + format.rawValue, format: format)
+                if let listed, !listed.streams.contains(where: { $0.kind == .subtitle }) { XCTAssertNil(cues, file.lastPathComponent) }
+            }
+        }
     }
 }
