@@ -194,6 +194,25 @@ final class MoviePictureRunTests: EndToEndCase {
         XCTAssertLessThan(psnr(washedOut, reference), 25, "the untouched conversion is not the tone-mapped picture")
     }
 
+    /// A PQ clip whose HDR description is broken (no primaries or matrix, a mastering display of
+    /// zeros) is still tone-mapped, with a warning for each thing assumed; only that item is affected.
+    func testBrokenHDRMetadataIsAWarning() throws {
+        let folder = try makeInput()
+        try ffmpeg(["-f", "lavfi", "-t", "1", "-i", "testsrc2=size=640x360:rate=25", "-vf", "format=yuv420p10le",
+                    "-c:v", "libx265", "-preset", "ultrafast", "-color_trc", "smpte2084", "-x265-params",
+                    "log-level=none:transfer=smpte2084:hdr10=1:master-display=G(0,0)B(0,0)R(0,0)WP(0,0)L(0,0):max-cll=0,0",
+                    folder + "/broken.mp4"])
+        try makeLetterboxed(folder + "/plain.mp4")
+        let (log, manifest) = try run("videoCodec: h264, speed: ultrafast")
+        XCTAssertTrue(log.contains("broken.mp4: the PQ picture states no primaries or matrix: taken as BT.2020"), log)
+        XCTAssertTrue(log.contains("broken.mp4: the mastering display metadata gives no peak luminance: not used"), log)
+        XCTAssertFalse(log.contains("plain.mp4: the"), log)
+        XCTAssertEqual(manifest.filter { $0["status"] as? String == "succeeded" }.count, 2)
+        let tags = try Tool.run("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries", "stream=color_transfer",
+                                            "-of", "csv=p=0", work + "/out/broken.mp4"]).stdout
+        XCTAssertEqual(tags.trimmingCharacters(in: .whitespacesAndNewlines), "bt709")
+    }
+
     /// `hdr: keep` writes 10-bit HEVC with the source's transfer and primaries, and the PQ clip's
     /// mastering display and light levels as ffprobe reads them from the source's first frame.
     func testHDRIsKeptInTenBitHEVC() throws {

@@ -53,6 +53,11 @@ public struct MovieAnalysis: Sendable, Equatable {
     public var blackFrames = 0
     /// FFmpeg's AVColorTransferCharacteristic: 16 PQ, 18 HLG.
     public var transfer = 2
+    /// AVColorPrimaries (9 BT.2020, 2 unspecified) and AVColorSpace (9 BT.2020 NCL, 2 unspecified).
+    public var primaries = 2, matrix = 2
+    /// Mastering display metadata present, and its peak (cd/m²).
+    public var hasMasteringDisplay = false
+    public var masterPeak = 0.0
     public var bitDepth = 8
     /// x265's master-display option ("" when not all known), and the content light levels.
     public var masterDisplay = ""
@@ -104,6 +109,10 @@ extension Movie {
         a.crop = (Int(raw.crop_x), Int(raw.crop_y), Int(raw.crop_width), Int(raw.crop_height))
         a.blackFrames = Int(raw.black_frames)
         a.transfer = Int(raw.transfer)
+        a.primaries = Int(raw.primaries)
+        a.matrix = Int(raw.matrix)
+        a.hasMasteringDisplay = raw.has_mastering_display != 0
+        a.masterPeak = raw.master_max_luminance.isFinite ? raw.master_max_luminance : 0
         a.bitDepth = Int(raw.bit_depth)
         a.masterDisplay = cText(&raw.master_display)
         a.maxCLL = raw.has_content_light != 0 ? Int(raw.max_cll) : 0
@@ -173,6 +182,14 @@ extension MoviePictureSettings {
         }
         d.hdrSource = source
         let name = source.uppercased()
+        // Damaged or missing HDR descriptions: said, and what was assumed instead.
+        let unstated = [a.primaries == 2 ? "primaries" : nil, a.matrix == 2 ? "matrix" : nil].compactMap { $0 }
+        if !unstated.isEmpty {
+            warnings.append("the \(name) picture states no \(unstated.joined(separator: " or ")): taken as BT.2020, as HDR10 and BT.2100 define \(name)")
+        }
+        if a.hasMasteringDisplay, !(a.masterPeak > 0) {
+            warnings.append("the mastering display metadata gives no peak luminance: not used (tone mapping takes the content light level or its default peak)")
+        }
         let carries = tenBit && codec != .h264
         if hdr != .tonemap && carries {
             d.hdrReason = "\(name) kept: 10-bit \(codec.rawValue.uppercased())"
