@@ -32,6 +32,7 @@ public enum Movie {
             rotation: Int(raw.rotation), tags: tags.values, format: text(&raw.format), pixelFormat: text(&raw.pixel_format),
             containerTags: tags.ordered)
         info.videoStream = Int(raw.video_stream)
+        info.fieldOrder = Int(raw.field_order)
         return info
     }
 
@@ -100,7 +101,10 @@ public enum Movie {
         var framed = info, origin = (x: 0, y: 0)
         if !copyVideo {
             let p = encoding.pictures
-            let analysis = try analyze(path: path, samples: p.deinterlace == .auto || p.crop == .auto ? 10 : 1)
+            // A stream whose headers say it is progressive is taken at its word (a short clip would
+            // otherwise be decoded about twice); black bars and the rest are sampled as asked.
+            let scan = p.crop == .auto || (p.deinterlace == .auto && info.fieldOrder != 1)
+            let analysis = try analyze(path: path, samples: scan ? 10 : 1)
             (decisions, pictureWarnings) = p.decide(analysis, info: info, codec: encoding.codec, tenBit: encoding.tenBit)
             if let crop = decisions.crop {
                 framed.width = crop.width

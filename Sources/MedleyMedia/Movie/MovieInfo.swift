@@ -40,6 +40,9 @@ public struct MovieInfo: Sendable, Equatable {
     /// The index of the video stream described (the first that is not cover art, the default one
     /// first); −1 when not known.
     public var videoStream = -1
+    /// FFmpeg's AVFieldOrder as the video stream's headers state it: 0 unknown, 1 progressive,
+    /// 2–5 interlaced.
+    public var fieldOrder = 0
 
     public init(duration: Double, startTime: Double, width: Int, height: Int, pixelAspectNumerator: Int,
                 pixelAspectDenominator: Int, frameRateNumerator: Int, frameRateDenominator: Int, videoCodec: String, audioCodec: String?,

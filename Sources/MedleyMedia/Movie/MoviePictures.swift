@@ -155,6 +155,8 @@ extension MoviePictureSettings {
         switch deinterlace {
         case .on: (d.deinterlaced, d.deinterlaceReason) = (true, "deinterlace: on")
         case .off: (d.deinterlaced, d.deinterlaceReason) = (false, "deinterlace: off")
+        case .auto where info.fieldOrder == 1:
+            (d.deinterlaced, d.deinterlaceReason) = (false, "progressive: the video stream's headers say so")
         case .auto: (d.deinterlaced, d.deinterlaceReason) = a.interlaced
         }
         switch crop {
