@@ -10,6 +10,7 @@
 #include <libavutil/channel_layout.h>
 #include <libavutil/display.h>
 #include <libavutil/log.h>
+#include <libavutil/mastering_display_metadata.h>
 #include <libavutil/pixdesc.h>
 #include <libswresample/swresample.h>
 #include <libswscale/swscale.h>
@@ -184,16 +185,41 @@ static int open_video_encoder(Transcoder *t, char *error, size_t size) {
         matrix = built;
     }
     if (matrix && medley_output_set_matrix(t->video_out, matrix) < 0) { snprintf(error, size, "out of memory"); return -1; }
-    /* HDR kept: the container's mastering display and light levels (MKV, MP4) go along. */
+    /* HDR kept: the mastering display and light levels go into the container (MKV, MP4) as the
+     * source's container had them, else as its frames carry them (FFmpeg 5.1's SVT-AV1 and libvpx
+     * wrappers write none into the stream; x265 writes its SEI as well). */
     if (e->color_trc == AVCOL_TRC_SMPTE2084 || e->color_trc == AVCOL_TRC_ARIB_STD_B67) {
         const enum AVPacketSideDataType kinds[] = {AV_PKT_DATA_MASTERING_DISPLAY_METADATA, AV_PKT_DATA_CONTENT_LIGHT_LEVEL};
         for (size_t k = 0; k < sizeof kinds / sizeof *kinds; k++) {
             size_t bytes = 0;
             const uint8_t *data = av_stream_get_side_data(source, kinds[k], &bytes);
-            if (!data || bytes == 0) continue;
-            uint8_t *copy = av_stream_new_side_data(t->video_out, kinds[k], bytes);
-            if (!copy) { snprintf(error, size, "out of memory"); return -1; }
-            memcpy(copy, data, bytes);
+            if (data && bytes > 0) {
+                uint8_t *copy = av_stream_new_side_data(t->video_out, kinds[k], bytes);
+                if (!copy) { snprintf(error, size, "out of memory"); return -1; }
+                memcpy(copy, data, bytes);
+            } else if (kinds[k] == AV_PKT_DATA_MASTERING_DISPLAY_METADATA && s->mastering) {
+                AVMasteringDisplayMetadata *m = (AVMasteringDisplayMetadata *)av_stream_new_side_data(
+                    t->video_out, kinds[k], sizeof(AVMasteringDisplayMetadata));
+                if (!m) { snprintf(error, size, "out of memory"); return -1; }
+                memset(m, 0, sizeof *m);
+                /* x, y of green, blue, red in the SEI's order; the struct's is red, green, blue. */
+                static const int order[3] = {1, 2, 0};
+                for (int c = 0; c < 3; c++) {
+                    m->display_primaries[order[c]][0] = av_d2q(s->mastering[2 * c], 50000);
+                    m->display_primaries[order[c]][1] = av_d2q(s->mastering[2 * c + 1], 50000);
+                }
+                m->white_point[0] = av_d2q(s->mastering[6], 50000);
+                m->white_point[1] = av_d2q(s->mastering[7], 50000);
+                m->max_luminance = av_d2q(s->mastering[8], 10000);
+                m->min_luminance = av_d2q(s->mastering[9], 10000);
+                m->has_primaries = m->has_luminance = 1;
+            } else if (kinds[k] == AV_PKT_DATA_CONTENT_LIGHT_LEVEL && s->max_cll > 0) {
+                AVContentLightMetadata *l = (AVContentLightMetadata *)av_stream_new_side_data(
+                    t->video_out, kinds[k], sizeof(AVContentLightMetadata));
+                if (!l) { snprintf(error, size, "out of memory"); return -1; }
+                l->MaxCLL = (unsigned)s->max_cll;
+                l->MaxFALL = (unsigned)(s->max_fall > 0 ? s->max_fall : 0);
+            }
         }
     }
 

@@ -223,6 +223,8 @@ final class MoviePictureRunTests: EndToEndCase {
         func describe(_ path: String) throws -> String {
             try Tool.run("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries",
                                      "stream=pix_fmt,color_transfer,color_primaries,color_space", "-of", "csv=p=0", path]).stdout
+                // The stream's own line: side data (mastering display in the container) adds more, and a field.
+                .split(separator: "\n").first.map { String($0).split(separator: ",").prefix(4).joined(separator: ",") } ?? ""
         }
         func sideData(_ path: String) throws -> [String] {
             try Tool.run("ffprobe", ["-v", "error", "-select_streams", "v:0", "-read_intervals", "%+#1", "-show_frames",
@@ -235,5 +237,24 @@ final class MoviePictureRunTests: EndToEndCase {
         let kept = try sideData(work + "/out/pq.mp4")
         XCTAssertEqual(kept.count, 2, "\(kept)")
         XCTAssertEqual(kept, try sideData(folder + "/pq.mp4"))
+        // VP9 in Matroska: libvpx writes no mastering display, so the container holds what the
+        // source's frames carry (ffprobe's stream side data, as x265's SEI values: 34000/50000 …).
+        let vp9 = """
+            version: 1
+            jobs:
+              - name: vp9
+                ingest: { from: [\(work!)/in], media: [movie], include: ["pq.mp4"] }
+                transcode: { videoCodec: vp9, speed: ultrafast, hdr: keep, audioTracks: none }
+                export: { to: \(work!)/vp9, name: "{stem}.mkv" }
+            """
+        let result = try Tool.medley(["run", try pipeline(vp9, name: "vp9.yaml")])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        XCTAssertTrue(result.stderr.contains("the mastering display and light levels go into the container only"), result.stderr)
+        let stream = try Tool.run("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries", "stream_side_data_list",
+                                              "-of", "flat", work + "/vp9/pq.mkv"]).stdout
+        for expected in ["red_x=\"17/25\"", "green_x=\"53/200\"", "blue_y=\"3/50\"", "white_point_x=\"3127/10000\"",
+                         "max_luminance=\"1000/1\"", "min_luminance=\"1/10000\"", "max_content=1000", "max_average=400"] {
+            XCTAssertTrue(stream.contains(expected), "\(expected) in \(stream)")
+        }
     }
 }

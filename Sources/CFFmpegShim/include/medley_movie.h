@@ -135,6 +135,10 @@ typedef struct MedleyTranscodeSettings {
                                             HLG pictures become BT.709 SDR; NULL: the colours kept */
     const char *master_display;          /* HDR kept (HEVC): x265's master-display string; NULL: none */
     int max_cll, max_fall;               /* HDR kept: content light levels (cd/m²); 0: none */
+    const double *mastering;             /* HDR kept: the mastering display the frames carry (CIE x, y of
+                                            green, blue, red, white; peak and black cd/m²: ten numbers),
+                                            written into the container when the source's container has
+                                            none; NULL: none */
     int burn_subtitle;                   /* N > 0: the input's Nth subtitle stream (counted among its
                                             subtitle streams from 1; a text one) drawn onto the picture
                                             through libass; 0: none */

@@ -151,6 +151,8 @@ struct MovieRecord: Decodable, Equatable {
     /// "pq" or "hlg" for an HDR source.
     var hdr: String?
     var hdrReason: String
+    /// The subtitle track drawn onto the picture ("subtitle stream 4 (subrip, eng)").
+    var burned: String?
     var tracks: Int
     var chapters: Int
 
@@ -160,6 +162,7 @@ struct MovieRecord: Decodable, Equatable {
         cropReason = decisions.cropReason
         hdr = decisions.hdrSource
         hdrReason = decisions.hdrReason
+        burned = decisions.burned
         self.tracks = tracks
         self.chapters = chapters
     }
@@ -171,7 +174,9 @@ struct MovieRecord: Decodable, Equatable {
         if let crop { fields.append(("crop", .array(crop.map { .number(Double($0)) }))) }
         fields.append(("cropReason", .string(cropReason)))
         if let hdr { fields.append(("hdr", .string(hdr))) }
-        fields += [("hdrReason", .string(hdrReason)), ("tracks", .number(Double(tracks))), ("chapters", .number(Double(chapters)))]
+        fields.append(("hdrReason", .string(hdrReason)))
+        if let burned { fields.append(("burned", .string(burned))) }
+        fields += [("tracks", .number(Double(tracks))), ("chapters", .number(Double(chapters)))]
         return .object(fields)
     }
 }

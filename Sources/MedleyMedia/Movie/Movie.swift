@@ -95,6 +95,7 @@ public enum Movie {
             throw MediaError(.medley, "transcode", "the output would overwrite the movie being read", cause: .unsupported)
         }
         var hdrMetadata = (masterDisplay: "", maxCLL: 0, maxFALL: 0)
+        var mastering: [Double] = []
         let info = try probe(path: path)
         // The pictures looked at: interlacing, black bars and HDR decided from sampled frames.
         var decisions = MoviePictureDecisions(), pictureWarnings: [String] = []
@@ -111,8 +112,9 @@ public enum Movie {
                 framed.height = crop.height
                 origin = (crop.x, crop.y)
             }
-            if decisions.hdrSource != nil, !decisions.toneMapped, encoding.codec == .hevc {
-                hdrMetadata = (analysis.masterDisplay, analysis.maxCLL, analysis.maxFALL)
+            if decisions.hdrSource != nil, !decisions.toneMapped {
+                hdrMetadata = (encoding.codec == .hevc ? analysis.masterDisplay : "", analysis.maxCLL, analysis.maxFALL)
+                mastering = analysis.mastering
             }
         }
         var geometry = encodingGeometry(framed, encoding: encoding, mode: mode)
@@ -199,6 +201,8 @@ public enum Movie {
             settings.subtitle_files = pathList.baseAddress
             settings.subtitle_file_languages = languageList.baseAddress
             settings.subtitle_file_dispositions = flagList.baseAddress
+            return try mastering.withUnsafeBufferPointer { masteringList in
+            settings.mastering = mastering.count == 10 ? masteringList.baseAddress : nil
             return try indexes.withUnsafeBufferPointer { lists in
             settings.audio_streams = lists.baseAddress
             settings.audio_stream_count = Int32(chosen.audio.count)
@@ -237,6 +241,7 @@ public enum Movie {
             }
             }
             }
+            }
         } catch {
             try? FileManager.default.removeItem(atPath: output)
             throw error
@@ -258,7 +263,7 @@ public enum Movie {
         result.timing = MovieTimingRepairs(report)
         result.chapters = Int(report.chapters_written)
         result.pictures = decisions
-        result.tracks = chosen.audio.count + chosen.subtitles.count
+
         let notes = withUnsafeBytes(of: &report.notes) { String(decoding: $0.prefix(while: { $0 != 0 }), as: UTF8.self) }
         result.tracksNotKept = pictureWarnings + chosen.warnings + notes.split(separator: "\n").map(String.init)
         if report.subtitle_packets_skipped > 0 {
@@ -270,6 +275,10 @@ public enum Movie {
             result.tracksNotKept += streamTagsNotKept(source: listing.streams, written: written, kept: kept, container: container)
         }
         result.keptSubtitles = kept.compactMap { index in listing.streams.first { $0.index == index && $0.kind == .subtitle } }
+        // Audio and subtitle tracks the output holds: the source's kept ones and the files muxed in (−1).
+        result.tracks = kept.filter { index in
+            index < 0 || listing.streams.contains { $0.index == index && ($0.kind == .audio || $0.kind == .subtitle) }
+        }.count
         return result
     }
 

@@ -58,6 +58,9 @@ public struct MovieAnalysis: Sendable, Equatable {
     /// Mastering display metadata present, and its peak (cd/m²).
     public var hasMasteringDisplay = false
     public var masterPeak = 0.0
+    /// The mastering display as ten numbers: CIE x, y of green, blue, red and white, then peak and
+    /// black (cd/m²); empty without one.
+    public var mastering: [Double] = []
     public var bitDepth = 8
     /// x265's master-display option ("" when not all known), and the content light levels.
     public var masterDisplay = ""
@@ -113,6 +116,12 @@ extension Movie {
         a.matrix = Int(raw.matrix)
         a.hasMasteringDisplay = raw.has_mastering_display != 0
         a.masterPeak = raw.master_max_luminance.isFinite ? raw.master_max_luminance : 0
+        if a.hasMasteringDisplay, a.masterPeak > 0 {
+            let primaries = withUnsafeBytes(of: raw.master_primaries) { Array($0.bindMemory(to: Double.self)) }
+            let white = withUnsafeBytes(of: raw.master_white) { Array($0.bindMemory(to: Double.self)) }
+            let all = primaries + white + [raw.master_max_luminance, raw.master_min_luminance]
+            if all.allSatisfy({ $0.isFinite && $0 >= 0 && $0 <= 100_000 }) { a.mastering = all }
+        }
         a.bitDepth = Int(raw.bit_depth)
         a.masterDisplay = cText(&raw.master_display)
         a.maxCLL = raw.has_content_light != 0 ? Int(raw.max_cll) : 0
@@ -196,7 +205,7 @@ extension MoviePictureSettings {
         if hdr != .tonemap && carries {
             d.hdrReason = "\(name) kept: 10-bit \(codec.rawValue.uppercased())"
             if a.hasHDR10Plus { warnings.append("HDR10+ dynamic metadata is not carried (FFmpeg 5.1's encoders write none); the static HDR10 metadata is") }
-            if codec != .hevc, !a.masterDisplay.isEmpty {
+            if codec != .hevc, !a.mastering.isEmpty {
                 warnings.append("the mastering display and light levels go into the container only; FFmpeg 5.1's \(codec.encoder) writes none into the stream")
             }
         } else {

@@ -101,10 +101,13 @@ public struct MovieTracks: Sendable, Equatable {
         let sounds = streams.filter { $0.kind == .audio }
         var audio = Self.pick(audio, from: sounds, kind: "audio", warnings: &warnings)
         if audio.isEmpty, !sounds.isEmpty, case .languages(let asked) = self.audio {
-            // A movie is not made silent by a language list it does not match: its main track stays.
+            // A movie is not made silent by a language list it does not match: its main track stays
+            // (one warning says both).
             let main = sounds.first(where: \.isDefault) ?? sounds[0]
             audio = [main.index]
-            warnings.append("no audio track in \(asked.joined(separator: ", ")); kept \(main.described)")
+            warnings.removeAll { $0.hasPrefix("no audio track in ") }
+            let have = Set(sounds.map { $0.language.isEmpty ? "und" : $0.language }).sorted()
+            warnings.append("no audio track in \(asked.joined(separator: ", ")) (the movie has \(have.joined(separator: ", "))); kept \(main.described)")
         }
         var subtitles = Self.pick(self.subtitles, from: streams.filter { $0.kind == .subtitle }, kind: "subtitle", warnings: &warnings)
         let burned = burn.flatMap { Self.pickBurn($0, from: streams.filter { $0.kind == .subtitle }, warnings: &warnings) }
@@ -139,7 +142,7 @@ public struct MovieTracks: Sendable, Equatable {
             return nil
         }
         guard found.isText else {
-            warnings.append("\(found.described) not burned in: only text subtitles (SRT, ASS, WebVTT, mov_text) are drawn through libass; kept as a track")
+            warnings.append("\(found.described) not burned in: only text subtitles (SRT, ASS, WebVTT, mov_text) are drawn through libass")
             return nil
         }
         return found
