@@ -29,6 +29,10 @@ void medley_ffmpeg_set_error(char *error, size_t size, const char *what, int cod
  * and NULL, and the error is written unless `error` is NULL (then no code is kept either).
  * Returns 0 or FFmpeg's negative code. */
 int medley_input_open(AVFormatContext **format, const char *path, const char *cannot_open, char *error, size_t size);
+/* The next packet of `format` into `packet`: 1, or 0 at the end (or where a truncated file stops,
+ * as in FFmpeg's CLI); −1 with `error` set when the file keeps saying EAGAIN (*retries counts
+ * them over the whole read). */
+int medley_input_read(AVFormatContext *format, AVPacket *packet, int *retries, char *error, size_t size);
 /* The first video stream that is not cover art, preferring one marked default; −1 without one. */
 int medley_input_pick_video(const AVFormatContext *format);
 

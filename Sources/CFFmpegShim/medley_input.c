@@ -26,6 +26,15 @@ int medley_input_open(AVFormatContext **format, const char *path, const char *ca
     return 0;
 }
 
+int medley_input_read(AVFormatContext *format, AVPacket *packet, int *retries, char *error, size_t size) {
+    for (;;) {
+        int r = av_read_frame(format, packet);
+        if (r >= 0) return 1;
+        if (r != AVERROR(EAGAIN)) return 0;
+        if (++*retries > MAX_READ_RETRIES) { snprintf(error, size, "the file stopped delivering data"); return -1; }
+    }
+}
+
 int medley_input_pick_video(const AVFormatContext *format) {
     int best = -1;
     for (unsigned i = 0; i < format->nb_streams; i++) {

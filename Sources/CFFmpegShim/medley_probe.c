@@ -50,6 +50,7 @@ int medley_movie_probe(const char *path, MedleyMovieInfo *info, MedleyMovieTagVi
     info->start_time = f->start_time == AV_NOPTS_VALUE ? 0 : f->start_time / (double)AV_TIME_BASE;
     info->video_stream = in.video;
     info->field_order = v->codecpar->field_order;
+    info->transfer = v->codecpar->color_trc;
     info->width = v->codecpar->width;
     info->height = v->codecpar->height;
     AVRational sar = av_guess_sample_aspect_ratio(in.format, (AVStream *)v, NULL);

@@ -224,12 +224,9 @@ int medley_movie_remux(const char *input, const char *output, const char *contai
     if (r < 0) { medley_ffmpeg_set_error(error, size, "cannot write the header", r); goto done; }
     int retries = 0;
     for (;;) {
-        r = av_read_frame(in, packet);
-        if (r == AVERROR(EAGAIN)) {
-            if (++retries > MAX_READ_RETRIES) { snprintf(error, size, "the file stopped delivering data"); goto done; }
-            continue;
-        }
-        if (r < 0) break;
+        r = medley_input_read(in, packet, &retries, error, size);
+        if (r < 0) goto done;
+        if (r == 0) break;
         int status = 0;
         if (packet->stream_index == video_index) {
             report->video_frames++;

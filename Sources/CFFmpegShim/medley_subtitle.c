@@ -340,12 +340,9 @@ int medley_movie_extract_subtitle(const char *input, int nth, const char *output
     if (r < 0) { medley_ffmpeg_set_error(error, size, "cannot write the header", r); goto done; }
     int retries = 0;
     for (;;) {
-        r = av_read_frame(in, packet);
-        if (r == AVERROR(EAGAIN)) {
-            if (++retries > MAX_READ_RETRIES) { snprintf(error, size, "the file stopped delivering data"); goto done; }
-            continue;
-        }
-        if (r < 0) break; /* the end, or where a truncated file stops */
+        r = medley_input_read(in, packet, &retries, error, size);
+        if (r < 0) goto done;
+        if (r == 0) break; /* the end, or where a truncated file stops */
         int written = 0;
         if (packet->stream_index == stream->index) written = convert_packet(&track, out, packet, buffer, error, size);
         av_packet_unref(packet);

@@ -290,9 +290,9 @@ static int write_subtitle_files(Transcoder *t, char *error, size_t size) {
     for (int i = 0; i < t->file_count; i++) {
         int reads = 0;
         for (;;) {
-            int r = av_read_frame(t->files[i], t->packet);
-            if (r == AVERROR(EAGAIN) && ++reads <= MAX_READ_RETRIES) continue;
-            if (r < 0) break;
+            int r = medley_input_read(t->files[i], t->packet, &reads, error, size);
+            if (r < 0) return -1;
+            if (r == 0) break;
             if (t->packet->stream_index == t->file_tracks[i].in->index)
                 r = medley_subtitle_track_write(&t->file_tracks[i], t->out, t->packet, error, size);
             else
@@ -841,12 +841,9 @@ static int transcode_pass(const char *input, const char *output, const MedleyTra
 
     int retries = 0;
     for (;;) {
-        r = av_read_frame(t.in.format, t.packet);
-        if (r == AVERROR(EAGAIN)) {
-            if (++retries > MAX_READ_RETRIES) { snprintf(error, size, "the file stopped delivering data"); goto done; }
-            continue;
-        }
-        if (r < 0) break; /* the end, or where a truncated file stops */
+        r = medley_input_read(t.in.format, t.packet, &retries, error, size);
+        if (r < 0) goto done;
+        if (r == 0) break; /* the end, or where a truncated file stops */
         int status = 0, index = t.packet->stream_index;
         AudioTrack *sound = NULL;
         if (index == t.in.video && settings->video_copy) {

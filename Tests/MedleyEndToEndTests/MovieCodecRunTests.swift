@@ -61,19 +61,9 @@ final class MovieCodecRunTests: EndToEndCase {
         }
     }
 
-    /// The frame `ffmpeg -ss t` shows, as packed RGB.
-    func frame(_ path: String, at seconds: Double) throws -> [UInt8] {
-        [UInt8](try Tool.run("ffmpeg", ["-v", "error", "-ss", String(seconds), "-i", path, "-frames:v", "1",
-                                        "-f", "rawvideo", "-pix_fmt", "rgb24", "-"]).data)
-    }
+    func frame(_ path: String, at seconds: Double) throws -> [UInt8] { try MovieComparison.frame(path, at: seconds) }
 
-    func psnr(_ a: [UInt8], _ b: [UInt8]) -> Double {
-        guard a.count == b.count, !a.isEmpty else { return 0 }
-        var sum = 0.0
-        for i in 0..<a.count { let d = Double(a[i]) - Double(b[i]); sum += d * d }
-        let mse = sum / Double(a.count)
-        return mse == 0 ? 99 : 10 * log10(255 * 255 / mse)
-    }
+    func psnr(_ a: [UInt8], _ b: [UInt8]) -> Double { MovieComparison.psnr(a, b) }
 
     // MARK: - codecs
 

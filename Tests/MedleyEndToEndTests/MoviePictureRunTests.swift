@@ -79,20 +79,11 @@ final class MoviePictureRunTests: EndToEndCase {
         return line[range.upperBound...].split(separator: ":").compactMap { Int($0.prefix { $0.isNumber }) }
     }
 
-    /// The frame at `seconds` as 8-bit RGB, optionally through a filter graph first.
     func frame(_ path: String, at seconds: Double, filter: String? = nil) throws -> [UInt8] {
-        var arguments = ["-v", "error", "-ss", String(seconds), "-i", path, "-frames:v", "1"]
-        if let filter { arguments += ["-vf", filter] }
-        return [UInt8](try Tool.run("ffmpeg", arguments + ["-f", "rawvideo", "-pix_fmt", "rgb24", "-"]).data)
+        try MovieComparison.frame(path, at: seconds, filter: filter)
     }
 
-    func psnr(_ a: [UInt8], _ b: [UInt8]) -> Double {
-        guard a.count == b.count, !a.isEmpty else { return 0 }
-        var sum = 0.0
-        for i in 0..<a.count { let d = Double(a[i]) - Double(b[i]); sum += d * d }
-        let mse = sum / Double(a.count)
-        return mse == 0 ? 99 : 10 * log10(255 * 255 / mse)
-    }
+    func psnr(_ a: [UInt8], _ b: [UInt8]) -> Double { MovieComparison.psnr(a, b) }
 
     /// `deinterlace: auto` (the default) finds the field-coded clip interlaced from the decoder's
     /// flags and deinterlaces it: idet on the output finds no interlaced frames where it finds

@@ -367,12 +367,7 @@ final class MovieTracksRunTests: EndToEndCase {
             return [UInt8](try Tool.run("ffmpeg", ["-v", "error", "-i", path, "-vf", chain, "-frames:v", "1",
                                                    "-f", "rawvideo", "-pix_fmt", "rgb24", "-"]).data)
         }
-        func psnr(_ a: [UInt8], _ b: [UInt8]) -> Double {
-            guard a.count == b.count, !a.isEmpty else { return 0 }
-            var sum = 0.0
-            for i in 0..<a.count { let d = Double(a[i]) - Double(b[i]); sum += d * d }
-            return sum == 0 ? 99 : 10 * log10(255 * 255 / (sum / Double(a.count)))
-        }
+        let psnr = MovieComparison.psnr
         let source = work + "/in/rip.mkv"
         let burned = try frame(source, filter: "subtitles=\(source):si=0"), plain = try frame(source)
         let ours = try frame(out)

@@ -33,6 +33,7 @@ public enum Movie {
             containerTags: tags.ordered)
         info.videoStream = Int(raw.video_stream)
         info.fieldOrder = Int(raw.field_order)
+        info.transfer = Int(raw.transfer)
         return info
     }
 
@@ -105,8 +106,19 @@ public enum Movie {
             // A stream whose headers say it is progressive is taken at its word (a short clip would
             // otherwise be decoded about twice); black bars and the rest are sampled as asked.
             let scan = p.crop == .auto || (p.deinterlace == .auto && info.fieldOrder != 1)
-            let analysis = try analyze(path: path, samples: scan ? 10 : 1)
-            (decisions, pictureWarnings) = p.decide(analysis, info: info, codec: encoding.codec, tenBit: encoding.tenBit)
+            var analysis = MovieAnalysis()
+            do {
+                analysis = try analyze(path: path, samples: scan ? 10 : 1)
+            } catch {
+                // A movie whose sampled frames do not decode (cut short, damaged) is re-encoded as
+                // far as it goes, by its headers alone; the re-encode says what is wrong with it.
+                analysis.transfer = info.transfer
+                pictureWarnings.append("the frames could not be looked at (\((error as? MediaError)?.reason ?? "\(error)")): "
+                                       + "deinterlacing and black bars decided from the headers alone")
+            }
+            let decided = p.decide(analysis, info: info, codec: encoding.codec, tenBit: encoding.tenBit)
+            decisions = decided.decisions
+            pictureWarnings += decided.warnings
             if let crop = decisions.crop {
                 framed.width = crop.width
                 framed.height = crop.height

@@ -43,6 +43,8 @@ public struct MovieInfo: Sendable, Equatable {
     /// FFmpeg's AVFieldOrder as the video stream's headers state it: 0 unknown, 1 progressive,
     /// 2–5 interlaced.
     public var fieldOrder = 0
+    /// FFmpeg's AVColorTransferCharacteristic as the headers state it (16 PQ, 18 HLG; 2 unspecified).
+    public var transfer = 2
 
     public init(duration: Double, startTime: Double, width: Int, height: Int, pixelAspectNumerator: Int,
                 pixelAspectDenominator: Int, frameRateNumerator: Int, frameRateDenominator: Int, videoCodec: String, audioCodec: String?,
