@@ -135,6 +135,33 @@ final class MoviePictureRunTests: EndToEndCase {
         XCTAssertTrue((record["cropReason"] as? String ?? "").hasPrefix("black bars: top 92, bottom 92, left 0, right 0"), "\(record)")
     }
 
+    /// Explicit edges crop the stored picture (1280×720 less 92 px above and below: 1280×536, as
+    /// ffprobe reads it); edges that leave no picture fail that item alone, with the reason.
+    func testExplicitEdgesAndImpossibleOnes() throws {
+        let folder = try makeInput()
+        try makeLetterboxed(folder + "/letterbox.mp4")
+        let text = """
+            version: 1
+            jobs:
+              - name: edges
+                ingest: { from: [\(work!)/in], media: [movie] }
+                transcode: { videoCodec: h264, speed: ultrafast, crop: { top: 92, bottom: 92 } }
+                export: { to: \(work!)/edges, name: "{stem}.mp4" }
+              - name: impossible
+                ingest: { from: [\(work!)/in], media: [movie] }
+                transcode: { videoCodec: h264, speed: ultrafast, crop: { left: 1000, right: 400 } }
+                export: { to: \(work!)/impossible, name: "{stem}.mp4" }
+            """
+        let result = try Tool.medley(["run", try pipeline(text)])
+        XCTAssertNotEqual(result.status, 0)
+        let size = try Tool.run("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries", "stream=width,height",
+                                            "-of", "csv=p=0", work + "/edges/letterbox.mp4"]).stdout
+        XCTAssertEqual(size.trimmingCharacters(in: .whitespacesAndNewlines), "1280,536")
+        XCTAssertTrue((result.stdout + result.stderr).contains("the crop (crop: top 0, bottom 0, left 1000, right 400) leaves no picture of the 1280×720 stored frame"),
+                      result.stdout + result.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: work + "/impossible/letterbox.mp4"))
+    }
+
     /// An HLG and a PQ clip into 8-bit H.264 are tone-mapped (hable): each picture is within 1 dB
     /// PSNR of what ffmpeg's zscale+tonemap graph encoded at the same settings gives, both measured
     /// against that graph's unencoded pictures; the output is tagged BT.709.

@@ -120,6 +120,11 @@ public enum Movie {
             decisions = decided.decisions
             pictureWarnings += decided.warnings
             if let crop = decisions.crop {
+                guard crop.x >= 0, crop.y >= 0, crop.width >= 2, crop.height >= 2,
+                      crop.x + crop.width <= info.width, crop.y + crop.height <= info.height else {
+                    throw MediaError(.medley, "transcode", "the crop (\(decisions.cropReason)) leaves no picture of the "
+                                     + "\(info.width)×\(info.height) stored frame", cause: .unsupported)
+                }
                 framed.width = crop.width
                 framed.height = crop.height
                 origin = (crop.x, crop.y)
@@ -310,7 +315,8 @@ public enum Movie {
         case .copy: audio = streams.reduce(0) { $0 + Double($1.bitRate > 0 ? $1.bitRate : 192_000) }
         }
         let total = Double(size - attachedBytes) * 8 * 0.99 / duration
-        let video = total - audio
+        // A container that claims a tiny duration would ask for an absurd rate: the encoders' ceiling.
+        let video = min(total - audio, 500_000_000)
         guard video >= 50_000 else {
             let fonts = attachedBytes > 0 ? " and the attachments \(attachedBytes) bytes" : ""
             throw MediaError(.medley, "transcode", String(format: "a target size of %d bytes leaves %.0f kb/s for the picture over %.1f s (the sound takes %.0f kb/s",

@@ -173,7 +173,7 @@ extension MoviePictureSettings {
         case .edges(let top, let bottom, let left, let right):
             let x = left & ~1, y = top & ~1
             let width = (info.width - x - right) & ~1, height = (info.height - y - bottom) & ~1
-            d.crop = (x, y, max(2, width), max(2, height))
+            d.crop = (x, y, width, height)
             d.cropReason = "crop: top \(top), bottom \(bottom), left \(left), right \(right)"
         case .auto:
             let c = a.crop
