@@ -36,6 +36,17 @@ static void copy_text(char *to, size_t size, const char *from) {
     snprintf(to, size, "%s", from ? from : "");
 }
 
+/* Adds `language` to the ", "-separated list in `list` unless it is there; a list that would not
+ * fit whole is left as it is. */
+static void add_language(char *list, size_t size, const char *language) {
+    if (!language || !*language || strlen(language) > 15) return;
+    size_t length = strlen(list), word = strlen(language);
+    for (const char *at = list; (at = strstr(at, language)); at += word)
+        if ((at == list || at[-1] == ' ') && (at[word] == ',' || at[word] == '\0')) return;
+    if (length + word + 3 > size) return;
+    snprintf(list + length, size - length, "%s%s", length ? ", " : "", language);
+}
+
 int medley_movie_probe(const char *path, MedleyMovieInfo *info, MedleyMovieTagVisitor visit, void *context,
                        char *error, size_t size) {
     av_log_set_level(AV_LOG_QUIET);
@@ -50,6 +61,18 @@ int medley_movie_probe(const char *path, MedleyMovieInfo *info, MedleyMovieTagVi
     info->start_time = f->start_time == AV_NOPTS_VALUE ? 0 : f->start_time / (double)AV_TIME_BASE;
     info->video_stream = in.video;
     info->field_order = v->codecpar->field_order;
+    info->chapters = (int)f->nb_chapters;
+    for (unsigned i = 0; i < f->nb_streams; i++) {
+        const AVStream *s = f->streams[i];
+        const AVDictionaryEntry *language = av_dict_get(s->metadata, "language", NULL, 0);
+        if (s->codecpar->codec_type == AVMEDIA_TYPE_AUDIO) {
+            info->audio_tracks++;
+            add_language(info->audio_languages, sizeof info->audio_languages, language ? language->value : NULL);
+        } else if (s->codecpar->codec_type == AVMEDIA_TYPE_SUBTITLE) {
+            info->subtitle_tracks++;
+            add_language(info->subtitle_languages, sizeof info->subtitle_languages, language ? language->value : NULL);
+        }
+    }
     info->transfer = v->codecpar->color_trc;
     info->width = v->codecpar->width;
     info->height = v->codecpar->height;

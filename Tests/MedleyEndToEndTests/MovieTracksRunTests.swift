@@ -391,6 +391,38 @@ final class MovieTracksRunTests: EndToEndCase {
         XCTAssertEqual(withoutTimes(try subtitleText(out, 1)).filter { $0.contains("Kenobi") }.count, 1)
     }
 
+    /// The tracks as properties: `medley probe --json` counts what ffprobe lists, and `where` picks
+    /// the movies with French subtitles.
+    func testTracksAsProperties() throws {
+        try makeRip(work + "/in/rip.mkv")
+        let made = try Tool.run("ffmpeg", ["-v", "error", "-f", "lavfi", "-t", "1", "-i", "testsrc2=size=320x240:rate=25",
+                                           "-c:v", "libx264", "-preset", "ultrafast", work + "/in/plain.mp4"])
+        XCTAssertEqual(made.status, 0, made.stderr)
+        let probe = try Tool.medley(["probe", "--json", work + "/in/rip.mkv"])
+        XCTAssertEqual(probe.status, 0, probe.stderr)
+        let ffprobe = try streams(work + "/in/rip.mkv")
+        for (key, expected) in [("\"audioTracks\":\(ffprobe.filter { $0.hasPrefix("audio") }.count)", true),
+                                ("\"subtitleTracks\":\(ffprobe.filter { $0.hasPrefix("subtitle") }.count)", true),
+                                ("\"chapters\":\(try chapters(work + "/in/rip.mkv").count)", true),
+                                ("\"audioLanguages\":\"eng, fra\"", true), ("\"subtitleLanguages\":\"eng, fre\"", true)] {
+            XCTAssertEqual(probe.stdout.replacingOccurrences(of: " ", with: "").contains(key.replacingOccurrences(of: " ", with: "")), expected,
+                           "\(key) in \(probe.stdout)")
+        }
+        let text = """
+            version: 1
+            jobs:
+              - name: french
+                ingest: { from: [\(work!)/in], media: [movie] }
+                where: { subtitleLanguages: { contains: fre } }
+                transcode: { videoCodec: copy, audio: copy }
+                export: { to: \(work!)/french, name: "{stem}.mkv" }
+            """
+        let result = try Tool.medley(["run", try pipeline(text, name: "french.yaml"), "--quiet"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        let written = try FileManager.default.contentsOfDirectory(atPath: work + "/french").filter { !$0.hasPrefix(".") }
+        XCTAssertEqual(written, ["rip.mkv"])
+    }
+
     /// Settings that name no language are refused at validation with FILE:LINE:COL.
     func testBadTrackSettingsAreRefused() throws {
         let text = """

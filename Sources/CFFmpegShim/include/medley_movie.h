@@ -29,6 +29,9 @@ typedef struct MedleyMovieInfo {
     int sample_rate, channels;  /* of the chosen audio stream; 0 without one */
     int video_stream;           /* the index of the video stream described */
     int transfer;               /* AVColorTransferCharacteristic as the stream's headers state it (16 PQ, 18 HLG) */
+    int audio_tracks, subtitle_tracks, chapters; /* how many of each the file holds */
+    char audio_languages[128];  /* the audio and subtitle tracks' languages, each once, in file order, */
+    char subtitle_languages[128]; /* separated by ", " ("" when none is tagged) */
     int field_order;            /* AVFieldOrder as the stream's headers state it: 0 unknown, 1 progressive,
                                    2–5 interlaced (top/bottom coded and displayed first) */
     char format[64];            /* the demuxer's names, e.g. "mov,mp4,m4a,3gp,3g2,mj2" */

@@ -16,6 +16,8 @@ public enum ItemProperties {
         // An image's metadata (MetadataProperties.shortNames; `title` is above).
         "rating", "label", "keywords", "caption", "creator", "copyright", "dateTaken", "gps.latitude", "gps.longitude",
         "gps.altitude", "lens",
+        // A movie's tracks (docs/movies.md#tracks).
+        "audioTracks", "audioLanguages", "subtitleTracks", "subtitleLanguages", "chapters", "hdr",
     ]
 
     /// What kind of value each property holds: `where` compares by it and rejects mismatches
@@ -44,6 +46,8 @@ public enum ItemProperties {
         "stem": .text, "ext": .text, "size": .integer, "modified": .date, "page": .integer, "segment": .integer,
         "rating": .integer, "label": .text, "keywords": .text, "caption": .text, "creator": .text, "copyright": .text,
         "dateTaken": .date, "gps.latitude": .number, "gps.longitude": .number, "gps.altitude": .number, "lens": .text,
+        "audioTracks": .integer, "audioLanguages": .text, "subtitleTracks": .integer, "subtitleLanguages": .text,
+        "chapters": .integer, "hdr": .text,
     ]
 
     /// The kind of a property name, or nil for an unknown name: EXIF fields that hold one number
@@ -158,6 +162,12 @@ public struct MovieProperties: Sendable {
         if let audio = info.audioCodec {
             values += [("audioCodec", .text(audio)), ("sampleRate", .integer(info.sampleRate)), ("channels", .integer(info.channels))]
         }
+        values += [("audioTracks", .integer(info.audioTracks)), ("subtitleTracks", .integer(info.subtitleTracks)),
+                   ("chapters", .integer(info.chapters))]
+        if !info.audioLanguages.isEmpty { values.append(("audioLanguages", .text(info.audioLanguages))) }
+        if !info.subtitleLanguages.isEmpty { values.append(("subtitleLanguages", .text(info.subtitleLanguages))) }
+        // As the headers say: "pq" or "hlg" for an HDR movie.
+        if info.transfer == 16 || info.transfer == 18 { values.append(("hdr", .text(info.transfer == 16 ? "pq" : "hlg"))) }
         for (key, name) in Self.tagNames.sorted(by: { $0.key < $1.key }) {
             guard let text = info.tags[key], !text.isEmpty, self[name] == nil else { continue }
             values.append((name, .text(text)))

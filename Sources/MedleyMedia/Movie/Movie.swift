@@ -34,6 +34,11 @@ public enum Movie {
         info.videoStream = Int(raw.video_stream)
         info.fieldOrder = Int(raw.field_order)
         info.transfer = Int(raw.transfer)
+        info.audioTracks = Int(raw.audio_tracks)
+        info.subtitleTracks = Int(raw.subtitle_tracks)
+        info.chapters = Int(raw.chapters)
+        info.audioLanguages = text(&raw.audio_languages)
+        info.subtitleLanguages = text(&raw.subtitle_languages)
         return info
     }
 

@@ -45,6 +45,10 @@ public struct MovieInfo: Sendable, Equatable {
     public var fieldOrder = 0
     /// FFmpeg's AVColorTransferCharacteristic as the headers state it (16 PQ, 18 HLG; 2 unspecified).
     public var transfer = 2
+    /// Audio and subtitle tracks and chapters the file holds, and the tracks' languages, each once
+    /// in file order ("eng, fra").
+    public var audioTracks = 0, subtitleTracks = 0, chapters = 0
+    public var audioLanguages = "", subtitleLanguages = ""
 
     public init(duration: Double, startTime: Double, width: Int, height: Int, pixelAspectNumerator: Int,
                 pixelAspectDenominator: Int, frameRateNumerator: Int, frameRateDenominator: Int, videoCodec: String, audioCodec: String?,
