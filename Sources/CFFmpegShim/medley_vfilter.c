@@ -703,6 +703,13 @@ static void finish_crop(Analysis *s) {
 static int sample_stretch(Analysis *s, int64_t from, int *flushing, int *errors, int64_t *last, char *error,
                           size_t size) {
     int taken = 0, skipped = 0;
+    /* Frames decoded only to reach the stretch are not looked at: the decoder leaves out their loop
+     * filter and the frames nothing refers to (about half a frame's work), until the first one is taken. */
+    AVCodecContext *decoder = s->in.video_decoder;
+    if (from != AV_NOPTS_VALUE) {
+        decoder->skip_loop_filter = AVDISCARD_ALL;
+        decoder->skip_frame = AVDISCARD_NONREF;
+    }
     while (taken < FRAMES_PER_SAMPLE && skipped <= 2 * MAX_SKIPPED_FRAMES) {
         int r = medley_movie_next_video_frame(&s->in, s->packet, s->frame, flushing, errors, error, size);
         if (r < 0) return -1;
@@ -718,6 +725,7 @@ static int sample_stretch(Analysis *s, int64_t from, int *flushing, int *errors,
             av_frame_unref(s->frame);
             continue;
         }
+        decoder->skip_loop_filter = decoder->skip_frame = AVDISCARD_DEFAULT;
         if (pts != AV_NOPTS_VALUE) *last = pts;
         s->frame->pts = pts;
         r = look_at(s, s->frame, error, size);
