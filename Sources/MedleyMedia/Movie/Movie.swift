@@ -22,14 +22,14 @@ public enum Movie {
                 }, Unmanaged.passUnretained(tags).toOpaque(), error, size) == 0 ? true : nil
             }
         }
-        let audio = text(&raw.audio_codec)
+        let audio = cText(&raw.audio_codec)
         var info = MovieInfo(
             duration: raw.duration, startTime: raw.start_time, width: Int(raw.width), height: Int(raw.height),
             pixelAspectNumerator: raw.sar_num > 0 ? Int(raw.sar_num) : 1, pixelAspectDenominator: raw.sar_num > 0 ? Int(raw.sar_den) : 1,
             frameRateNumerator: Int(raw.frame_rate_num), frameRateDenominator: Int(raw.frame_rate_den),
-            videoCodec: text(&raw.video_codec), audioCodec: audio.isEmpty ? nil : audio,
+            videoCodec: cText(&raw.video_codec), audioCodec: audio.isEmpty ? nil : audio,
             sampleRate: Int(raw.sample_rate), channels: Int(raw.channels), bitRate: Int(raw.bit_rate),
-            rotation: Int(raw.rotation), tags: tags.values, format: text(&raw.format), pixelFormat: text(&raw.pixel_format),
+            rotation: Int(raw.rotation), tags: tags.values, format: cText(&raw.format), pixelFormat: cText(&raw.pixel_format),
             containerTags: tags.ordered)
         info.videoStream = Int(raw.video_stream)
         info.fieldOrder = Int(raw.field_order)
@@ -37,8 +37,8 @@ public enum Movie {
         info.audioTracks = Int(raw.audio_tracks)
         info.subtitleTracks = Int(raw.subtitle_tracks)
         info.chapters = Int(raw.chapters)
-        info.audioLanguages = text(&raw.audio_languages)
-        info.subtitleLanguages = text(&raw.subtitle_languages)
+        info.audioLanguages = cText(&raw.audio_languages)
+        info.subtitleLanguages = cText(&raw.subtitle_languages)
         return info
     }
 
@@ -410,9 +410,6 @@ public enum Movie {
         return ((geometry.width, geometry.height), (cropX, geometry.cropY, cropWidth, geometry.cropHeight), aspect)
     }
 
-    private static func text<T>(_ field: inout T) -> String {
-        withUnsafeBytes(of: &field) { String(cString: $0.bindMemory(to: CChar.self).baseAddress!) }
-    }
 }
 
 /// When a poster frame is taken: `poster: {at: 1.5}` or `poster: {at: "10%"}`.

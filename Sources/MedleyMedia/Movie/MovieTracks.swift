@@ -254,6 +254,7 @@ extension Movie {
     }
 }
 
+/// A NUL-terminated C text field of a struct (a fixed-size char array) as a String.
 func cText<T>(_ field: inout T) -> String {
     withUnsafeBytes(of: &field) { bytes in
         guard let base = bytes.bindMemory(to: CChar.self).baseAddress else { return "" }
